@@ -1,0 +1,27 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sql } from '../src/db/client';
+import { claimRun as claimRunRow, findRun, findRunTargets, TERMINAL_RUN_STATUSES } from '../src/db/runs';
+import type { ClaimRunResult } from './types';
+
+/**
+ * queued → claimed, exactly once: a retried claim or a second start of the same run finds it
+ * already claimed and returns the same plan without changing anything.
+ */
+export async function claimRun(sql: Sql, input: { runId: string }): Promise<ClaimRunResult> {
+  const claimed = await claimRunRow(sql, input.runId);
+  const run = await findRun(sql, input.runId);
+  if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
+  const targets = await findRunTargets(sql, run.id);
+  const retry = run.config_snapshot.suite.config.retry;
+  return {
+    outcome: claimed ? 'claimed' : TERMINAL_RUN_STATUSES.includes(run.status) ? 'terminal' : 'already_claimed',
+    targets: targets.map((t) => ({ targetId: t.id, role: t.role })),
+    retry: {
+      maxAttempts: retry.max_attempts,
+      initialIntervalMs: retry.initial_interval_ms,
+      backoffCoefficient: retry.backoff_coefficient,
+      maxIntervalMs: retry.max_interval_ms,
+    },
+    callsPlanned: targets.reduce((sum, t) => sum + t.calls_planned, 0),
+  };
+}

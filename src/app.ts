@@ -1,0 +1,33 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from './logger';
+import { registerAuth } from './http/auth';
+import { registerErrorHandling } from './http/error-handler';
+import { registerResourceRoutes } from './http/routes/resources';
+import { registerRunRoutes } from './http/routes/runs';
+import type { Deps } from './services/context';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the API; never listens (src/server.ts does), so tests inject requests into it. */
+export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    // Echo a well-formed incoming X-Request-Id so callers can correlate; otherwise make one.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+  }) as unknown as FastifyInstance;
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerAuth(app, deps);
+  registerResourceRoutes(app);
+  registerRunRoutes(app);
+  return app;
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from './client';
+
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  prefix: string;
+  secret_hash: Buffer;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function findApiKeyByPrefix(sql: Queryable, prefix: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`select * from api_keys where prefix = ${prefix}`;
+  return row;
+}
+
+export async function insertApiKey(
+  sql: Queryable,
+  key: { tenantId: string; name: string; prefix: string; secretHash: Buffer; scopes: readonly string[] },
+): Promise<ApiKeyRow> {
+  const [row] = await sql<ApiKeyRow[]>`
+    insert into api_keys (id, tenant_id, name, prefix, secret_hash, scopes)
+    values (${randomUUID()}, ${key.tenantId}, ${key.name}, ${key.prefix}, ${key.secretHash}, ${key.scopes as string[]})
+    returning *`;
+  return row!;
+}
+
+/** Creates the key if its prefix is free; returns false if a key with that prefix already exists. */
+export async function insertApiKeyIfAbsent(
+  sql: Queryable,
+  key: { tenantId: string; name: string; prefix: string; secretHash: Buffer; scopes: readonly string[] },
+): Promise<boolean> {
+  const rows = await sql`
+    insert into api_keys (id, tenant_id, name, prefix, secret_hash, scopes)
+    values (${randomUUID()}, ${key.tenantId}, ${key.name}, ${key.prefix}, ${key.secretHash}, ${key.scopes as string[]})
+    on conflict (prefix) do nothing
+    returning id`;
+  return rows.length === 1;
+}
+
+export async function countApiKeys(sql: Queryable, tenantId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from api_keys where tenant_id = ${tenantId}`;
+  return row!.n;
+}
+
+/** Last-used is advisory: updated at most once a minute per key so reads do not become writes. */
+export async function touchApiKey(sql: Queryable, id: string): Promise<void> {
+  await sql`
+    update api_keys set last_used_at = now()
+    where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+}

@@ -1,0 +1,29 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Sql } from './client';
+
+const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
+// Any constant works; it only has to be the same in every process that migrates.
+const MIGRATION_LOCK_KEY = 0x525653; // "RVS"
+
+/**
+ * Applies pending migrations in one transaction under an advisory lock, so two processes
+ * starting at once apply each migration exactly once (the second waits, then finds nothing to do).
+ */
+export async function migrate(sql: Sql): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+    await tx`create table if not exists schema_migrations (
+      name text primary key,
+      applied_at timestamptz not null default now()
+    )`;
+    const applied = new Set((await tx<{ name: string }[]>`select name from schema_migrations`).map((r) => r.name));
+    const pending = files.filter((f) => !applied.has(f));
+    for (const file of pending) {
+      await tx.unsafe(await readFile(path.join(MIGRATIONS_DIR, file), 'utf8'));
+      await tx`insert into schema_migrations (name) values (${file})`;
+    }
+    return pending;
+  });
+}

@@ -1,0 +1,191 @@
+import type { RunStats } from '../domain/stats';
+import type { SuiteConfig } from '../domain/suite-config';
+import type { ComputedVerdict } from '../domain/verdict';
+import type { Queryable } from './client';
+
+export type RunStatus = 'queued' | 'claimed' | 'running' | 'success' | 'failed' | 'cancelled';
+export type TargetStatus = 'pending' | 'running' | 'success' | 'failed' | 'cancelled';
+export type TargetRole = 'primary' | 'reference';
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'cancelled'];
+
+/** What a run executes: the suite config as it was when the run was requested, thresholds overridden. */
+export interface RunConfigSnapshot {
+  suite: { id: string; name: string; config: SuiteConfig };
+  chain: { id: string; name: string; slug: string; explorer_url: string | null };
+}
+
+export interface RunRow {
+  id: string;
+  tenant_id: string;
+  test_suite_id: string;
+  triggered_by: string;
+  status: RunStatus;
+  requested_at: Date;
+  claimed_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  failure_reason: string | null;
+  baseline_run_id: string | null;
+  acknowledged_count: number;
+  metadata: Record<string, unknown>;
+  config_snapshot: RunConfigSnapshot;
+  stats: RunStats | null;
+  verdict: ComputedVerdict | null;
+  seed: string;
+  workflow_id: string;
+  created_at: Date;
+}
+
+export interface RunTargetRow {
+  id: string;
+  run_id: string;
+  endpoint_id: string;
+  endpoint_name: string;
+  role: TargetRole;
+  order_index: number;
+  status: TargetStatus;
+  metadata: Record<string, unknown>;
+  calls_planned: number;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface RetryRow {
+  target_id: string | null;
+  endpoint_id: string | null;
+  activity: string;
+  attempt: number;
+  error_type: string;
+  message: string;
+  failed_at: Date;
+  next_attempt_at: Date | null;
+}
+
+export interface NewRun {
+  id: string;
+  tenantId: string;
+  suiteId: string;
+  triggeredBy: 'api' | 'schedule';
+  baselineRunId: string | null;
+  metadata: Record<string, unknown>;
+  configSnapshot: RunConfigSnapshot;
+  seed: number;
+  workflowId: string;
+  targets: { id: string; endpointId: string; endpointName: string; role: TargetRole; callsPlanned: number }[];
+}
+
+export async function insertRun(sql: Queryable, run: NewRun): Promise<void> {
+  await sql`
+    insert into runs (id, tenant_id, test_suite_id, triggered_by, status, baseline_run_id, metadata,
+                      config_snapshot, seed, workflow_id)
+    values (${run.id}, ${run.tenantId}, ${run.suiteId}, ${run.triggeredBy}, 'queued', ${run.baselineRunId},
+            ${sql.json(run.metadata as never)}, ${sql.json(run.configSnapshot as never)}, ${run.seed}, ${run.workflowId})`;
+  await sql`
+    insert into run_targets ${sql(
+      run.targets.map((t, index) => ({
+        id: t.id,
+        run_id: run.id,
+        endpoint_id: t.endpointId,
+        endpoint_name: t.endpointName,
+        role: t.role,
+        order_index: index,
+        status: 'pending',
+        calls_planned: t.callsPlanned,
+      })),
+    )}`;
+}
+
+export async function findRun(sql: Queryable, id: string): Promise<RunRow | undefined> {
+  const [row] = await sql<RunRow[]>`select * from runs where id = ${id}`;
+  return row;
+}
+
+export async function findRunTargets(sql: Queryable, runId: string): Promise<RunTargetRow[]> {
+  return sql<RunTargetRow[]>`select * from run_targets where run_id = ${runId} order by order_index`;
+}
+
+export async function findRetryHistory(sql: Queryable, runId: string): Promise<RetryRow[]> {
+  return sql<RetryRow[]>`
+    select target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at
+    from run_retries where run_id = ${runId} order by failed_at, id`;
+}
+
+/** queued → claimed. Returns false when the run was not queued (already claimed, or terminal). */
+export async function claimRun(sql: Queryable, runId: string): Promise<boolean> {
+  const rows = await sql`
+    update runs set status = 'claimed', claimed_at = now() where id = ${runId} and status = 'queued' returning id`;
+  return rows.length === 1;
+}
+
+/** claimed → running on the first probe; later probes find it running and change nothing. */
+export async function markRunRunning(sql: Queryable, runId: string): Promise<void> {
+  await sql`update runs set status = 'running', started_at = now() where id = ${runId} and status = 'claimed'`;
+}
+
+export async function markTargetRunning(sql: Queryable, targetId: string): Promise<void> {
+  await sql`
+    update run_targets set status = 'running', started_at = coalesce(started_at, now())
+    where id = ${targetId} and status in ('pending', 'running')`;
+}
+
+export async function finishTarget(
+  sql: Queryable,
+  targetId: string,
+  status: Extract<TargetStatus, 'success' | 'failed' | 'cancelled'>,
+  metadata: Record<string, unknown>,
+): Promise<void> {
+  await sql`
+    update run_targets set status = ${status}, finished_at = now(), metadata = metadata || ${sql.json(metadata as never)}
+    where id = ${targetId} and status in ('pending', 'running')`;
+}
+
+export async function recordRetry(
+  sql: Queryable,
+  retry: {
+    runId: string;
+    targetId: string | null;
+    endpointId: string | null;
+    activity: string;
+    attempt: number;
+    errorType: string;
+    message: string;
+    failedAt: Date;
+    nextAttemptAt: Date | null;
+  },
+): Promise<void> {
+  await sql`
+    insert into run_retries (run_id, target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at)
+    values (${retry.runId}, ${retry.targetId}, ${retry.endpointId}, ${retry.activity}, ${retry.attempt},
+            ${retry.errorType}, ${retry.message}, ${retry.failedAt}, ${retry.nextAttemptAt})
+    on conflict do nothing`;
+}
+
+/** Moves a run to a terminal state once; a terminal run never changes again. */
+export async function finishRun(
+  sql: Queryable,
+  runId: string,
+  outcome: {
+    status: Extract<RunStatus, 'success' | 'failed' | 'cancelled'>;
+    failureReason: string | null;
+    stats: RunStats;
+    verdict: ComputedVerdict;
+    baselineRunId: string | null;
+  },
+): Promise<boolean> {
+  const rows = await sql`
+    update runs set status = ${outcome.status}, finished_at = now(), failure_reason = ${outcome.failureReason},
+      stats = ${sql.json(outcome.stats as never)}, verdict = ${sql.json(outcome.verdict as never)},
+      baseline_run_id = ${outcome.baselineRunId}
+    where id = ${runId} and status not in ('success', 'failed', 'cancelled')
+    returning id`;
+  return rows.length === 1;
+}
+
+export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Promise<RunRow | undefined> {
+  const [row] = await sql<RunRow[]>`
+    select * from runs
+    where test_suite_id = ${run.test_suite_id} and tenant_id = ${run.tenant_id} and status = 'success'
+      and requested_at < ${run.requested_at} and id <> ${run.id}
+    order by requested_at desc, id desc limit 1`;
+  return row;
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/** Limits that protect the service (and the probed endpoints) from oversized workloads. */
+export const WORKLOAD_LIMITS = {
+  maxRequestsPerTarget: 1_000_000,
+  maxConcurrency: 256,
+  maxWarmupRequests: 1_000,
+  minTimeoutMs: 100,
+  maxTimeoutMs: 60_000,
+  maxMethods: 50,
+  maxTargets: 10,
+} as const;
+
+const uuid = z.uuid();
+
+export const thresholdsSchema = z.strictObject({
+  latency_p95_max_ms: z.number().min(0).max(600_000).default(500),
+  latency_regression_max_pct: z.number().min(0).max(10_000).default(20),
+  latency_vs_reference_max_pct: z.number().min(-100).max(10_000).default(25),
+  correctness_min_pct: z.number().min(0).max(100).default(99.9),
+  correctness_enabled: z.boolean().default(false),
+});
+
+const methodSchema = z.strictObject({
+  method: z.string().min(1).max(100).regex(/^[A-Za-z0-9_]+$/, 'must be a JSON-RPC method name'),
+  params: z.array(z.unknown()).max(20).default([]),
+  weight: z.number().positive().max(1_000).default(1),
+});
+
+export const workloadSchema = z.strictObject({
+  methods: z
+    .array(methodSchema)
+    .min(1)
+    .max(WORKLOAD_LIMITS.maxMethods)
+    .default([{ method: 'eth_blockNumber', params: [], weight: 1 }]),
+  requests_per_target: z.number().int().min(1).max(WORKLOAD_LIMITS.maxRequestsPerTarget).default(100),
+  concurrency: z.number().int().min(1).max(WORKLOAD_LIMITS.maxConcurrency).default(4),
+  warmup_requests: z.number().int().min(0).max(WORKLOAD_LIMITS.maxWarmupRequests).default(5),
+  timeout_ms: z.number().int().min(WORKLOAD_LIMITS.minTimeoutMs).max(WORKLOAD_LIMITS.maxTimeoutMs).default(10_000),
+});
+
+export const retrySchema = z.strictObject({
+  max_attempts: z.number().int().min(1).max(20).default(3),
+  initial_interval_ms: z.number().int().min(100).max(600_000).default(1_000),
+  backoff_coefficient: z.number().min(1).max(10).default(2),
+  max_interval_ms: z.number().int().min(100).max(3_600_000).default(30_000),
+});
+
+export const suiteConfigSchema = z
+  .strictObject({
+    targets: z
+      .array(z.strictObject({ endpoint_id: uuid, role: z.literal('primary').default('primary') }))
+      .min(1)
+      .max(WORKLOAD_LIMITS.maxTargets),
+    reference_endpoint_id: uuid.nullable().default(null),
+    baseline: z
+      .strictObject({
+        mode: z.enum(['none', 'previous_success', 'run']).default('previous_success'),
+        run_id: uuid.nullable().default(null),
+      })
+      .prefault({}),
+    workload: workloadSchema.prefault({}),
+    thresholds: thresholdsSchema.prefault({}),
+    retry: retrySchema.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const ids = config.targets.map((t) => t.endpoint_id);
+    if (new Set(ids).size !== ids.length) {
+      ctx.addIssue({ code: 'custom', path: ['targets'], message: 'an endpoint may appear only once' });
+    }
+    if (config.reference_endpoint_id && ids.includes(config.reference_endpoint_id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reference_endpoint_id'],
+        message: 'the reference must not also be a target',
+      });
+    }
+    if (config.baseline.mode === 'run' && !config.baseline.run_id) {
+      ctx.addIssue({ code: 'custom', path: ['baseline', 'run_id'], message: 'required when mode is "run"' });
+    }
+  });
+
+export type SuiteConfig = z.infer<typeof suiteConfigSchema>;
+export type Workload = SuiteConfig['workload'];
+export type RetryPolicy = SuiteConfig['retry'];

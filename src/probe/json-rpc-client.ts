@@ -1,0 +1,138 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { Pool } from 'undici';
+import type { SampleOutcome } from '../db/samples';
+import { classifyAddress, isAddressAllowed } from './address-guard';
+import { classifyResponse } from './classify-response';
+import type { PlannedCall } from './workload';
+
+/** 8 MiB: large enough for full blocks with transactions, small enough to protect the worker. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+export interface ProbeTarget {
+  url: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+export interface CallResult {
+  seq: number;
+  method: string;
+  startedAt: Date;
+  latencyUs: number;
+  outcome: SampleOutcome;
+  httpStatus: number | null;
+  rpcErrorCode: number | null;
+  responseHash: string | null;
+}
+
+export class OutboundAddressRefusedError extends Error {
+  constructor(kind: string) {
+    // The message names the kind of address only: the host may be part of a secret URL.
+    super(`refused to connect to a ${kind} address`);
+    this.name = 'OutboundAddressRefusedError';
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A dns.lookup that refuses every resolved address the policy does not allow. */
+export function guardedLookup(allowPrivateTargets: boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const refused = addresses.find((a) => !isAddressAllowed(a.address, allowPrivateTargets));
+      if (refused) return callback(new OutboundAddressRefusedError(classifyAddress(refused.address)), []);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+function outcomeOfError(error: unknown): SampleOutcome {
+  const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name;
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'TimeoutError':
+      return 'timeout';
+    case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
+      return 'invalid_response';
+    default:
+      return 'connection_error';
+  }
+}
+
+export interface JsonRpcClient {
+  call(planned: PlannedCall): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * One keep-alive pool per target. Failures of the far side are data (a CallResult outcome);
+ * only a refused address is thrown, before anything is sent.
+ */
+export function createJsonRpcClient(
+  target: ProbeTarget,
+  options: { connections: number; allowPrivateTargets: boolean },
+): JsonRpcClient {
+  const url = new URL(target.url);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // No DNS lookup happens for an IP literal, so the lookup guard never sees it: check it here.
+  if (isIP(host) !== 0 && !isAddressAllowed(host, options.allowPrivateTargets)) {
+    throw new OutboundAddressRefusedError(classifyAddress(host));
+  }
+  const pool = new Pool(url.origin, {
+    connections: options.connections,
+    pipelining: 1,
+    connect: { timeout: target.timeoutMs, lookup: guardedLookup(options.allowPrivateTargets) as never },
+    headersTimeout: target.timeoutMs,
+    bodyTimeout: target.timeoutMs,
+    maxResponseSize: MAX_RESPONSE_BYTES,
+    keepAliveTimeout: 30_000,
+  });
+  const path = `${url.pathname}${url.search}`;
+  const headers = { 'content-type': 'application/json', ...target.headers };
+
+  return {
+    async call(planned) {
+      const startedAt = new Date();
+      const start = process.hrtime.bigint();
+      const elapsedUs = () => Number((process.hrtime.bigint() - start) / 1000n);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: planned.seq, method: planned.method, params: planned.params });
+      try {
+        const response = await pool.request({
+          method: 'POST',
+          path,
+          headers,
+          body,
+          signal: AbortSignal.timeout(target.timeoutMs),
+        });
+        const text = await response.body.text();
+        const latencyUs = elapsedUs();
+        const classified = classifyResponse(response.statusCode, text);
+        return { seq: planned.seq, method: planned.method, startedAt, latencyUs, httpStatus: response.statusCode, ...classified };
+      } catch (error) {
+        if (error instanceof OutboundAddressRefusedError || (error as Error).cause instanceof OutboundAddressRefusedError) {
+          throw error instanceof OutboundAddressRefusedError ? error : (error as Error).cause;
+        }
+        return {
+          seq: planned.seq,
+          method: planned.method,
+          startedAt,
+          latencyUs: elapsedUs(),
+          outcome: outcomeOfError(error),
+          httpStatus: null,
+          rpcErrorCode: null,
+          responseHash: null,
+        };
+      }
+    },
+    async close() {
+      await pool.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { Workload } from '../domain/suite-config';
+
+export interface PlannedCall {
+  seq: number;
+  method: string;
+  params: unknown[];
+}
+
+// mulberry32: tiny, fast, deterministic. The plan must be a pure function of (seed, seq) so a
+// retried chunk, the reference and a replay of the run all send exactly the same requests.
+function random01(seed: number, seq: number): number {
+  let t = (seed ^ Math.imul(seq + 1, 0x9e3779b1)) >>> 0;
+  t = (t + 0x6d2b79f5) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+/** Returns a function that maps a sequence number to the request sent at that position. */
+export function createPlanner(workload: Pick<Workload, 'methods'>, seed: number): (seq: number) => PlannedCall {
+  const methods = workload.methods;
+  const total = methods.reduce((sum, m) => sum + m.weight, 0);
+  return (seq) => {
+    let pick = random01(seed, seq) * total;
+    for (const m of methods) {
+      pick -= m.weight;
+      if (pick < 0) return { seq, method: m.method, params: m.params };
+    }
+    const last = methods[methods.length - 1]!;
+    return { seq, method: last.method, params: last.params };
+  };
+}

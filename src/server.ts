@@ -1,0 +1,65 @@
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app';
+import { loadConfigOrExit, type Config } from './config';
+import { SecretBox } from './crypto/secret-box';
+import { createSql } from './db/client';
+import { migrate } from './db/migrate';
+import { createLogger, type Logger } from './logger';
+import { onShutdownSignal } from './runtime/shutdown';
+import { resolveSecretKey } from './runtime/secret-key';
+import { bootstrapDefaultTenant } from './services/bootstrap';
+
+export interface RunningApi {
+  app: FastifyInstance;
+  url: string;
+  /** The bootstrap key when one was generated now; printed once, never stored in clear. */
+  generatedApiKey: string | null;
+  close(): Promise<void>;
+}
+
+/** Connects, migrates, bootstraps the default tenant and listens. */
+export async function startApi(
+  config: Config & { databaseUrl: string; temporal: { address: string } },
+  logger: Logger,
+): Promise<RunningApi> {
+  const sql = createSql(config.databaseUrl);
+  await migrate(sql);
+  const generatedApiKey = await bootstrapDefaultTenant(sql, config.bootstrapApiKey);
+  const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const app = buildApp({ config, sql, box, temporal }, logger);
+  const address = await app.listen({ port: config.port, host: config.host });
+  return {
+    app,
+    url: address.replace('0.0.0.0', 'localhost'),
+    generatedApiKey,
+    async close() {
+      // In-flight requests finish before the connections they use are closed.
+      await app.close();
+      await connection.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit(process.env);
+  const logger = createLogger(config.logLevel, 'rvs-api');
+  const { databaseUrl, temporal } = config;
+  if (!databaseUrl || !temporal.address) {
+    process.stderr.write('npm run api needs DATABASE_URL and TEMPORAL_ADDRESS (npm start runs both for you)\n');
+    process.exit(1);
+  }
+  const api = await startApi({ ...config, databaseUrl, temporal: { ...temporal, address: temporal.address } }, logger);
+  if (api.generatedApiKey) process.stdout.write(`bootstrap API key (shown once): ${api.generatedApiKey}\n`);
+  onShutdownSignal(() => api.close());
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`api failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

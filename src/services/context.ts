@@ -1,0 +1,34 @@
+import type { Client } from '@temporalio/client';
+import type { Scope } from '../auth/scopes';
+import type { Config } from '../config';
+import type { SecretBox } from '../crypto/secret-box';
+import type { Sql } from '../db/client';
+import { forbidden } from '../errors';
+
+/** Long-lived dependencies of the service verbs. */
+export interface Deps {
+  config: Config;
+  sql: Sql;
+  box: SecretBox;
+  temporal: Client;
+}
+
+export interface Principal {
+  kind: 'api_key' | 'user';
+  id: string;
+  name: string;
+  email: string | null;
+  tenantId: string;
+  scopes: readonly Scope[];
+}
+
+/** What every verb receives: who is calling, and the dependencies to act with. */
+export interface Ctx {
+  principal: Principal;
+  deps: Deps;
+}
+
+/** Another tenant's resource is a 403, as the spec says; callers 404 on a missing row first. */
+export function assertSameTenant(ctx: Ctx, row: { tenant_id: string }): void {
+  if (row.tenant_id !== ctx.principal.tenantId) throw forbidden();
+}

@@ -1,0 +1,27 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { SecretBox } from '../crypto/secret-box';
+
+/** Dashboard links stay valid for a week: long enough for a pull-request review. */
+export const DASHBOARD_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** A read-only, expiring capability for one run's dashboard page; no API key ever goes in a link. */
+export function signDashboardToken(box: SecretBox, runId: string, expiresAt: Date): string {
+  const payload = Buffer.from(JSON.stringify({ run: runId, exp: Math.floor(expiresAt.getTime() / 1000) })).toString(
+    'base64url',
+  );
+  return `${payload}.${box.sign(`dashboard:${payload}`)}`;
+}
+
+export function verifyDashboardToken(box: SecretBox, token: string, runId: string, now: Date): boolean {
+  const [payload, signature] = token.split('.');
+  if (!payload || !signature) return false;
+  const expected = Buffer.from(box.sign(`dashboard:${payload}`));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return false;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { run?: unknown; exp?: unknown };
+    return claims.run === runId && typeof claims.exp === 'number' && claims.exp * 1000 > now.getTime();
+  } catch {
+    return false;
+  }
+}

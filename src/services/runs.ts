@@ -1,0 +1,211 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { z } from 'zod';
+import { findChain } from '../db/chains';
+import { findEndpoints } from '../db/endpoints';
+import {
+  finishRun,
+  findRetryHistory,
+  findRun,
+  findRunTargets,
+  insertRun,
+  TERMINAL_RUN_STATUSES,
+  type RetryRow,
+  type RunRow,
+  type RunTargetRow,
+} from '../db/runs';
+import { countRunSamples } from '../db/samples';
+import { findSuite } from '../db/suites';
+import { emptyStats } from '../domain/stats';
+import { thresholdsSchema } from '../domain/suite-config';
+import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
+import { AppError, notFound, validationError } from '../errors';
+import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
+import { assertSameTenant, type Ctx } from './context';
+import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
+
+export const triggerRunInput = z.strictObject({
+  baseline_run_id: z.uuid().nullable().default(null),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 16 * 1024, 'must be at most 16 KiB as JSON')
+    .default({}),
+  thresholds: thresholdsSchema.partial().strict().default({}),
+});
+
+function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], callsDone: number) {
+  const snapshot = run.config_snapshot;
+  return {
+    id: run.id,
+    test_suite_id: run.test_suite_id,
+    triggered_by: run.triggered_by,
+    status: run.status,
+    requested_at: run.requested_at,
+    claimed_at: run.claimed_at,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    retry_count: retries.length,
+    failure_reason: run.failure_reason,
+    baseline_run_id: run.baseline_run_id,
+    acknowledged_count: run.acknowledged_count,
+    metadata: run.metadata,
+    config_snapshot: snapshot.suite.config,
+    stats: run.stats ?? emptyStats(),
+    progress: {
+      calls_planned: targets.reduce((sum, t) => sum + t.calls_planned, 0),
+      calls_done: callsDone,
+    },
+    workflow_id: run.workflow_id,
+    targets: targets.map((t) => ({
+      id: t.id,
+      endpoint_id: t.endpoint_id,
+      endpoint_name: t.endpoint_name,
+      role: t.role,
+      order_index: t.order_index,
+      status: t.status,
+      metadata: t.metadata,
+    })),
+    retry_history: retries.map((r) => ({
+      target_id: r.target_id,
+      endpoint_id: r.endpoint_id,
+      activity: r.activity,
+      attempt: r.attempt,
+      error_type: r.error_type,
+      message: r.message,
+      failed_at: r.failed_at,
+      next_attempt_at: r.next_attempt_at,
+    })),
+    suite: { id: snapshot.suite.id, name: snapshot.suite.name, config: snapshot.suite.config },
+    chain: {
+      id: snapshot.chain.id,
+      name: snapshot.chain.name,
+      slug: snapshot.chain.slug,
+      explorer_url: snapshot.chain.explorer_url,
+    },
+  };
+}
+
+export type RunResponse = ReturnType<typeof presentRun>;
+
+async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
+  const run = await findRun(ctx.deps.sql, runId);
+  if (!run) throw notFound('run');
+  assertSameTenant(ctx, run);
+  return run;
+}
+
+async function present(ctx: Ctx, run: RunRow): Promise<RunResponse> {
+  const { sql } = ctx.deps;
+  const [targets, retries, callsDone] = await Promise.all([
+    findRunTargets(sql, run.id),
+    findRetryHistory(sql, run.id),
+    countRunSamples(sql, run.id),
+  ]);
+  return presentRun(run, targets, retries, callsDone);
+}
+
+export async function getRun({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<RunResponse> {
+  return present(ctx, await loadRun(ctx, input.runId));
+}
+
+export async function triggerRun({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { suiteId: string; body: z.infer<typeof triggerRunInput> };
+}): Promise<RunResponse> {
+  const { sql, temporal, config } = ctx.deps;
+  const suite = await findSuite(sql, input.suiteId);
+  if (!suite) throw notFound('suite');
+  assertSameTenant(ctx, suite);
+  const chain = (await findChain(sql, suite.chain_id))!;
+  const { body } = input;
+  if (body.baseline_run_id) {
+    const baseline = await findRun(sql, body.baseline_run_id);
+    if (!baseline || baseline.tenant_id !== ctx.principal.tenantId) {
+      throw validationError([{ field: 'baseline_run_id', message: 'no such run in your tenant' }]);
+    }
+  }
+  const suiteConfig = { ...suite.config, thresholds: { ...suite.config.thresholds, ...body.thresholds } };
+  const endpointIds = [
+    ...suiteConfig.targets.map((t) => t.endpoint_id),
+    ...(suiteConfig.reference_endpoint_id ? [suiteConfig.reference_endpoint_id] : []),
+  ];
+  const names = new Map((await findEndpoints(sql, endpointIds)).map((e) => [e.id, e.name]));
+  const runId = randomUUID();
+  const workflowId = workflowIdForRun(runId);
+  const callsPlanned = suiteConfig.workload.requests_per_target;
+  await sql.begin((tx) =>
+    insertRun(tx, {
+      id: runId,
+      tenantId: ctx.principal.tenantId,
+      suiteId: suite.id,
+      triggeredBy: 'api',
+      baselineRunId: body.baseline_run_id,
+      metadata: body.metadata,
+      configSnapshot: {
+        suite: { id: suite.id, name: suite.name, config: suiteConfig },
+        chain: { id: chain.id, name: chain.name, slug: chain.slug, explorer_url: chain.explorer_url },
+      },
+      seed: randomInt(0, 2 ** 31),
+      workflowId,
+      targets: endpointIds.map((endpointId, index) => ({
+        id: randomUUID(),
+        endpointId,
+        endpointName: names.get(endpointId) ?? 'unknown',
+        role: index < suiteConfig.targets.length ? 'primary' : 'reference',
+        callsPlanned,
+      })),
+    }),
+  );
+  try {
+    await temporal.workflow.start(RUN_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: config.temporal.taskQueue,
+      args: [{ runId }],
+      memo: { suite_name: suite.name },
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTE_KEYS.tenantId, value: ctx.principal.tenantId },
+        { key: SEARCH_ATTRIBUTE_KEYS.suiteId, value: suite.id },
+        { key: SEARCH_ATTRIBUTE_KEYS.chain, value: chain.slug },
+        { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'queued' },
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+      // Without a workflow nothing would ever move the run on: end it now, visibly.
+      const run = (await findRun(sql, runId))!;
+      const failureReason = 'the run could not be scheduled (workflow service unavailable)';
+      await finishRun(sql, runId, {
+        status: 'failed',
+        failureReason,
+        stats: emptyStats(),
+        verdict: computeVerdict({
+          run: { id: runId, status: 'failed', failure_reason: failureReason },
+          suiteName: suite.name,
+          thresholds: suiteConfig.thresholds,
+          regressionMinMs: 0,
+          candidate: emptyStats(),
+          reference: null,
+          baseline: null,
+        }),
+        baselineRunId: run.baseline_run_id,
+      });
+      throw new AppError('service_unavailable', 'the workflow service is unavailable; the run was not started');
+    }
+  }
+  return getRun({ ctx, input: { runId } });
+}
+
+export type VerdictResponse = ComputedVerdict & { dashboard_url: string };
+
+export async function getVerdict({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<VerdictResponse> {
+  const run = await loadRun(ctx, input.runId);
+  if (!TERMINAL_RUN_STATUSES.includes(run.status) || !run.verdict) {
+    throw new AppError('run_not_finished', `run is ${run.status}; the verdict is available once it has finished`);
+  }
+  const { box, config } = ctx.deps;
+  const token = signDashboardToken(box, run.id, new Date(Date.now() + DASHBOARD_TOKEN_TTL_MS));
+  return { ...run.verdict, dashboard_url: `${config.publicUrl}/dashboard/runs/${run.id}?token=${token}` };
+}

@@ -1,0 +1,15 @@
+// Shared by workflows, the worker and the client. Must stay free of Node built-ins: workflows import it.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const workflowIdForRun = (runId: string): string => `run-${runId}`;
+
+export const RUN_WORKFLOW_TYPE = 'runWorkflow';
+
+/** Typed search attributes, registered on the dev server at start (docs/operations.md for a cluster). */
+export const SEARCH_ATTRIBUTE_KEYS = {
+  tenantId: defineSearchAttributeKey('RvsTenantId', SearchAttributeType.KEYWORD),
+  suiteId: defineSearchAttributeKey('RvsSuiteId', SearchAttributeType.KEYWORD),
+  chain: defineSearchAttributeKey('RvsChain', SearchAttributeType.KEYWORD),
+  status: defineSearchAttributeKey('RvsStatus', SearchAttributeType.KEYWORD),
+  verdict: defineSearchAttributeKey('RvsVerdict', SearchAttributeType.KEYWORD),
+} as const;

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_KEYS } from './constants';
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | null;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  cliPath: string;
+  host?: string;
+  port: number;
+  /** null runs headless (tests). */
+  uiPort: number | null;
+  /** SQLite file so runs survive a restart; null keeps everything in memory (tests). */
+  dbFile: string | null;
+  namespace: string;
+  log: (line: string) => void;
+}
+
+async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+/** Runs `temporal server start-dev` as a child process with the project's search attributes. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const host = options.host ?? '127.0.0.1';
+  const args = ['server', 'start-dev', '--ip', host, '--port', String(options.port), '--namespace', options.namespace];
+  args.push('--log-level', 'error');
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.uiPort === null) args.push('--headless');
+  else args.push('--ui-port', String(options.uiPort), '--ui-ip', host);
+  for (const key of Object.values(SEARCH_ATTRIBUTE_KEYS)) args.push('--search-attribute', `${key.name}=Keyword`);
+
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderrTail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-4_000);
+  });
+  const address = `${host}:${options.port}`;
+  try {
+    await waitUntilServing(address, child, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}\n${stderrTail}`);
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    address,
+    uiUrl: options.uiPort === null ? null : `http://${host === '0.0.0.0' ? 'localhost' : host}:${options.uiPort}`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killTimer);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+import { loadConfigOrExit } from './config';
+import { SecretBox } from './crypto/secret-box';
+import { createSql } from './db/client';
+import { createLogger } from './logger';
+import { onShutdownSignal } from './runtime/shutdown';
+import { resolveSecretKey } from './runtime/secret-key';
+
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+
+/** Signals are handled by our entry points, which also close the API and child processes. */
+export function installTemporalRuntime(): void {
+  Runtime.install({ shutdownSignals: [] });
+}
+
+export async function createRunWorker(options: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  workflowBundle?: WorkflowBundle;
+}): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: createActivities(options.deps),
+    // Probing is I/O-bound; this bounds how many targets one worker probes at once.
+    maxConcurrentActivityTaskExecutions: 20,
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit(process.env);
+  const logger = createLogger(config.logLevel, 'rvs-worker');
+  if (!config.databaseUrl || !config.temporal.address) {
+    process.stderr.write('npm run worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start runs both for you)\n');
+    process.exit(1);
+  }
+  installTemporalRuntime();
+  const sql = createSql(config.databaseUrl);
+  const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createRunWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets },
+  });
+  onShutdownSignal(() => worker.shutdown());
+  logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
+  await worker.run();
+  await connection.close();
+  await sql.end({ timeout: 5 });
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`worker failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
