@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
@@ -7,7 +8,7 @@ import { createLogger } from './logger';
 import { onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 
-export const WORKFLOWS_PATH = require.resolve('../workflows');
+export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
 export function installTemporalRuntime(): void {

@@ -1,0 +1,96 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app';
+import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
+import { SCOPES, type Scope } from '../../src/auth/scopes';
+import { loadConfig, type Config } from '../../src/config';
+import { SecretBox } from '../../src/crypto/secret-box';
+import { createSql, type Sql } from '../../src/db/client';
+import { insertApiKey } from '../../src/db/api-keys';
+import { ensureTenant } from '../../src/db/tenants';
+import { createLogger } from '../../src/logger';
+import { createRunWorker, WORKFLOWS_PATH } from '../../src/worker';
+
+export interface Stack {
+  app: FastifyInstance;
+  sql: Sql;
+  box: SecretBox;
+  client: Client;
+  config: Config;
+  taskQueue: string;
+  /** A fresh tenant per test keeps tests independent without truncating anything. */
+  newTenant(scopes?: readonly Scope[]): Promise<{ tenantId: string; key: string; auth: { authorization: string } }>;
+  close(): Promise<void>;
+}
+
+let bundle: Promise<WorkflowBundle> | undefined;
+/** One workflow bundle per test file (webpack is the slow part of creating a worker). */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as never });
+  return bundle;
+}
+
+/** The real API, a real worker on its own task queue, the real database and Temporal server. */
+export async function startStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Stack> {
+  const taskQueue = `test-${randomUUID()}`;
+  const config = loadConfig({
+    DATABASE_URL: inject('databaseUrl'),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    RVS_SECRET_KEY: randomBytes(32).toString('hex'),
+    RVS_ALLOW_PRIVATE_TARGETS: 'true',
+    RVS_PUBLIC_URL: 'http://rvs.test',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const sql = createSql(config.databaseUrl!);
+  const box = new SecretBox(config.secretKey!);
+  const connection = await Connection.connect({ address: config.temporal.address! });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const app = buildApp({ config, sql, box, temporal: client }, createLogger('silent', 'test'));
+  await app.ready();
+
+  let worker: Worker | undefined;
+  let workerRun: Promise<void> | undefined;
+  let nativeConnection: NativeConnection | undefined;
+  if (options.worker !== false) {
+    nativeConnection = await NativeConnection.connect({ address: config.temporal.address! });
+    worker = await createRunWorker({
+      connection: nativeConnection,
+      namespace: config.temporal.namespace,
+      taskQueue,
+      deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets },
+      workflowBundle: await workflowBundle(),
+    });
+    workerRun = worker.run();
+  }
+
+  return {
+    app,
+    sql,
+    box,
+    client,
+    config,
+    taskQueue,
+    async newTenant(scopes = SCOPES) {
+      const slug = `t-${randomUUID()}`;
+      const tenant = await ensureTenant(sql, slug, `Tenant ${slug}`);
+      const key = generateApiKey();
+      await insertApiKey(sql, { tenantId: tenant.id, name: 'test', prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes });
+      return { tenantId: tenant.id, key: key.key, auth: { authorization: `Bearer ${key.key}` } };
+    },
+    async close() {
+      await app.close();
+      if (worker && workerRun) {
+        worker.shutdown();
+        await workerRun;
+      }
+      await nativeConnection?.close();
+      await connection.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
