@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { findRetryHistory, recordRetry } from '../src/db/runs';
 import type { RetrySummary } from './types';
@@ -12,7 +12,7 @@ function nextAttemptAt(retry: RetrySummary, attempt: number, failedAt: Date): Da
 /** A short, secret-free description of an infrastructure failure for retry_history. */
 function describe(error: unknown): { type: string; message: string } {
   const e = error as { name?: string; code?: string; message?: string };
-  const type = e.code ?? e.name ?? 'Error';
+  const type = error instanceof ApplicationFailure && error.type ? error.type : (e.code ?? e.name ?? 'Error');
   // Messages of our own errors never contain endpoint URLs; cap length all the same.
   return { type, message: String(e.message ?? error).slice(0, 500) };
 }

@@ -22,6 +22,8 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
       return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
   }) as unknown as FastifyInstance;
+  // Bodies are JSON only: any other content type is a 415, not a string handed to validation.
+  app.removeContentTypeParser(['text/plain']);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

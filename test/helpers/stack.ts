@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app';
@@ -26,6 +26,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+let runtimeInstalled = false;
+function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  runtimeInstalled = true;
+}
+
 let bundle: Promise<WorkflowBundle> | undefined;
 /** One workflow bundle per test file (webpack is the slow part of creating a worker). */
 export function workflowBundle(): Promise<WorkflowBundle> {
@@ -35,6 +42,7 @@ export function workflowBundle(): Promise<WorkflowBundle> {
 
 /** The real API, a real worker on its own task queue, the real database and Temporal server. */
 export async function startStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Stack> {
+  installQuietRuntime();
   const taskQueue = `test-${randomUUID()}`;
   const config = loadConfig({
     DATABASE_URL: inject('databaseUrl'),

@@ -1,0 +1,37 @@
+import eslint from '@eslint/js';
+import { builtinModules } from 'node:module';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.mts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Workflow code is replayed and must be deterministic: no Node built-ins, no I/O.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
+          patterns: [
+            { group: ['node:*'], message: 'Node built-ins are not allowed in workflow code.' },
+            { group: ['**/activities', '**/activities/*', '!**/activities/types'], message: 'Import activities by type only.', allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+);

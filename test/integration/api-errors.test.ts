@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/auth/api-key';
+import { get, post } from '../helpers/api';
+import { startStack, type Stack } from '../helpers/stack';
+
+const MISSING_RUN = '7d3f2f8e-1c1a-4d55-9a7e-3c2b1a0f9e8d';
+
+function expectEnvelope(body: any, code: string, requestId: string | string[] | undefined) {
+  expect(body).toEqual({
+    error: { code, message: expect.any(String), details: expect.any(Array), request_id: requestId },
+  });
+}
+
+describe('API errors, authentication and validation', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a malformed Authorization header', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['an unknown API key', { authorization: `Bearer ${generateApiKey().key}` }],
+    ['a token that is not an API key', { authorization: 'Bearer not-a-key' }],
+  ])('answers 401 unauthorized for %s, in the envelope with the request id', async (_case, headers) => {
+    const response = await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers });
+    expect(response.statusCode).toBe(401);
+    expectEnvelope(response.json(), 'unauthorized', response.headers['x-request-id']);
+    expect(response.json().error.details).toEqual([]);
+  });
+
+  it('answers 401 for a known key prefix with the wrong secret', async () => {
+    const { key } = await stack.newTenant();
+    const wrong = key.replace(/_[A-Za-z0-9]+$/, `_${'x'.repeat(40)}`);
+    const response = await get(stack.app, '/v1/users/me', { authorization: `Bearer ${wrong}` });
+    expect(response.status).toBe(401);
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const { auth } = await stack.newTenant();
+    const echoed = await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: { ...auth, 'x-request-id': 'ci-build-42.step-3' } });
+    expect(echoed.headers['x-request-id']).toBe('ci-build-42.step-3');
+    const replaced = await stack.app.inject({ method: 'GET', url: '/v1/runs/nope', headers: { ...auth, 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replaced.json().error.request_id).toBe(replaced.headers['x-request-id']);
+  });
+
+  it('returns the caller for GET /v1/users/me', async () => {
+    const { auth, tenantId } = await stack.newTenant(['runs:read']);
+    const me = await get(stack.app, '/v1/users/me', auth);
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({
+      id: expect.any(String),
+      kind: 'api_key',
+      tenant: { id: tenantId, name: expect.any(String) },
+      scopes: ['runs:read'],
+      name: 'test',
+      email: null,
+    });
+  });
+
+  it('answers 400 invalid_json for a malformed body and changes nothing', async () => {
+    const { auth } = await stack.newTenant();
+    const response = await stack.app.inject({
+      method: 'POST',
+      url: '/v1/chains',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"name": "x",',
+    });
+    expect(response.statusCode).toBe(400);
+    expectEnvelope(response.json(), 'invalid_json', response.headers['x-request-id']);
+    expect((await get<any>(stack.app, '/v1/chains', auth)).body.pagination.total).toBe(0);
+  });
+
+  it('answers 415 for a body that is not JSON and 413 for one over 1 MiB', async () => {
+    const { auth } = await stack.newTenant();
+    const text = await stack.app.inject({ method: 'POST', url: '/v1/chains', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'name=x' });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().error.code).toBe('unsupported_media_type');
+    const big = await stack.app.inject({
+      method: 'POST',
+      url: '/v1/chains',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10), slug: 'big' }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json().error.code).toBe('payload_too_large');
+  });
+
+  it('answers 404 not_found for an unknown run and 400 validation_error naming a malformed id', async () => {
+    const { auth } = await stack.newTenant();
+    const missing = await get<any>(stack.app, `/v1/runs/${MISSING_RUN}`, auth);
+    expect(missing.status).toBe(404);
+    expectEnvelope(missing.body, 'not_found', missing.headers['x-request-id']);
+    const malformed = await get<any>(stack.app, '/v1/runs/not-a-uuid', auth);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ code: 'validation_error', details: [{ field: 'runId', message: expect.any(String) }] });
+    const verdict = await get<any>(stack.app, '/v1/runs/123/verdict', auth);
+    expect(verdict.body.error.details[0].field).toBe('runId');
+    const unknownRoute = await get<any>(stack.app, '/v1/nothing-here', auth);
+    expect(unknownRoute.status).toBe(404);
+    expect(unknownRoute.body.error.code).toBe('not_found');
+  });
+
+  it('lists every bad field of a create in details, unknown fields included', async () => {
+    const { auth } = await stack.newTenant();
+    const response = await post<any>(stack.app, '/v1/chains', auth, { name: '', slug: 'Not A Slug', explorer_url: 'ftp://x', colour: 'red' });
+    expect(response.status).toBe(400);
+    const fields = response.body.error.details.map((d: { field: string }) => d.field).sort();
+    expect(fields).toEqual(['colour', 'explorer_url', 'name', 'slug']);
+  });
+
+  it('rejects link-local endpoint URLs at creation and never probes them', async () => {
+    const { auth } = await stack.newTenant();
+    const chain = await post<any>(stack.app, '/v1/chains', auth, { name: 'c', slug: 'c' });
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[::ffff:169.254.169.254]/', 'http://2852039166/']) {
+      const response = await post<any>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name: 'metadata', url });
+      expect(response.status, url).toBe(400);
+      expect(response.body.error.details[0].field).toBe('url');
+    }
+  });
+
+  it('answers 403 forbidden for a key without the scope, and for another tenant\u2019s resource', async () => {
+    const owner = await stack.newTenant();
+    const chain = await post<any>(stack.app, '/v1/chains', owner.auth, { name: 'Mine', slug: 'mine' });
+    const readOnly = await stack.newTenant(['chains:read']);
+    const denied = await post<any>(stack.app, '/v1/chains', readOnly.auth, { name: 'x', slug: 'x' });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('forbidden');
+    const other = await stack.newTenant();
+    const foreign = await get<any>(stack.app, `/v1/chains/${chain.body.id}`, other.auth);
+    expect(foreign.status).toBe(403);
+    // Lists never show another tenant's rows.
+    expect((await get<any>(stack.app, '/v1/chains', other.auth)).body.pagination.total).toBe(0);
+  });
+
+  it('never returns endpoint secrets: URL keys are redacted and header values omitted', async () => {
+    const { auth } = await stack.newTenant();
+    const chain = await post<any>(stack.app, '/v1/chains', auth, { name: 'c', slug: 'c' });
+    const secretPath = 'S3cretPathKey0123456789abcdef';
+    const created = await post<any>(stack.app, '/v1/endpoints', auth, {
+      chain_id: chain.body.id,
+      name: 'provider',
+      url: `https://user:pw-S3cret@rpc.example.com/v2/${secretPath}?apikey=S3cretQuery`,
+      headers: { 'x-api-key': 'S3cretHeader' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.url).toBe('https://****@rpc.example.com/v2/****?apikey=****');
+    expect(created.body.header_names).toEqual(['x-api-key']);
+    const listed = await get<any>(stack.app, '/v1/endpoints', auth);
+    const fetched = await get<any>(stack.app, `/v1/endpoints/${created.body.id}`, auth);
+    for (const body of [created.body, listed.body, fetched.body]) {
+      expect(JSON.stringify(body)).not.toMatch(/S3cret/);
+    }
+    const [row] = await stack.sql`select * from endpoints where id = ${created.body.id}`;
+    expect(JSON.stringify(row)).not.toMatch(/S3cret/);
+  });
+
+  it('pages lists with limit and offset and reports has_more exactly', async () => {
+    const { auth } = await stack.newTenant();
+    for (let i = 0; i < 5; i++) await post(stack.app, '/v1/chains', auth, { name: `c${i}`, slug: `c${i}` });
+    const first = await get<any>(stack.app, '/v1/chains?limit=2', auth);
+    expect(first.body.pagination).toEqual({ total: 5, limit: 2, offset: 0, has_more: true });
+    expect(first.body.data.map((c: { slug: string }) => c.slug)).toEqual(['c4', 'c3']);
+    const last = await get<any>(stack.app, '/v1/chains?limit=2&offset=4', auth);
+    expect(last.body.pagination).toEqual({ total: 5, limit: 2, offset: 4, has_more: false });
+    expect(last.body.data).toHaveLength(1);
+    const exact = await get<any>(stack.app, '/v1/chains?limit=5', auth);
+    expect(exact.body.pagination.has_more).toBe(false);
+    const beyond = await get<any>(stack.app, '/v1/chains?offset=10', auth);
+    expect(beyond.body).toEqual({ data: [], pagination: { total: 5, limit: 50, offset: 10, has_more: false } });
+    for (const query of ['limit=0', 'limit=201', 'limit=abc', 'offset=-1', 'limit=1.5']) {
+      const bad = await get<any>(stack.app, `/v1/chains?${query}`, auth);
+      expect(bad.status, query).toBe(400);
+      expect(bad.body.error.code).toBe('validation_error');
+    }
+  });
+});
