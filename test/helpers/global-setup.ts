@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { TestProject } from 'vitest/node';
+import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
 import { createSql } from '../../src/db/client';
 import { migrate } from '../../src/db/migrate';
 import { resolveTemporalCli } from '../../src/temporal/cli';

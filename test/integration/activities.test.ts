@@ -8,6 +8,15 @@ import { createSuite, post } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
 
+/** Runs an activity in a mock activity context (attempt, heartbeat details) and keeps its result type. */
+function runActivity<A extends unknown[], R>(
+  info: ConstructorParameters<typeof MockActivityEnvironment>[0],
+  fn: (...args: A) => Promise<R>,
+  ...args: A
+): Promise<R> {
+  return new MockActivityEnvironment(info).run(fn, ...args) as Promise<R>;
+}
+
 const RETRY: RetrySummary = { maxAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maxIntervalMs: 30_000 };
 
 describe('run activities against the real database', () => {
@@ -35,9 +44,9 @@ describe('run activities against the real database', () => {
 
   it('claims a run exactly once; a retried claim changes nothing', async () => {
     const { runId } = await newRun();
-    const first = await new MockActivityEnvironment().run(activities.claimRun, { runId });
+    const first = await runActivity({}, activities.claimRun, { runId });
     const claimedAt = (await findRun(stack.sql, runId))!.claimed_at;
-    const second = await new MockActivityEnvironment({ attempt: 2 }).run(activities.claimRun, { runId });
+    const second = await runActivity({ attempt: 2 }, activities.claimRun, { runId });
     expect(first.outcome).toBe('claimed');
     expect(second.outcome).toBe('already_claimed');
     expect(second.targets).toEqual(first.targets);
@@ -48,20 +57,19 @@ describe('run activities against the real database', () => {
 
   it('resumes a retried probe after the last heartbeated sequence number and never double counts', async () => {
     const { runId, targetId } = await newRun();
-    await new MockActivityEnvironment().run(activities.claimRun, { runId });
+    await runActivity({}, activities.claimRun, { runId });
     node.requests.length = 0;
 
     // Attempt 2 of a probe whose attempt 1 died after committing seq 0..29 (it heartbeated nextSeq 30).
     const progress: ProbeProgress = { nextSeq: 30 };
-    const resumed = await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: progress }).run(
-      activities.probeTarget,
+    const resumed = await runActivity({ attempt: 2, heartbeatDetails: progress }, activities.probeTarget,
       { runId, targetId, retry: RETRY },
     );
     expect(resumed.calls).toBe(20);
     expect(node.requests.length).toBe(20 + 2); // seq 30..49 and the warm-up
 
     // Attempt 3 without progress (heartbeat lost) probes everything again; rows already there are not counted twice.
-    await new MockActivityEnvironment({ attempt: 3 }).run(activities.probeTarget, { runId, targetId, retry: RETRY });
+    await runActivity({ attempt: 3 }, activities.probeTarget, { runId, targetId, retry: RETRY });
     const [count] = await stack.sql<{ n: number; distinct_seq: number }[]>`
       select count(*)::int as n, count(distinct seq)::int as distinct_seq
       from run_samples where run_id = ${runId} and target_id = ${targetId}`;
@@ -78,12 +86,12 @@ describe('run activities against the real database', () => {
 
   it('records a refused endpoint as a final failed attempt without sending anything', async () => {
     const { runId, targetId } = await newRun();
-    await new MockActivityEnvironment().run(activities.claimRun, { runId });
+    await runActivity({}, activities.claimRun, { runId });
     const broken = createActivities({ sql: stack.sql, box: stack.box, allowPrivateTargets: false });
     // With private targets disallowed the loopback node is refused before anything is sent.
     node.requests.length = 0;
     await expect(
-      new MockActivityEnvironment({ attempt: 3 }).run(broken.probeTarget, { runId, targetId, retry: RETRY }),
+      runActivity({ attempt: 3 }, broken.probeTarget, { runId, targetId, retry: RETRY }),
     ).rejects.toThrow(/refused to connect to a loopback address/);
     expect(node.requests.length).toBe(0);
     const [last] = await stack.sql<{ attempt: number; error_type: string; next_attempt_at: Date | null; message: string }[]>`
@@ -94,11 +102,11 @@ describe('run activities against the real database', () => {
 
   it('schedules the next attempt of a retryable failure by the suite\'s backoff', async () => {
     const { runId, targetId } = await newRun();
-    await new MockActivityEnvironment().run(activities.claimRun, { runId });
+    await runActivity({}, activities.claimRun, { runId });
     // A worker with the wrong secret key cannot decrypt the endpoint: an infrastructure failure, retried.
     const misconfigured = createActivities({ sql: stack.sql, box: new SecretBox('another-key-another-key-another-key'), allowPrivateTargets: true });
     await expect(
-      new MockActivityEnvironment({ attempt: 1 }).run(misconfigured.probeTarget, { runId, targetId, retry: RETRY }),
+      runActivity({ attempt: 1 }, misconfigured.probeTarget, { runId, targetId, retry: RETRY }),
     ).rejects.toThrow();
     const [first] = await stack.sql<{ failed_at: Date; next_attempt_at: Date | null }[]>`
       select failed_at, next_attempt_at from run_retries where run_id = ${runId} and attempt = 1`;

@@ -5,7 +5,7 @@ import { startStack, type Stack } from '../helpers/stack';
 
 const MISSING_RUN = '7d3f2f8e-1c1a-4d55-9a7e-3c2b1a0f9e8d';
 
-function expectEnvelope(body: any, code: string, requestId: string | string[] | undefined) {
+function expectEnvelope(body: any, code: string, requestId: unknown) {
   expect(body).toEqual({
     error: { code, message: expect.any(String), details: expect.any(Array), request_id: requestId },
   });

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, classifyResponse } from '../../src/probe/classify-response';
+
+const HASH = /^[0-9a-f]{32}$/;
+const rpc = (body: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, ...body });
+
+describe('classifyResponse', () => {
+  it.each([
+    { name: 'a string result', body: rpc({ result: '0x1234' }) },
+    { name: 'an object result', body: rpc({ result: { number: '0x10', hash: '0xabc' } }) },
+    { name: 'an array result', body: rpc({ result: ['0x1', '0x2'] }) },
+    { name: 'a null result (e.g. unknown transaction)', body: rpc({ result: null }) },
+    { name: 'a false result', body: rpc({ result: false }) },
+    { name: 'a result beside "error": null', body: rpc({ result: '0x1', error: null }) },
+  ])('200 with $name → ok with a response hash', ({ body }) => {
+    const classified = classifyResponse(200, body);
+    expect(classified.outcome).toBe('ok');
+    expect(classified.rpcErrorCode).toBeNull();
+    expect(classified.responseHash).toMatch(HASH);
+  });
+
+  it.each([200, 201, 299])('any 2xx (%i) with a valid JSON-RPC result is ok', (status) => {
+    expect(classifyResponse(status, rpc({ result: '0x1' })).outcome).toBe('ok');
+  });
+
+  it.each([
+    { name: 'method not found', error: { code: -32601, message: 'the method does not exist' }, code: -32601 },
+    { name: 'server error', error: { code: -32000, message: 'header not found' }, code: -32000 },
+    { name: 'a positive code', error: { code: 3, message: 'execution reverted', data: '0x08c379a0' }, code: 3 },
+    { name: 'a fractional code', error: { code: 1.5, message: 'odd' }, code: null },
+    { name: 'a string code', error: { code: '-32000', message: 'odd' }, code: null },
+    { name: 'no code', error: { message: 'odd' }, code: null },
+    { name: 'an error that is a bare string', error: 'rate limited', code: null },
+  ])('200 carrying a JSON-RPC error ($name) → rpc_error, never ok', ({ error, code }) => {
+    expect(classifyResponse(200, rpc({ error }))).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null });
+  });
+
+  it('an error wins over a result in the same message', () => {
+    const body = rpc({ result: '0x1', error: { code: -32005, message: 'limit exceeded' } });
+    expect(classifyResponse(200, body)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null });
+  });
+
+  it.each([
+    { status: 500, body: rpc({ result: '0x1' }) },
+    { status: 502, body: '<html>Bad Gateway</html>' },
+    { status: 503, body: '' },
+    { status: 429, body: rpc({ error: { code: -32005, message: 'rate limited' } }) },
+    { status: 404, body: 'not found' },
+    { status: 400, body: rpc({ error: { code: -32700, message: 'parse error' } }) },
+    // Redirects are not followed: a 3xx is a failed call whatever it points at.
+    { status: 301, body: '' },
+    { status: 302, body: rpc({ result: '0x1' }) },
+    { status: 307, body: '' },
+    { status: 101, body: '' },
+  ])('HTTP $status → http_error', ({ status, body }) => {
+    expect(classifyResponse(status, body)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null });
+  });
+
+  it.each([
+    { name: 'malformed JSON', body: '{"jsonrpc":"2.0","id":1,"result":' },
+    { name: 'an empty body', body: '' },
+    { name: 'HTML', body: '<html><body>maintenance</body></html>' },
+    { name: 'a JSON array (batch) body', body: JSON.stringify([{ jsonrpc: '2.0', id: 1, result: '0x1' }]) },
+    { name: 'a JSON string', body: '"0x1"' },
+    { name: 'a JSON number', body: '42' },
+    { name: 'JSON null', body: 'null' },
+    { name: 'a missing jsonrpc member', body: JSON.stringify({ id: 1, result: '0x1' }) },
+    { name: 'a wrong jsonrpc version', body: JSON.stringify({ jsonrpc: '1.0', id: 1, result: '0x1' }) },
+    { name: 'a missing result', body: JSON.stringify({ jsonrpc: '2.0', id: 1 }) },
+    { name: 'an empty object', body: '{}' },
+  ])('200 with $name → invalid_response', ({ body }) => {
+    expect(classifyResponse(200, body)).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null });
+  });
+
+  describe('response hash', () => {
+    const hashOf = (body: string) => classifyResponse(200, body).responseHash;
+
+    it.each([
+      {
+        name: 'object keys in another order',
+        a: rpc({ result: { number: '0x10', hash: '0xabc', logs: [{ a: 1, b: 2 }] } }),
+        b: rpc({ result: { logs: [{ b: 2, a: 1 }], hash: '0xabc', number: '0x10' } }),
+      },
+      { name: 'another id', a: JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x1' }), b: JSON.stringify({ jsonrpc: '2.0', id: 'abc', result: '0x1' }) },
+      { name: 'other whitespace', a: '{"jsonrpc":"2.0","id":1,"result":{"a":1}}', b: '{ "jsonrpc": "2.0", "id": 1, "result": { "a": 1 } }' },
+      { name: 'members around the result in another order', a: rpc({ result: '0x1' }), b: JSON.stringify({ result: '0x1', id: 1, jsonrpc: '2.0' }) },
+    ])('is equal for equal results with $name', ({ a, b }) => {
+      expect(hashOf(a)).toMatch(HASH);
+      expect(hashOf(a)).toBe(hashOf(b));
+    });
+
+    it.each([
+      { name: 'different values', a: '0x1', b: '0x2' },
+      { name: 'array order', a: ['0x1', '0x2'], b: ['0x2', '0x1'] },
+      { name: 'null against the string "null"', a: null, b: 'null' },
+      { name: 'a number against its string', a: 1, b: '1' },
+      { name: 'an extra member', a: { a: 1 }, b: { a: 1, b: null } },
+      { name: 'a nested value', a: { block: { n: 1 } }, b: { block: { n: 2 } } },
+    ])('differs for results with $name', ({ a, b }) => {
+      expect(hashOf(rpc({ result: a }))).not.toBe(hashOf(rpc({ result: b })));
+    });
+  });
+});
+
+describe('canonicalJson', () => {
+  it.each([
+    { name: 'keys sorted', value: { b: 1, a: 2 }, expected: '{"a":2,"b":1}' },
+    { name: 'nested keys sorted, array order kept', value: { z: [{ y: 1, x: 2 }, 3], a: null }, expected: '{"a":null,"z":[{"x":2,"y":1},3]}' },
+    { name: 'a string', value: 'x"y', expected: '"x\\"y"' },
+    { name: 'null', value: null, expected: 'null' },
+    { name: 'an empty object', value: {}, expected: '{}' },
+    { name: 'an empty array', value: [], expected: '[]' },
+  ])('$name', ({ value, expected }) => {
+    expect(canonicalJson(value)).toBe(expected);
+  });
+});

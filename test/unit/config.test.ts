@@ -1,0 +1,169 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config';
+
+const SECRET_KEY = 'k'.repeat(32);
+const BOOTSTRAP_KEY = `rvs_AbCdEf123456_${'a1B2'.repeat(10)}`;
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected loadConfig to throw a ConfigError');
+}
+
+describe('loadConfig: defaults', () => {
+  it('fills in every default from an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      temporal: { address: undefined, namespace: 'default', taskQueue: 'rvs-runs', cliPath: undefined },
+      dataDir: path.resolve('./.data'),
+      publicUrl: 'http://localhost:3000',
+      secretKey: undefined,
+      bootstrapApiKey: undefined,
+      allowPrivateTargets: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('treats empty strings as unset', () => {
+    const env = {
+      PORT: '',
+      HOST: '',
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      TEMPORAL_NAMESPACE: '',
+      TEMPORAL_TASK_QUEUE: '',
+      TEMPORAL_CLI_PATH: '',
+      RVS_DATA_DIR: '',
+      RVS_PUBLIC_URL: '',
+      RVS_SECRET_KEY: '',
+      RVS_BOOTSTRAP_API_KEY: '',
+      RVS_ALLOW_PRIVATE_TARGETS: '',
+      LOG_LEVEL: '',
+    };
+    expect(loadConfig(env)).toEqual(loadConfig({}));
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(loadConfig({ PATH: '/usr/bin', HOME: '/root', NODE_ENV: 'test' })).toEqual(loadConfig({}));
+  });
+
+  it.each([
+    { env: { PORT: '8080' }, publicUrl: 'http://localhost:8080' },
+    { env: { PORT: '8080', RVS_PUBLIC_URL: 'https://rvs.example.com' }, publicUrl: 'https://rvs.example.com' },
+    { env: { RVS_PUBLIC_URL: 'https://rvs.example.com/' }, publicUrl: 'https://rvs.example.com' },
+    { env: { RVS_PUBLIC_URL: 'https://example.com/rvs//' }, publicUrl: 'https://example.com/rvs' },
+  ])('public URL from $env is $publicUrl', ({ env, publicUrl }) => {
+    expect(loadConfig(env).publicUrl).toBe(publicUrl);
+  });
+});
+
+describe('loadConfig: valid values', () => {
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8443',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://rvs:pw@db:5432/rvs',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'rvs',
+      TEMPORAL_TASK_QUEUE: 'rvs-runs-2',
+      TEMPORAL_CLI_PATH: '/opt/temporal',
+      RVS_DATA_DIR: '/var/lib/rvs',
+      RVS_PUBLIC_URL: 'https://rvs.example.com',
+      RVS_SECRET_KEY: SECRET_KEY,
+      RVS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+      RVS_ALLOW_PRIVATE_TARGETS: 'true',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toEqual({
+      port: 8443,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://rvs:pw@db:5432/rvs',
+      temporal: { address: 'temporal:7233', namespace: 'rvs', taskQueue: 'rvs-runs-2', cliPath: '/opt/temporal' },
+      dataDir: '/var/lib/rvs',
+      publicUrl: 'https://rvs.example.com',
+      secretKey: SECRET_KEY,
+      bootstrapApiKey: BOOTSTRAP_KEY,
+      allowPrivateTargets: true,
+      logLevel: 'debug',
+    });
+  });
+
+  it.each([
+    { value: 'true', expected: true },
+    { value: '1', expected: true },
+    { value: 'yes', expected: true },
+    { value: 'false', expected: false },
+    { value: '0', expected: false },
+    { value: 'no', expected: false },
+  ])('RVS_ALLOW_PRIVATE_TARGETS=$value → $expected', ({ value, expected }) => {
+    expect(loadConfig({ RVS_ALLOW_PRIVATE_TARGETS: value }).allowPrivateTargets).toBe(expected);
+  });
+
+  it.each(['postgres://localhost/rvs', 'postgresql://u:p@db.internal:5432/rvs?sslmode=require'])(
+    'accepts DATABASE_URL %s',
+    (url) => {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    },
+  );
+
+  it.each(['0', '1', '65535'])('accepts PORT %s', (port) => {
+    expect(loadConfig({ PORT: port }).port).toBe(Number(port));
+  });
+});
+
+describe('loadConfig: invalid values', () => {
+  it.each([
+    { name: 'PORT', value: 'abc' },
+    { name: 'PORT', value: '3000.5' },
+    { name: 'PORT', value: '65536' },
+    { name: 'PORT', value: '-1' },
+    { name: 'PORT', value: 'Infinity' },
+    { name: 'DATABASE_URL', value: 'mysql://db/rvs' },
+    { name: 'DATABASE_URL', value: 'http://db/rvs' },
+    { name: 'DATABASE_URL', value: 'not a url' },
+    { name: 'TEMPORAL_ADDRESS', value: 'http://temporal:7233' },
+    { name: 'TEMPORAL_ADDRESS', value: 'temporal' },
+    { name: 'RVS_PUBLIC_URL', value: 'ftp://rvs.example.com' },
+    { name: 'RVS_PUBLIC_URL', value: 'rvs.example.com' },
+    { name: 'RVS_SECRET_KEY', value: 'k'.repeat(31) },
+    { name: 'RVS_BOOTSTRAP_API_KEY', value: 'rvs_short_key' },
+    { name: 'RVS_BOOTSTRAP_API_KEY', value: `rvk_AbCdEf123456_${'a'.repeat(40)}` },
+    { name: 'RVS_ALLOW_PRIVATE_TARGETS', value: 'maybe' },
+    { name: 'RVS_ALLOW_PRIVATE_TARGETS', value: 'TRUE' },
+    { name: 'LOG_LEVEL', value: 'verbose' },
+  ])('$name=$value → one problem naming $name', ({ name, value }) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('lists one line per bad variable, all at once, and never echoes a secret value', () => {
+    const shortSecret = 'hunter2-is-short';
+    const env = {
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://db/rvs',
+      RVS_ALLOW_PRIVATE_TARGETS: 'maybe',
+      RVS_SECRET_KEY: shortSecret,
+      HOST: 'fine.example.com',
+    };
+    const problems = problemsOf(env);
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      ['DATABASE_URL', 'PORT', 'RVS_ALLOW_PRIVATE_TARGETS', 'RVS_SECRET_KEY'].sort(),
+    );
+    let message = '';
+    try {
+      loadConfig(env);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    for (const problem of problems) expect(message).toContain(problem);
+    expect(message).not.toContain(shortSecret);
+  });
+});
