@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -13,6 +14,16 @@ const urlString = (schemes: readonly string[]) =>
       return false;
     }
   }, `must be a URL with scheme ${schemes.join(' or ')}`);
+
+/** JWT public keys must be RSA (RS256) or P-256 EC (ES256): the only algorithms we pin. */
+function isSupportedJwtPublicKey(pem: string): boolean {
+  try {
+    const key = createPublicKey(pem);
+    return key.asymmetricKeyType === 'rsa' || (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1');
+  } catch {
+    return false;
+  }
+}
 
 /** Every environment variable the service reads. Nothing else reads process.env. */
 const envSchema = z.object({
@@ -31,10 +42,32 @@ const envSchema = z.object({
   RVS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   RVS_BOOTSTRAP_API_KEY: z
     .string()
-    .regex(/^rvs_[A-Za-z0-9]{12}_[A-Za-z0-9]{32,}$/, 'must look like rvs_<12 alphanumerics>_<32+ alphanumerics>')
+    .regex(/^rvs_[A-Za-z0-9]{12}_[A-Za-z0-9]{32,128}$/, 'must look like rvs_<12 alphanumerics>_<32 to 128 alphanumerics>')
     .optional(),
   RVS_ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RVS_JWT_JWKS_URL: urlString(['http:', 'https:']).optional(),
+  RVS_JWT_ISSUER: z.string().min(1).optional(),
+  RVS_JWT_AUDIENCE: z.string().min(1).optional(),
+  RVS_JWT_TENANT_CLAIM: z.string().min(1).default('tenant_id'),
+  // Env files often carry a PEM on one line with literal \n escapes.
+  RVS_JWT_PUBLIC_KEY: z
+    .string()
+    .transform((value) => value.replace(/\\n/g, '\n'))
+    .refine(isSupportedJwtPublicKey, 'must be a PEM RSA or P-256 EC public key')
+    .optional(),
+  RVS_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+}).superRefine((e, ctx) => {
+  // One source only: accepting HS256 next to a public key would invite algorithm confusion.
+  const sources = (['RVS_JWT_JWKS_URL', 'RVS_JWT_PUBLIC_KEY', 'RVS_JWT_SECRET'] as const).filter((name) => e[name] !== undefined);
+  if (sources.length > 1) {
+    ctx.addIssue({ code: 'custom', path: [sources[1]!], message: `set only one of ${sources.join(', ')}` });
+  }
+  if (sources.length > 0) {
+    for (const name of ['RVS_JWT_ISSUER', 'RVS_JWT_AUDIENCE'] as const) {
+      if (e[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: `is required when ${sources[0]} is set` });
+    }
+  }
 });
 
 export interface Config {
@@ -53,6 +86,15 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   allowPrivateTargets: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
+  jwt: {
+    jwksUrl: string | undefined;
+    issuer: string | undefined;
+    audience: string | undefined;
+    tenantClaim: string;
+    publicKey: string | undefined;
+    secret: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -89,6 +131,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     bootstrapApiKey: e.RVS_BOOTSTRAP_API_KEY,
     allowPrivateTargets: e.RVS_ALLOW_PRIVATE_TARGETS,
     logLevel: e.LOG_LEVEL,
+    jwt: {
+      jwksUrl: e.RVS_JWT_JWKS_URL,
+      issuer: e.RVS_JWT_ISSUER,
+      audience: e.RVS_JWT_AUDIENCE,
+      tenantClaim: e.RVS_JWT_TENANT_CLAIM,
+      publicKey: e.RVS_JWT_PUBLIC_KEY,
+      secret: e.RVS_JWT_SECRET,
+    },
   };
 }
 

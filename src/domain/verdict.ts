@@ -69,7 +69,8 @@ export interface VerdictInput {
 
 /** Percent drift of `value` against `base`, one decimal; a base of 0 ms counts as 1 ms. */
 export function driftPct(value: number, base: number): number {
-  return Math.round(((value - base) / Math.max(base, 1)) * 1000) / 10;
+  // `|| 0` turns -0 into 0 so a tiny improvement never prints as "-0%".
+  return Math.round(((value - base) / Math.max(base, 1)) * 1000) / 10 || 0;
 }
 
 function latencyP95Check(candidate: RunStats, t: Thresholds): Check {

@@ -35,11 +35,15 @@ const RESERVED = blockList([
   ['ff00::', 8, 'ipv6'],
   ['64:ff9b::', 96, 'ipv6'],
   ['2001:db8::', 32, 'ipv6'],
+  // 6to4 and Teredo wrap IPv4 addresses (possibly link-local ones): never a probe target.
+  ['2002::', 16, 'ipv6'],
+  ['2001::', 32, 'ipv6'],
 ]);
 
 /** ::ffff:a.b.c.d and ::ffff:XXXX:YYYY carry an IPv4 address; judge that address, not the wrapper. */
 function unwrapMappedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
+  // ::ffff:0:a.b.c.d (IPv4-translated) is unwrapped like ::ffff:a.b.c.d.
+  const lower = address.toLowerCase().replace(/^::ffff:0{1,4}:(?=[0-9a-f]{1,4}:[0-9a-f]{1,4}$|\d+\.)/, '::ffff:');
   const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1]!;
   const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);

@@ -13,8 +13,9 @@ export function signDashboardToken(box: SecretBox, runId: string, expiresAt: Dat
 }
 
 export function verifyDashboardToken(box: SecretBox, token: string, runId: string, now: Date): boolean {
-  const [payload, signature] = token.split('.');
-  if (!payload || !signature) return false;
+  const parts = token.split('.');
+  if (parts.length !== 2) return false;
+  const [payload, signature] = parts as [string, string];
   const expected = Buffer.from(box.sign(`dashboard:${payload}`));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return false;
