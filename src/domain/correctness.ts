@@ -1,0 +1,358 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../probe/classify-response';
+import type { CheckStatus } from './verdict';
+
+/*
+ * JSON-RPC-aware comparison of a candidate's answers with a reference's (DESIGN.md §6, §7).
+ * Pure: no I/O. Two answers are "the same" when their fingerprints are equal, and the
+ * fingerprint is a hash of the canonical JSON (key order ignored) of the normalised result:
+ *
+ *  - hex QUANTITIES are compared by value: "0x0001", "0x1" and "0X1"-ish case variants of a
+ *    quantity all become "0x1". A value is a quantity when the method returns a quantity
+ *    (QUANTITY_METHODS) or it sits under a key the Ethereum JSON-RPC spec types as a quantity
+ *    (QUANTITY_KEYS). A block object's `nonce` is 8-byte DATA, not a quantity.
+ *  - every other hex string is DATA (hashes, addresses, topics, input, logsBloom, …): leading
+ *    zeros matter, only the case is folded (EIP-55 checksummed addresses equal lower-case ones).
+ *  - log arrays (the result of eth_getLogs-like methods, any `logs` array) are ordered by
+ *    (blockNumber, logIndex) by value; logs without them keep their relative order, at the end.
+ *  - fields addressed by ignore paths (DEFAULT_IGNORE_PATHS for the method, plus the caller's)
+ *    are removed before hashing.
+ * Non-hex strings, numbers, booleans and null are left as they are (net_version's decimal
+ * string stays a decimal string).
+ */
+
+/** Methods whose whole result is a QUANTITY. */
+const QUANTITY_METHODS = new Set([
+  'eth_blockNumber',
+  'eth_chainId',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_blobBaseFee',
+  'eth_getBalance',
+  'eth_getTransactionCount',
+  'eth_estimateGas',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getUncleCountByBlockNumber',
+  'eth_getUncleCountByBlockHash',
+  'net_peerCount',
+]);
+
+/**
+ * Object keys the spec types as QUANTITY (uint) wherever they appear: blocks, transactions,
+ * receipts, logs, withdrawals, fee history, proofs, sync status, L2 receipt extras. A quantity
+ * key holding an array (fee history's baseFeePerGas, reward) has every hex string in it
+ * normalised by value.
+ */
+const QUANTITY_KEYS = new Set([
+  // block
+  'number', 'difficulty', 'totalDifficulty', 'size', 'gasLimit', 'gasUsed', 'timestamp',
+  'baseFeePerGas', 'blobGasUsed', 'excessBlobGas',
+  // transaction
+  'nonce', 'value', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas',
+  'chainId', 'type', 'v', 'r', 's', 'yParity', 'transactionIndex', 'blockNumber',
+  // receipt and log
+  'cumulativeGasUsed', 'effectiveGasPrice', 'blobGasPrice', 'status', 'logIndex',
+  'l1Fee', 'l1GasPrice', 'l1GasUsed', 'depositNonce', 'depositReceiptVersion',
+  // withdrawal
+  'index', 'validatorIndex', 'amount',
+  // eth_feeHistory, eth_getProof, eth_syncing
+  'oldestBlock', 'reward', 'baseFeePerBlobGas', 'balance',
+  'startingBlock', 'currentBlock', 'highestBlock',
+]);
+
+/** Methods whose result is an array of logs. */
+const LOG_METHODS = new Set(['eth_getLogs', 'eth_getFilterLogs', 'eth_getFilterChanges']);
+
+/**
+ * Paths removed from a method's result before comparison, on top of the caller's. Dot paths
+ * relative to the result; `*` stands for every element of an array (or every key of an object).
+ * Keep this small: every entry hides a real difference, so each needs a reason.
+ */
+export const DEFAULT_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> = {
+  // totalDifficulty left the execution-apis block schema after the Merge (it is frozen there);
+  // geth >= 1.14 omits it while Erigon, Nethermind and older clients still return it.
+  eth_getBlockByNumber: ['totalDifficulty'],
+  eth_getBlockByHash: ['totalDifficulty'],
+};
+
+export interface NormalizeOptions {
+  /** Extra ignore paths, added to DEFAULT_IGNORE_PATHS of the method (not replacing them). */
+  ignorePaths?: string[];
+}
+
+const HEX = /^0x[0-9a-f]*$/i;
+const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
+
+function normalizeQuantity(value: unknown): unknown {
+  if (typeof value === 'string' && HEX_QUANTITY.test(value)) return `0x${BigInt(value).toString(16)}`;
+  if (Array.isArray(value)) return value.map(normalizeQuantity);
+  return normalizeData(value);
+}
+
+/** Value of a hex quantity for sorting; undefined when absent or not a quantity. */
+function quantityOf(value: unknown): bigint | undefined {
+  return typeof value === 'string' && HEX_QUANTITY.test(value) ? BigInt(value) : undefined;
+}
+
+function compareOptional(a: bigint | undefined, b: bigint | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Orders logs by (blockNumber, logIndex); stable, logs missing them go last in input order. */
+function sortLogs(logs: unknown[]): unknown[] {
+  const key = (log: unknown) => {
+    const record = isRecord(log) ? log : {};
+    return { block: quantityOf(record.blockNumber), index: quantityOf(record.logIndex) };
+  };
+  return logs
+    .map((log) => ({ log, key: key(log) }))
+    .sort((a, b) => compareOptional(a.key.block, b.key.block) || compareOptional(a.key.index, b.key.index))
+    .map(({ log }) => log);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A block header (or uncle): its `nonce` is 8-byte DATA, not a transaction-count quantity. */
+function isBlock(record: Record<string, unknown>): boolean {
+  return 'parentHash' in record;
+}
+
+function normalizeData(value: unknown): unknown {
+  if (typeof value === 'string') return HEX.test(value) ? value.toLowerCase() : value;
+  if (Array.isArray(value)) return value.map(normalizeData);
+  if (isRecord(value)) {
+    const block = isBlock(value);
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value)) {
+      let normalized = QUANTITY_KEYS.has(key) && !(block && key === 'nonce') ? normalizeQuantity(field) : normalizeData(field);
+      if (key === 'logs' && Array.isArray(normalized)) normalized = sortLogs(normalized);
+      out[key] = normalized;
+    }
+    return out;
+  }
+  return value;
+}
+
+function removePath(value: unknown, segments: readonly string[]): unknown {
+  const [head, ...rest] = segments;
+  if (head === undefined) return value;
+  if (Array.isArray(value)) {
+    if (head === '*') return rest.length === 0 ? [] : value.map((item) => removePath(item, rest));
+    if (!/^\d+$/.test(head)) return value;
+    const index = Number(head);
+    if (index >= value.length) return value;
+    if (rest.length === 0) return value.filter((_, i) => i !== index);
+    return value.map((item, i) => (i === index ? removePath(item, rest) : item));
+  }
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value)) {
+      if (head === '*' || head === key) {
+        if (rest.length > 0) out[key] = removePath(field, rest);
+      } else {
+        out[key] = field;
+      }
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Normalises one JSON-RPC `result` so that semantically equal answers are deep-equal (and so
+ * have equal canonical JSON). Does not modify its input.
+ */
+export function normalizeResult(method: string, result: unknown, options: NormalizeOptions = {}): unknown {
+  let value: unknown;
+  if (QUANTITY_METHODS.has(method)) value = normalizeQuantity(result);
+  else value = normalizeData(result);
+  if (LOG_METHODS.has(method) && Array.isArray(value)) value = sortLogs(value);
+  const paths = [...(DEFAULT_IGNORE_PATHS[method] ?? []), ...(options.ignorePaths ?? [])];
+  for (const path of paths) {
+    if (path === '') continue;
+    value = removePath(value, path.split('.'));
+  }
+  return value;
+}
+
+/**
+ * The response hash of a sample: sha256 hex (first 32 characters) of the canonical JSON of the
+ * normalised result. Equal fingerprints ⇔ the answers match for the correctness check.
+ */
+export function fingerprint(method: string, result: unknown, options?: NormalizeOptions): string {
+  return createHash('sha256')
+    .update(canonicalJson(normalizeResult(method, result, options)))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** Block tags whose meaning moves with the chain head ("earliest" does not). */
+const HEAD_TAGS = new Set(['latest', 'pending', 'safe', 'finalized']);
+
+/** Methods whose answer follows the head (or the mempool) whatever their parameters. */
+const HEAD_METHODS = new Set([
+  'eth_blockNumber',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_blobBaseFee',
+  'eth_syncing',
+  'eth_getFilterChanges',
+  'eth_pendingTransactions',
+  'net_peerCount',
+  'txpool_status',
+  'txpool_content',
+]);
+
+/** Position of an optional block parameter that defaults to `latest` when omitted. */
+const BLOCK_PARAM_INDEX: Readonly<Record<string, number>> = {
+  eth_getBalance: 1,
+  eth_getTransactionCount: 1,
+  eth_getCode: 1,
+  eth_getStorageAt: 2,
+  eth_call: 1,
+  eth_estimateGas: 1,
+  eth_createAccessList: 1,
+  eth_getProof: 2,
+};
+
+function containsHeadTag(value: unknown): boolean {
+  if (typeof value === 'string') return HEAD_TAGS.has(value.toLowerCase());
+  if (Array.isArray(value)) return value.some(containsHeadTag);
+  if (isRecord(value)) return Object.values(value).some(containsHeadTag);
+  return false;
+}
+
+/**
+ * True when the answer may legitimately differ between two endpoints asked at about the same
+ * time because the head moved: a `latest`/`pending`/`safe`/`finalized` tag anywhere in the
+ * params, an omitted block parameter that defaults to `latest`, an eth_getLogs filter without
+ * blockHash and without both bounds, or a method that follows the head by nature.
+ */
+export function isHeadDependent(method: string, params: unknown): boolean {
+  if (HEAD_METHODS.has(method)) return true;
+  if (containsHeadTag(params)) return true;
+  const list = Array.isArray(params) ? params : params === undefined || params === null ? [] : [params];
+  const blockIndex = BLOCK_PARAM_INDEX[method];
+  if (blockIndex !== undefined && list[blockIndex] === undefined) return true;
+  if (method === 'eth_getLogs') {
+    const filter = list[0];
+    if (!isRecord(filter)) return true;
+    if (filter.blockHash !== undefined) return false;
+    return filter.fromBlock === undefined || filter.toBlock === undefined;
+  }
+  return false;
+}
+
+export interface CorrectnessPair {
+  method: string;
+  params: unknown;
+  /** Fingerprint of the candidate's answer; null when the candidate's call failed. */
+  candidateHash: string | null;
+  /** Fingerprint of the reference's answer; null when the reference's call failed. */
+  referenceHash: string | null;
+  /**
+   * True when a mismatch of this pair cannot be blamed on the candidate because the head moved
+   * (isHeadDependent, and a re-check against the pinned block did not settle it). A caller that
+   * re-checked and got a definite answer submits the re-checked pair with false.
+   */
+  headDependent: boolean;
+}
+
+export interface CorrectnessMismatch {
+  method: string;
+  params: unknown;
+  candidate_hash: string;
+  reference_hash: string;
+}
+
+export type CorrectnessDetails = {
+  /** Pairs judged: matched + mismatched. */
+  compared: number;
+  matched: number;
+  mismatched: number;
+  /** Head-dependent pairs that differed: neither a match nor a mismatch, excluded from the rate. */
+  inconclusive: number;
+  /** Pairs where the candidate or the reference failed (no hash): not compared. */
+  skipped: number;
+  /** matched / compared × 100 truncated to one decimal; null when nothing was compared. */
+  match_rate_pct: number | null;
+  min_pct: number;
+  /** The first MAX_LISTED_MISMATCHES mismatches, in input order. */
+  mismatches: CorrectnessMismatch[];
+};
+
+export interface CorrectnessSummary {
+  name: 'correctness';
+  status: CheckStatus;
+  message: string;
+  details: CorrectnessDetails;
+}
+
+export const MAX_LISTED_MISMATCHES = 10;
+
+/**
+ * The `correctness` check of the verdict (DESIGN.md §6). Rules:
+ *  - a pair with a null hash on either side is `skipped` (availability is judged elsewhere);
+ *  - equal hashes → `matched`; different hashes → `inconclusive` when headDependent, else
+ *    `mismatched` (the first 10 listed in `mismatches`);
+ *  - compared = matched + mismatched, and compared + inconclusive + skipped = pairs.length;
+ *  - pass when matched / compared × 100 ≥ minPct, judged on the exact ratio (being exactly at
+ *    min_pct passes). match_rate_pct is truncated, not rounded, to one decimal so it never
+ *    overstates: 100.0 means every compared pair matched;
+ *  - nothing compared (no pairs, or all skipped / inconclusive) → fail with match_rate_pct
+ *    null: a correctness check that judged nothing must not pass silently.
+ */
+export function summarizeCorrectness(pairs: readonly CorrectnessPair[], minPct: number): CorrectnessSummary {
+  let matched = 0;
+  let mismatched = 0;
+  let inconclusive = 0;
+  let skipped = 0;
+  const mismatches: CorrectnessMismatch[] = [];
+  for (const pair of pairs) {
+    if (pair.candidateHash === null || pair.referenceHash === null) {
+      skipped++;
+    } else if (pair.candidateHash === pair.referenceHash) {
+      matched++;
+    } else if (pair.headDependent) {
+      inconclusive++;
+    } else {
+      mismatched++;
+      if (mismatches.length < MAX_LISTED_MISMATCHES) {
+        mismatches.push({
+          method: pair.method,
+          params: pair.params,
+          candidate_hash: pair.candidateHash,
+          reference_hash: pair.referenceHash,
+        });
+      }
+    }
+  }
+  const compared = matched + mismatched;
+  const extras = [
+    inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
+    skipped > 0 ? `${skipped} skipped (a side failed)` : null,
+  ].filter((part): part is string => part !== null);
+  const suffix = extras.length > 0 ? `; ${extras.join(', ')}` : '';
+
+  if (compared === 0) {
+    return {
+      name: 'correctness',
+      status: 'fail',
+      message: `no response pairs could be compared with the reference, nothing to judge${suffix}`,
+      details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: null, min_pct: minPct, mismatches },
+    };
+  }
+  const rate = (matched * 100) / compared;
+  const pass = rate >= minPct - 1e-9;
+  const matchRatePct = Math.floor((matched * 1000) / compared) / 10;
+  return {
+    name: 'correctness',
+    status: pass ? 'pass' : 'fail',
+    message: `${matched} of ${compared} compared responses matched the reference (${matchRatePct}%, ${pass ? 'min' : 'below min'} ${minPct}%)${suffix}`,
+    details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: matchRatePct, min_pct: minPct, mismatches },
+  };
+}
