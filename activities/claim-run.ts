@@ -22,6 +22,6 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
       backoffCoefficient: retry.backoff_coefficient,
       maxIntervalMs: retry.max_interval_ms,
     },
-    callsPlanned: targets.reduce((sum, t) => sum + t.calls_planned, 0),
+    durationMs: run.config_snapshot.suite.config.workload.duration_s === null ? null : run.config_snapshot.suite.config.workload.duration_s * 1000,
   };
 }

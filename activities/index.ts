@@ -1,9 +1,11 @@
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { claimRun } from './claim-run';
+import { ClientCache } from './client-cache';
 import { finalizeRun } from './finalize-run';
-import { probeTarget } from './probe-target';
-import type { FinalizeRunInput, ProbeTargetInput } from './types';
+import { planRun } from './plan-run';
+import { probeChunk } from './probe-chunk';
+import type { FinalizeRunInput, ProbeChunkInput, RetrySummary } from './types';
 
 export interface ActivityDeps {
   sql: Sql;
@@ -12,10 +14,12 @@ export interface ActivityDeps {
 }
 
 /** Activities are built from their dependencies; workflows import only the type of this object. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps, clients: ClientCache = new ClientCache()) {
+  const probeDeps = { ...deps, clients };
   return {
     claimRun: (input: { runId: string }) => claimRun(deps.sql, input),
-    probeTarget: (input: ProbeTargetInput) => probeTarget(deps, input),
+    planRun: (input: { runId: string; retry: RetrySummary }) => planRun(deps, input),
+    probeChunk: (input: ProbeChunkInput) => probeChunk(probeDeps, input),
     finalizeRun: (input: FinalizeRunInput) => finalizeRun(deps.sql, input),
   };
 }

@@ -12,19 +12,29 @@ export interface ClaimRunResult {
   outcome: 'claimed' | 'already_claimed' | 'terminal';
   targets: { targetId: string; role: 'primary' | 'reference' }[];
   retry: RetrySummary;
-  callsPlanned: number;
+  /** Campaign length for duration-bound workloads; null when bound by a request count. */
+  durationMs: number | null;
 }
 
-export interface ProbeTargetInput {
+export interface PlanRunResult {
+  pinnedBlock: number | null;
+}
+
+export interface ProbeChunkInput {
   runId: string;
   targetId: string;
   retry: RetrySummary;
+  /** First sequence number of this chunk (a retried attempt may resume later, from its heartbeat). */
+  fromSeq: number;
+  /** Epoch ms at which a duration-bound campaign ends; null for count-bound ones. */
+  campaignEndsAtMs: number | null;
 }
 
-export interface ProbeTargetResult {
+export interface ProbeChunkResult {
   targetId: string;
-  calls: number;
-  failed: number;
+  nextSeq: number;
+  /** The target has probed everything it planned (or its campaign time is over). */
+  done: boolean;
 }
 
 export interface FinalizeRunInput {

@@ -2,17 +2,25 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  continueAsNew,
   isCancellation,
   proxyActivities,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
+import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 
 export interface RunWorkflowInput {
   runId: string;
+  /** Carried across continue-as-new: where each target resumes, and when the campaign ends. */
+  resume?: { nextSeq: Record<string, number>; campaignEndsAtMs: number | null };
+  /** History length at which the workflow continues as new (lowered by tests). */
+  maxHistoryEvents?: number;
 }
+
+const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 
 // Bookkeeping activities are short database work: retried generously on infrastructure errors.
 const bookkeeping = proxyActivities<Activities>({
@@ -23,7 +31,8 @@ const bookkeeping = proxyActivities<Activities>({
 function probeActivities(retry: RetrySummary) {
   // The probe retry policy is the suite's, so this proxy is built per run rather than per module.
   return proxyActivities<Activities>({
-    startToCloseTimeout: '6 hours',
+    // A chunk probes for at most 30 s; the rest is warm-up, writing and slow answers.
+    startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '15 seconds',
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
     retry: {
@@ -52,11 +61,13 @@ function setStatus(result: { status: string; verdict?: string }): void {
 }
 
 /**
- * One workflow per run (id run-<runId>): claim → probe every target concurrently → finalize.
- * Only ids and small summaries cross this boundary; samples and secrets stay in Postgres.
+ * One workflow per run (id run-<runId>): claim → plan → probe every target concurrently, chunk
+ * by chunk → finalize. Long campaigns continue as new between chunks, carrying each target's
+ * next sequence number. Only ids and small summaries cross this boundary.
  */
 export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunResult> {
   const { runId } = input;
+  const maxHistoryEvents = input.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS;
   const claim = await bookkeeping.claimRun({ runId });
   if (claim.outcome === 'terminal') {
     const result = await bookkeeping.finalizeRun({ runId, status: 'failed', failureReason: 'run was already finished' });
@@ -65,6 +76,33 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
   }
   setStatus({ status: 'running' });
   const probes = probeActivities(claim.retry);
+  const nextSeq: Record<string, number> = { ...input.resume?.nextSeq };
+  const campaignEndsAtMs =
+    input.resume?.campaignEndsAtMs ?? (claim.durationMs === null ? null : Date.now() + claim.durationMs);
+
+  let rollover = false;
+  const historyFull = () => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
+  };
+  const probeTarget = async (targetId: string) => {
+    for (;;) {
+      if (rollover) return;
+      const chunk = await probes.probeChunk({
+        runId,
+        targetId,
+        retry: claim.retry,
+        fromSeq: nextSeq[targetId] ?? 0,
+        campaignEndsAtMs,
+      });
+      nextSeq[targetId] = chunk.nextSeq;
+      if (chunk.done) {
+        nextSeq[targetId] = Number.MAX_SAFE_INTEGER;
+        return;
+      }
+      if (historyFull()) rollover = true;
+    }
+  };
 
   let outcome: { status: FinalizeRunResult['status']; failureReason: string | null } = {
     status: 'success',
@@ -72,7 +110,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
   };
   try {
     await CancellationScope.cancellable(async () => {
-      const running = claim.targets.map((t) => probes.probeTarget({ runId, targetId: t.targetId, retry: claim.retry }));
+      if (!input.resume) await probes.planRun({ runId, retry: claim.retry });
+      const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
+      const running = pending.map((t) => probeTarget(t.targetId));
       try {
         await Promise.all(running);
       } catch (error) {
@@ -87,6 +127,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     outcome = isCancellation(error)
       ? { status: 'cancelled', failureReason: 'cancelled by request' }
       : { status: 'failed', failureReason: failureReason(error) };
+  }
+  if (outcome.status === 'success' && rollover) {
+    // Every target stopped at a chunk boundary; the next execution resumes them from nextSeq.
+    return continueAsNew<typeof runWorkflow>({ runId, resume: { nextSeq, campaignEndsAtMs }, maxHistoryEvents });
   }
   // Finalizing must happen even when the workflow itself is being cancelled.
   const result = await CancellationScope.nonCancellable(() => bookkeeping.finalizeRun({ runId, ...outcome }));

@@ -53,3 +53,39 @@ export async function touchApiKey(sql: Queryable, id: string): Promise<void> {
     update api_keys set last_used_at = now()
     where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
 }
+
+export async function findApiKey(sql: Queryable, id: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`select * from api_keys where id = ${id}`;
+  return row;
+}
+
+export async function listApiKeys(
+  sql: Queryable,
+  tenantId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const rows = await sql<ApiKeyRow[]>`
+    select * from api_keys where tenant_id = ${tenantId}
+    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from api_keys where tenant_id = ${tenantId}`;
+  return { rows, total: count!.n };
+}
+
+/** Revoking twice keeps the first revocation time. */
+export async function revokeApiKey(sql: Queryable, id: string, tenantId: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`
+    update api_keys set revoked_at = coalesce(revoked_at, now())
+    where id = ${id} and tenant_id = ${tenantId}
+    returning *`;
+  return row;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The tenant a credential names, by id (UUID) or by slug; the tenant of an identity-provider token is only known this way. */
+export async function findTenantByIdOrSlug(sql: Queryable, reference: string): Promise<{ id: string; name: string } | undefined> {
+  const [row] = UUID_PATTERN.test(reference)
+    ? await sql<{ id: string; name: string }[]>`select id, name from tenants where id = ${reference}`
+    : await sql<{ id: string; name: string }[]>`select id, name from tenants where slug = ${reference}`;
+  return row;
+}

@@ -32,6 +32,7 @@ export interface RunRow {
   stats: RunStats | null;
   verdict: ComputedVerdict | null;
   seed: string;
+  pinned_block: string | null;
   workflow_id: string;
   created_at: Date;
 }
@@ -45,7 +46,7 @@ export interface RunTargetRow {
   order_index: number;
   status: TargetStatus;
   metadata: Record<string, unknown>;
-  calls_planned: number;
+  calls_planned: number | null;
   started_at: Date | null;
   finished_at: Date | null;
 }
@@ -71,7 +72,7 @@ export interface NewRun {
   configSnapshot: RunConfigSnapshot;
   seed: number;
   workflowId: string;
-  targets: { id: string; endpointId: string; endpointName: string; role: TargetRole; callsPlanned: number }[];
+  targets: { id: string; endpointId: string; endpointName: string; role: TargetRole; callsPlanned: number | null }[];
 }
 
 export async function insertRun(sql: Queryable, run: NewRun): Promise<void> {
@@ -188,4 +189,8 @@ export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Pr
       and requested_at < ${run.requested_at} and id <> ${run.id}
     order by requested_at desc, id desc limit 1`;
   return row;
+}
+
+export async function setPinnedBlock(sql: Queryable, runId: string, block: number): Promise<void> {
+  await sql`update runs set pinned_block = ${block} where id = ${runId} and pinned_block is null`;
 }

@@ -1,5 +1,7 @@
 import type { LatencySummary, RunStats } from '../domain/stats';
-import type { Queryable } from './client';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import type { Queryable, Sql } from './client';
 import type { TargetRole } from './runs';
 
 export type SampleOutcome = 'ok' | 'http_error' | 'rpc_error' | 'timeout' | 'connection_error' | 'invalid_response';
@@ -36,13 +38,41 @@ const SAMPLE_COLUMNS = [
   'matches_reference',
 ] as const;
 
-/** Idempotent on (run_id, target_id, seq): a retried chunk rewrites nothing and counts nothing twice. */
-export async function insertSamples(sql: Queryable, samples: readonly SampleRow[]): Promise<number> {
-  if (samples.length === 0) return 0;
-  const result = await sql`
-    insert into run_samples ${sql(samples as SampleRow[], ...SAMPLE_COLUMNS)}
-    on conflict (run_id, target_id, seq) do nothing`;
-  return result.count;
+// COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
+function copyField(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  return String(value).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
+}
+
+/**
+ * Writes the samples of one chunk — seq in [fromSeq, toSeq) of one target — with COPY (about four
+ * times faster than a multi-row INSERT). Idempotent: the chunk's range is deleted first in the same
+ * transaction, so a retried chunk replaces its rows and nothing is ever counted twice.
+ */
+export async function writeSampleChunk(
+  sql: Sql,
+  chunk: { runId: string; targetId: string; fromSeq: number; toSeq: number },
+  samples: readonly SampleRow[],
+): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`
+      delete from run_samples
+      where run_id = ${chunk.runId} and target_id = ${chunk.targetId} and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq}`;
+    if (samples.length === 0) return;
+    const stream = await tx`copy run_samples (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}) from stdin`.writable();
+    let buffer = '';
+    for (const sample of samples) {
+      buffer += SAMPLE_COLUMNS.map((column) => copyField(sample[column])).join('\t') + '\n';
+      if (buffer.length > 256 * 1024) {
+        if (!stream.write(buffer)) await once(stream, 'drain');
+        buffer = '';
+      }
+    }
+    stream.end(buffer);
+    await finished(stream);
+  });
 }
 
 interface StatsRow {

@@ -9,6 +9,9 @@ export const WORKLOAD_LIMITS = {
   maxTimeoutMs: 60_000,
   maxMethods: 50,
   maxTargets: 10,
+  maxDurationS: 24 * 60 * 60,
+  maxRatePerSecond: 10_000,
+  maxBlockLag: 10_000,
 } as const;
 
 const uuid = z.uuid();
@@ -27,17 +30,31 @@ const methodSchema = z.strictObject({
   weight: z.number().positive().max(1_000).default(1),
 });
 
-export const workloadSchema = z.strictObject({
+export const workloadSchema = z
+  .strictObject({
   methods: z
     .array(methodSchema)
     .min(1)
     .max(WORKLOAD_LIMITS.maxMethods)
     .default([{ method: 'eth_blockNumber', params: [], weight: 1 }]),
-  requests_per_target: z.number().int().min(1).max(WORKLOAD_LIMITS.maxRequestsPerTarget).default(100),
+  /** Null when the campaign is bound by duration_s instead. */
+  requests_per_target: z.number().int().min(1).max(WORKLOAD_LIMITS.maxRequestsPerTarget).nullable().default(null),
+  duration_s: z.number().int().min(1).max(WORKLOAD_LIMITS.maxDurationS).nullable().default(null),
   concurrency: z.number().int().min(1).max(WORKLOAD_LIMITS.maxConcurrency).default(4),
+  /** Open loop when set: requests start on a fixed schedule whatever the endpoint does. */
+  rate_per_second: z.number().min(0.1).max(WORKLOAD_LIMITS.maxRatePerSecond).nullable().default(null),
   warmup_requests: z.number().int().min(0).max(WORKLOAD_LIMITS.maxWarmupRequests).default(5),
   timeout_ms: z.number().int().min(WORKLOAD_LIMITS.minTimeoutMs).max(WORKLOAD_LIMITS.maxTimeoutMs).default(10_000),
-});
+  /** Parameters are pinned to head − block_lag, so nodes that lag a little can still serve them. */
+  block_lag: z.number().int().min(0).max(WORKLOAD_LIMITS.maxBlockLag).default(5),
+  })
+  .transform((w, ctx) => {
+    if (w.requests_per_target !== null && w.duration_s !== null) {
+      ctx.addIssue({ code: 'custom', path: ['duration_s'], message: 'give requests_per_target or duration_s, not both' });
+    }
+    if (w.requests_per_target === null && w.duration_s === null) return { ...w, requests_per_target: 100 };
+    return w;
+  });
 
 export const retrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(3),

@@ -67,7 +67,13 @@ function outcomeOfError(error: unknown): SampleOutcome {
 }
 
 export interface JsonRpcClient {
-  call(planned: PlannedCall): Promise<CallResult>;
+  /**
+   * Sends one call. `intendedStartNs` (process.hrtime.bigint() time) is when an open-loop schedule
+   * meant to send it: latency counts from then, so a stalled endpoint cannot hide its stall.
+   */
+  call(planned: PlannedCall, intendedStartNs?: bigint): Promise<CallResult>;
+  /** One request whose result the caller needs (e.g. the head block); a failed call throws. */
+  result(method: string, params: unknown[]): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -98,9 +104,10 @@ export function createJsonRpcClient(
   const headers = { 'content-type': 'application/json', ...target.headers };
 
   return {
-    async call(planned) {
-      const startedAt = new Date();
-      const start = process.hrtime.bigint();
+    async call(planned, intendedStartNs) {
+      const now = process.hrtime.bigint();
+      const start = intendedStartNs !== undefined && intendedStartNs < now ? intendedStartNs : now;
+      const startedAt = new Date(Date.now() - Number((now - start) / 1_000_000n));
       const elapsedUs = () => Number((process.hrtime.bigint() - start) / 1000n);
       const body = JSON.stringify({ jsonrpc: '2.0', id: planned.seq, method: planned.method, params: planned.params });
       try {
@@ -130,6 +137,20 @@ export function createJsonRpcClient(
           responseHash: null,
         };
       }
+    },
+    async result(method, params) {
+      const response = await pool.request({
+        method: 'POST',
+        path,
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal: AbortSignal.timeout(target.timeoutMs),
+      });
+      const text = await response.body.text();
+      const { outcome } = classifyResponse(response.statusCode, text);
+      // The message names the method and outcome only: never the URL, which may carry a key.
+      if (outcome !== 'ok') throw new Error(`${method} failed: ${outcome}`);
+      return (JSON.parse(text) as { result: unknown }).result;
     },
     async close() {
       await pool.close();

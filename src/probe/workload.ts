@@ -16,9 +16,30 @@ function random01(seed: number, seq: number): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
+export const PINNED_BLOCK_TEMPLATE = '{{pinned_block}}';
+
+/** Replaces every "{{pinned_block}}" string in the params by the pinned block as a hex quantity. */
+export function templateParams(params: unknown, pinnedBlock: number | null): unknown {
+  if (params === PINNED_BLOCK_TEMPLATE) return pinnedBlock === null ? 'latest' : `0x${pinnedBlock.toString(16)}`;
+  if (Array.isArray(params)) return params.map((p) => templateParams(p, pinnedBlock));
+  if (params !== null && typeof params === 'object') {
+    return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, templateParams(v, pinnedBlock)]));
+  }
+  return params;
+}
+
+export function usesPinnedBlock(workload: Pick<Workload, 'methods'>): boolean {
+  return workload.methods.some((m) => JSON.stringify(m.params).includes(PINNED_BLOCK_TEMPLATE));
+}
+
 /** Returns a function that maps a sequence number to the request sent at that position. */
-export function createPlanner(workload: Pick<Workload, 'methods'>, seed: number): (seq: number) => PlannedCall {
-  const methods = workload.methods;
+export function createPlanner(
+  workload: Pick<Workload, 'methods'>,
+  seed: number,
+  pinnedBlock: number | null = null,
+): (seq: number) => PlannedCall {
+  // Templates are resolved once; the planner itself only picks.
+  const methods = workload.methods.map((m) => ({ ...m, params: templateParams(m.params, pinnedBlock) as unknown[] }));
   const total = methods.reduce((sum, m) => sum + m.weight, 0);
   return (seq) => {
     let pick = random01(seed, seq) * total;

@@ -52,7 +52,10 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
     config_snapshot: snapshot.suite.config,
     stats: run.stats ?? emptyStats(),
     progress: {
-      calls_planned: targets.reduce((sum, t) => sum + t.calls_planned, 0),
+      // Null for a duration-bound closed-loop campaign: its call count is not known in advance.
+      calls_planned: targets.some((t) => t.calls_planned === null)
+        ? null
+        : targets.reduce((sum, t) => sum + (t.calls_planned ?? 0), 0),
       calls_done: callsDone,
     },
     workflow_id: run.workflow_id,
@@ -135,7 +138,10 @@ export async function triggerRun({
   const names = new Map((await findEndpoints(sql, endpointIds)).map((e) => [e.id, e.name]));
   const runId = randomUUID();
   const workflowId = workflowIdForRun(runId);
-  const callsPlanned = suiteConfig.workload.requests_per_target;
+  const { workload } = suiteConfig;
+  const callsPlanned =
+    workload.requests_per_target ??
+    (workload.rate_per_second && workload.duration_s ? Math.ceil(workload.rate_per_second * workload.duration_s) : null);
   await sql.begin((tx) =>
     insertRun(tx, {
       id: runId,

@@ -62,14 +62,14 @@ describe('run activities against the real database', () => {
 
     // Attempt 2 of a probe whose attempt 1 died after committing seq 0..29 (it heartbeated nextSeq 30).
     const progress: ProbeProgress = { nextSeq: 30 };
-    const resumed = await runActivity({ attempt: 2, heartbeatDetails: progress }, activities.probeTarget,
-      { runId, targetId, retry: RETRY },
+    const resumed = await runActivity({ attempt: 2, heartbeatDetails: progress }, activities.probeChunk,
+      { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null },
     );
-    expect(resumed.calls).toBe(20);
+    expect(resumed).toEqual({ targetId, nextSeq: 50, done: true });
     expect(node.requests.length).toBe(20 + 2); // seq 30..49 and the warm-up
 
     // Attempt 3 without progress (heartbeat lost) probes everything again; rows already there are not counted twice.
-    await runActivity({ attempt: 3 }, activities.probeTarget, { runId, targetId, retry: RETRY });
+    await runActivity({ attempt: 3 }, activities.probeChunk, { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null });
     const [count] = await stack.sql<{ n: number; distinct_seq: number }[]>`
       select count(*)::int as n, count(distinct seq)::int as distinct_seq
       from run_samples where run_id = ${runId} and target_id = ${targetId}`;
@@ -91,7 +91,7 @@ describe('run activities against the real database', () => {
     // With private targets disallowed the loopback node is refused before anything is sent.
     node.requests.length = 0;
     await expect(
-      runActivity({ attempt: 3 }, broken.probeTarget, { runId, targetId, retry: RETRY }),
+      runActivity({ attempt: 3 }, broken.probeChunk, { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null }),
     ).rejects.toThrow(/refused to connect to a loopback address/);
     expect(node.requests.length).toBe(0);
     const [last] = await stack.sql<{ attempt: number; error_type: string; next_attempt_at: Date | null; message: string }[]>`
@@ -106,7 +106,7 @@ describe('run activities against the real database', () => {
     // A worker with the wrong secret key cannot decrypt the endpoint: an infrastructure failure, retried.
     const misconfigured = createActivities({ sql: stack.sql, box: new SecretBox('another-key-another-key-another-key'), allowPrivateTargets: true });
     await expect(
-      runActivity({ attempt: 1 }, misconfigured.probeTarget, { runId, targetId, retry: RETRY }),
+      runActivity({ attempt: 1 }, misconfigured.probeChunk, { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null }),
     ).rejects.toThrow();
     const [first] = await stack.sql<{ failed_at: Date; next_attempt_at: Date | null }[]>`
       select failed_at, next_attempt_at from run_retries where run_id = ${runId} and attempt = 1`;

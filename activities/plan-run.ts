@@ -1,0 +1,48 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sql } from '../src/db/client';
+import { findEndpoint } from '../src/db/endpoints';
+import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
+import { usesPinnedBlock } from '../src/probe/workload';
+import type { SecretBox } from '../src/crypto/secret-box';
+import { asActivityFailure, openEndpointClient } from './endpoint-client';
+import { withRetryRecording } from './retry-recording';
+import type { PlanRunResult, RetrySummary } from './types';
+
+/**
+ * Pins the block that templated parameters refer to: head − block_lag, read from the reference
+ * (the trusted side) or else the first candidate. Idempotent: a pinned run keeps its block.
+ */
+export async function planRun(
+  deps: { sql: Sql; box: SecretBox; allowPrivateTargets: boolean },
+  input: { runId: string; retry: RetrySummary },
+): Promise<PlanRunResult> {
+  const { sql } = deps;
+  const run = await findRun(sql, input.runId);
+  if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
+  if (run.pinned_block !== null) return { pinnedBlock: Number(run.pinned_block) };
+  const workload = run.config_snapshot.suite.config.workload;
+  if (!usesPinnedBlock(workload)) return { pinnedBlock: null };
+  const targets = await findRunTargets(sql, run.id);
+  const source = targets.find((t) => t.role === 'reference') ?? targets[0]!;
+  return withRetryRecording(
+    sql,
+    { runId: run.id, targetId: source.id, endpointId: source.endpoint_id, activity: 'planRun', retry: input.retry },
+    async () => {
+      const endpoint = (await findEndpoint(sql, source.endpoint_id))!;
+      const client = openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: 1 });
+      try {
+        const head = await client.result('eth_blockNumber', []).catch((error: unknown) => {
+          throw asActivityFailure(error, endpoint.name);
+        });
+        if (typeof head !== 'string' || !/^0x[0-9a-fA-F]+$/.test(head)) {
+          throw new Error(`endpoint ${endpoint.name} answered eth_blockNumber with something that is not a block number`);
+        }
+        const pinned = Math.max(0, Number.parseInt(head, 16) - workload.block_lag);
+        await setPinnedBlock(sql, run.id, pinned);
+        return { pinnedBlock: pinned };
+      } finally {
+        await client.close();
+      }
+    },
+  );
+}

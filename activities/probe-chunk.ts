@@ -1,0 +1,132 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Sql } from '../src/db/client';
+import type { SecretBox } from '../src/crypto/secret-box';
+import { findEndpoint } from '../src/db/endpoints';
+import { findRun, findRunTargets, finishTarget, markRunRunning, markTargetRunning, TERMINAL_RUN_STATUSES } from '../src/db/runs';
+import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
+import type { CallResult } from '../src/probe/json-rpc-client';
+import { probeRange } from '../src/probe/probe-range';
+import { createPlanner } from '../src/probe/workload';
+import type { ClientCache } from './client-cache';
+import { asActivityFailure, openEndpointClient } from './endpoint-client';
+import { withRetryRecording } from './retry-recording';
+import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
+
+/** A chunk — one activity execution — probes at most this many calls or for at most this long. */
+export const CHUNK_MAX_CALLS = 5_000;
+export const CHUNK_MAX_MS = 30_000;
+/** Within a chunk, samples are committed (then heartbeated) in batches of this many. */
+export const BATCH_CALLS = 1_000;
+const HEARTBEAT_EVERY_MS = 1_000;
+
+export interface ProbeDeps {
+  sql: Sql;
+  box: SecretBox;
+  allowPrivateTargets: boolean;
+  clients: ClientCache;
+}
+
+function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: CallResult): SampleRow {
+  return {
+    run_id: runId,
+    target_id: targetId,
+    seq: r.seq,
+    role,
+    method: r.method,
+    started_at: r.startedAt,
+    latency_us: r.latencyUs,
+    ok: r.outcome === 'ok',
+    outcome: r.outcome,
+    http_status: r.httpStatus,
+    rpc_error_code: r.rpcErrorCode,
+    response_hash: r.responseHash,
+    matches_reference: null,
+  };
+}
+
+/**
+ * Probes one chunk of one target: from the input's sequence number (or, on a retry, from the
+ * last committed and heartbeated one) for at most CHUNK_MAX_CALLS calls or CHUNK_MAX_MS.
+ * Samples are written per batch with writeSampleChunk, which is idempotent per seq range.
+ */
+export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promise<ProbeChunkResult> {
+  const { sql } = deps;
+  const target = (await findRunTargets(sql, input.runId)).find((t) => t.id === input.targetId);
+  if (!target) throw ApplicationFailure.nonRetryable(`run target ${input.targetId} not found`, 'NotFound');
+  return withRetryRecording(
+    sql,
+    { runId: input.runId, targetId: target.id, endpointId: target.endpoint_id, activity: 'probeChunk', retry: input.retry },
+    async () => {
+      const context = Context.current();
+      const run = await findRun(sql, input.runId);
+      const endpoint = await findEndpoint(sql, target.endpoint_id);
+      if (!run || !endpoint) throw ApplicationFailure.nonRetryable('run or endpoint not found', 'NotFound');
+      if (TERMINAL_RUN_STATUSES.includes(run.status)) return { targetId: target.id, nextSeq: input.fromSeq, done: true };
+      await markRunRunning(sql, run.id);
+      await markTargetRunning(sql, target.id);
+
+      const workload = run.config_snapshot.suite.config.workload;
+      const plan = createPlanner(workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
+      const planned = target.calls_planned ?? Number.POSITIVE_INFINITY;
+      const resumed = (context.info.heartbeatDetails as ProbeProgress | undefined)?.nextSeq ?? 0;
+      const progress: ProbeProgress = { nextSeq: Math.max(input.fromSeq, resumed) };
+      const chunkEnd = Math.min(planned, progress.nextSeq + CHUNK_MAX_CALLS);
+      const deadlineMs = Math.min(Date.now() + CHUNK_MAX_MS, input.campaignEndsAtMs ?? Number.POSITIVE_INFINITY);
+      const signal = context.cancellationSignal;
+      // Heartbeats keep flowing during a batch too, so a slow endpoint is not taken for a dead
+      // worker, and a cancel request reaches this attempt within about a second.
+      const heartbeatTimer = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
+      try {
+        const { client, fresh } = deps.clients.get(target.id, () =>
+          openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: workload.concurrency }),
+        );
+        // Warm-up opens the keep-alive connections of a new pool; it is never recorded or counted.
+        if (fresh && workload.warmup_requests > 0) {
+          await probeRange({
+            client,
+            plan: (i) => ({ ...plan(i), seq: -1 - i }),
+            from: 0,
+            to: workload.warmup_requests,
+            concurrency: workload.concurrency,
+            signal,
+          });
+        }
+        while (progress.nextSeq < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
+          const { results, nextSeq } = await probeRange({
+            client,
+            plan,
+            from: progress.nextSeq,
+            to: Math.min(chunkEnd, progress.nextSeq + BATCH_CALLS),
+            concurrency: workload.concurrency,
+            ratePerSecond: workload.rate_per_second,
+            deadlineMs,
+            signal,
+          });
+          if (signal.aborted) break;
+          const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r));
+          await writeSampleChunk(sql, { runId: run.id, targetId: target.id, fromSeq: progress.nextSeq, toSeq: nextSeq }, rows);
+          progress.nextSeq = nextSeq;
+          context.heartbeat(progress);
+        }
+      } catch (error) {
+        await deps.clients.drop(target.id);
+        throw asActivityFailure(error, endpoint.name);
+      } finally {
+        clearInterval(heartbeatTimer);
+      }
+      if (signal.aborted) {
+        await deps.clients.drop(target.id);
+        await finishTarget(sql, target.id, 'cancelled', {});
+        throw signal.reason ?? new Error('cancelled');
+      }
+      const campaignOver = input.campaignEndsAtMs !== null && Date.now() >= input.campaignEndsAtMs;
+      const done = progress.nextSeq >= planned || campaignOver;
+      if (done) {
+        await deps.clients.drop(target.id);
+        const stats = await aggregateLatency(sql, run.id, [target.id]);
+        await finishTarget(sql, target.id, 'success', { stats });
+      }
+      return { targetId: target.id, nextSeq: progress.nextSeq, done };
+    },
+  );
+}
