@@ -1,0 +1,211 @@
+import { parseArgs } from 'node:util';
+
+/** A mistake in how rvs was called: reported as one line, exit code 3. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const FORMATS = ['text', 'json', 'markdown', 'junit'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const DEFAULT_TIMEOUT_MS = 30 * 60 * 1000;
+
+interface Common {
+  /** Normalised base URL, always ending in /v1 (no trailing slash). */
+  baseUrl: string;
+  apiKey: string;
+  wait: boolean;
+  timeoutMs: number;
+  format: Format;
+  output: string | null;
+}
+
+export interface RunCommand extends Common {
+  command: 'run';
+  suiteId: string;
+  baselineRunId: string | null;
+  thresholds: Record<string, number | boolean | string>;
+  metadata: Record<string, string>;
+}
+
+export interface VerdictCommand extends Common {
+  command: 'verdict';
+  runId: string;
+}
+
+export type Command = { command: 'help' } | { command: 'version' } | RunCommand | VerdictCommand;
+
+export const USAGE = `Usage:
+  rvs run <suiteId> [options]      trigger a run of a suite
+  rvs verdict <runId> [options]    print the verdict of a run
+  rvs --help | --version
+
+Options:
+  --wait                   wait until the run has finished, then print its verdict and
+                           exit with the verdict's exit code
+  --timeout <duration>     how long --wait waits, e.g. 90s, 30m, 1h30m (default 30m)
+  --baseline <runId>       (run) compare against this run instead of the suite's baseline
+  --threshold key=value    (run) override a threshold for this run, repeatable, e.g.
+                           latency_p95_max_ms=300, correctness_enabled=true
+  --metadata key=value     (run) attach metadata to the run, repeatable
+  --format <format>        text | json | markdown | junit (default text)
+  --output <file>          write the formatted verdict to <file>; stdout gets the text summary
+  --url <url>              service URL, with or without /v1 (default: $RVS_URL)
+  --api-key <key>          API key (default: $RVS_API_KEY; prefer the variable: flags show in ps)
+  -h, --help               show this help
+  -V, --version            show the version
+
+Environment:
+  RVS_URL, RVS_API_KEY     service URL and API key
+  GITHUB_STEP_SUMMARY      when set, the verdict's Markdown summary is appended to this file
+
+Exit codes:
+  0  verdict pass          1  verdict fail          2  verdict error (run failed or cancelled)
+  3  rvs could not get a verdict: usage, authentication, connection or API error, timeout`;
+
+const OPTIONS = {
+  wait: { type: 'boolean' },
+  timeout: { type: 'string' },
+  baseline: { type: 'string' },
+  threshold: { type: 'string', multiple: true },
+  metadata: { type: 'string', multiple: true },
+  format: { type: 'string' },
+  output: { type: 'string' },
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "30m", "90s", "1h30m", "500ms", or a bare number of seconds. */
+export function parseDuration(text: string): number {
+  const trimmed = text.trim();
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) {
+    ms = Number(trimmed) * 1000;
+  } else if (/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(trimmed)) {
+    ms = 0;
+    for (const [, amount, unit] of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) {
+      ms += Number(amount) * UNIT_MS[unit!]!;
+    }
+  } else {
+    throw new UsageError(`--timeout: "${text}" is not a duration (use e.g. 90s, 30m, 1h30m)`);
+  }
+  if (!(ms > 0) || !Number.isFinite(ms)) throw new UsageError(`--timeout: "${text}" must be longer than zero`);
+  return Math.round(ms);
+}
+
+/** Accepts http(s)://host[:port][/prefix][/v1][/]; returns .../v1 without a trailing slash. */
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UsageError(`the service URL "${redactUrl(raw)}" is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`the service URL must start with http:// or https:// (got ${url.protocol})`);
+  }
+  if (url.search || url.hash) throw new UsageError('the service URL must not have a query or fragment');
+  let path = url.pathname.replace(/\/+$/, '');
+  if (!/\/v1$/.test(path)) path = `${path}/v1`;
+  url.pathname = path;
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** The URL for messages: user:password@ never printed. */
+export function redactUrl(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1****@');
+}
+
+function splitPair(flag: string, pair: string): [string, string] {
+  const eq = pair.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--${flag}: expected key=value, got "${pair}"`);
+  return [pair.slice(0, eq).trim(), pair.slice(eq + 1)];
+}
+
+/**
+ * Numbers and booleans become JSON numbers and booleans; anything else is sent as a string so that
+ * the API, which owns the rules (and rejects unknown keys), says what is wrong with it.
+ */
+export function parseThresholdValue(value: string): number | boolean | string {
+  const trimmed = value.trim();
+  if (trimmed === 'true') return true;
+  if (trimmed === 'false') return false;
+  if (trimmed !== '' && /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(trimmed)) return Number(trimmed);
+  return value;
+}
+
+function pairs<V>(flag: string, values: string[] | undefined, parse: (value: string) => V): Record<string, V> {
+  const result: Record<string, V> = {};
+  for (const pair of values ?? []) {
+    const [key, value] = splitPair(flag, pair);
+    if (Object.hasOwn(result, key)) throw new UsageError(`--${flag}: ${key} given more than once`);
+    result[key] = parse(value);
+  }
+  return result;
+}
+
+function uuidArg(what: string, value: string | undefined): string {
+  if (value === undefined) throw new UsageError(`missing ${what}`);
+  if (!UUID.test(value)) throw new UsageError(`${what} must be a UUID, got "${value}"`);
+  return value.toLowerCase();
+}
+
+export function parseCliArgs(argv: readonly string[], env: Record<string, string | undefined>): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // node:util's messages are good but long; keep the first sentence.
+    const message = (error as Error).message.split('. ')[0]!.replace(/\.$/, '');
+    throw new UsageError(message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
+
+  const [command, id, ...extra] = positionals;
+  if (command === undefined) throw new UsageError('missing command (run or verdict); see rvs --help');
+  if (command === 'help') return { command: 'help' };
+  if (command !== 'run' && command !== 'verdict') throw new UsageError(`unknown command "${command}"; see rvs --help`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+
+  const format = (values.format ?? 'text') as Format;
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+  const wait = values.wait ?? false;
+  if (values.timeout !== undefined && !wait) throw new UsageError('--timeout needs --wait');
+  const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(values.timeout);
+  if (values.output === '') throw new UsageError('--output needs a file name');
+
+  // The call itself first, then where to send it: a typo is reported before missing configuration.
+  let specific: Omit<RunCommand, keyof Common> | Omit<VerdictCommand, keyof Common>;
+  if (command === 'verdict') {
+    for (const flag of ['baseline', 'threshold', 'metadata'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run only`);
+    }
+    specific = { command, runId: uuidArg('run id', id) };
+  } else {
+    if (!wait && (format === 'markdown' || format === 'junit')) {
+      throw new UsageError(`--format ${format} formats a verdict: add --wait`);
+    }
+    specific = {
+      command,
+      suiteId: uuidArg('suite id', id),
+      baselineRunId: values.baseline === undefined ? null : uuidArg('--baseline run id', values.baseline),
+      thresholds: pairs('threshold', values.threshold, parseThresholdValue),
+      metadata: pairs('metadata', values.metadata, (value) => value),
+    };
+  }
+
+  const rawUrl = values.url ?? env.RVS_URL;
+  if (!rawUrl) throw new UsageError('no service URL: set RVS_URL or pass --url');
+  const apiKey = (values['api-key'] ?? env.RVS_API_KEY ?? '').trim();
+  if (!apiKey) throw new UsageError('no API key: set RVS_API_KEY or pass --api-key');
+  const common: Common = { baseUrl: normaliseBaseUrl(rawUrl), apiKey, wait, timeoutMs, format, output: values.output ?? null };
+  return { ...specific, ...common } as RunCommand | VerdictCommand;
+}

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { appendFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseCliArgs, USAGE, UsageError, type RunCommand, type VerdictCommand } from './args';
+import { ApiError, ConnectionError, RvsClient, TERMINAL_STATUSES, type FetchLike, type RunView, type VerdictView } from './client';
+import { formatMarkdown, formatRun, formatText, formatVerdict, type VerdictReport } from './format';
+import { ProgressReporter, type ProgressStream } from './progress';
+
+/** Exit code for everything that is not a verdict: usage, auth, connection, API errors, timeouts. */
+export const EXIT_NO_VERDICT = 3;
+
+/** How long the server may hold GET /verdict (it caps `wait` at 60 s). */
+const VERDICT_LONG_POLL_S = 30;
+/** After the run is terminal the verdict is written with it; a 409 then is a brief race at most. */
+const VERDICT_GRACE_MS = 30_000;
+/** Consecutive transient failures (connection, 429, 502-504) tolerated while waiting. */
+const MAX_TRANSIENT_FAILURES = 10;
+
+export interface CliIo {
+  argv: readonly string[];
+  env: Record<string, string | undefined>;
+  stdout: { write(chunk: string): unknown };
+  stderr: ProgressStream;
+  fetch?: FetchLike;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  pollIntervalMs?: number;
+  version?: string;
+}
+
+class WaitTimeout extends Error {
+  override readonly name = 'WaitTimeout';
+}
+
+class OutputError extends Error {
+  override readonly name = 'OutputError';
+}
+
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The verdict's own exit code when it is one of 0/1/2; otherwise derived from the verdict word. */
+export function exitCodeOf(verdict: Pick<VerdictView, 'verdict' | 'exit_code'>): number {
+  if (verdict.exit_code === 0 || verdict.exit_code === 1 || verdict.exit_code === 2) return verdict.exit_code;
+  if (verdict.verdict === 'pass') return 0;
+  if (verdict.verdict === 'fail') return 1;
+  return 2;
+}
+
+/** One line for stderr; never contains the API key (the client never puts it into a message). */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.describe();
+  if (error instanceof UsageError || error instanceof ConnectionError || error instanceof WaitTimeout || error instanceof OutputError) {
+    return error.message;
+  }
+  return `unexpected error: ${(error as Error)?.message ?? String(error)}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+export async function main(io: CliIo): Promise<number> {
+  const now = io.now ?? Date.now;
+  const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const pollIntervalMs = io.pollIntervalMs ?? 1_000;
+  let command: ReturnType<typeof parseCliArgs> | undefined;
+  const fail = (error: unknown) => {
+    const apiKey = command && 'apiKey' in command ? command.apiKey : undefined;
+    let line = oneLine(describeError(error));
+    if (apiKey) line = line.split(apiKey).join('****');
+    io.stderr.write(`rvs: ${line}\n`);
+    return EXIT_NO_VERDICT;
+  };
+
+  try {
+    command = parseCliArgs(io.argv, io.env);
+  } catch (error) {
+    return fail(error);
+  }
+  if (command.command === 'help') {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command.command === 'version') {
+    io.stdout.write(`rvs ${io.version ?? packageVersion()}\n`);
+    return 0;
+  }
+
+  const cmd: RunCommand | VerdictCommand = command;
+  const client = new RvsClient({
+    baseUrl: cmd.baseUrl,
+    apiKey: cmd.apiKey,
+    userAgent: `rvs/${io.version ?? packageVersion()} node/${process.versions.node}`,
+    fetch: io.fetch,
+  });
+
+  /** GET that rides out short outages while waiting; the first answer was already a success. */
+  const patiently = async <T>(call: () => Promise<T>, deadline: number): Promise<T> => {
+    for (let failures = 0; ; failures += 1) {
+      try {
+        return await call();
+      } catch (error) {
+        const transient = error instanceof ConnectionError || (error instanceof ApiError && error.transient);
+        if (!transient || failures >= MAX_TRANSIENT_FAILURES || now() >= deadline) throw error;
+        const backoff = error instanceof ApiError && error.retryAfterMs !== null ? error.retryAfterMs : Math.min(5_000, 500 * 2 ** failures);
+        await sleep(Math.max(0, Math.min(backoff, deadline - now())));
+      }
+    }
+  };
+
+  const waitForRun = async (runId: string, deadline: number, first?: RunView): Promise<RunView> => {
+    const progress = new ProgressReporter(io.stderr, now);
+    let run = first ?? (await client.getRun(runId));
+    try {
+      for (;;) {
+        progress.update(run);
+        if (TERMINAL_STATUSES.includes(run.status)) return run;
+        if (now() >= deadline) throw new WaitTimeout(`timed out waiting for run ${runId}; it is still ${run.status}`);
+        await sleep(Math.max(0, Math.min(pollIntervalMs, deadline - now())));
+        run = await patiently(() => client.getRun(runId), deadline);
+      }
+    } finally {
+      progress.finish();
+    }
+  };
+
+  const fetchVerdict = async (runId: string): Promise<VerdictView> => {
+    const until = now() + VERDICT_GRACE_MS;
+    let longPoll = true;
+    for (;;) {
+      try {
+        return await patiently(() => client.getVerdict(runId, longPoll ? VERDICT_LONG_POLL_S : 0), until);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 400 && longPoll) {
+          longPoll = false; // a server that does not know ?wait= and says so: plain polling then
+          continue;
+        }
+        if (!(error instanceof ApiError && error.code === 'run_not_finished') || now() >= until) throw error;
+        await sleep(Math.min(pollIntervalMs, Math.max(0, until - now())));
+      }
+    }
+  };
+
+  const emit = async (report: VerdictReport) => {
+    const formatted = formatVerdict(cmd.format, report);
+    if (cmd.output) {
+      io.stdout.write(formatText(report));
+      try {
+        await writeFile(cmd.output, formatted);
+      } catch (error) {
+        throw new OutputError(`cannot write ${cmd.output}: ${(error as Error).message}`);
+      }
+    } else {
+      io.stdout.write(formatted);
+    }
+    const stepSummary = io.env.GITHUB_STEP_SUMMARY;
+    if (stepSummary) {
+      try {
+        await appendFile(stepSummary, `${formatMarkdown(report)}\n`);
+      } catch (error) {
+        // The step summary is a courtesy; the verdict still decides the exit code.
+        io.stderr.write(`rvs: warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}\n`);
+      }
+    }
+    return exitCodeOf(report.verdict);
+  };
+
+  try {
+    let runId: string;
+    let created: RunView | undefined;
+    if (cmd.command === 'run') {
+      const body: Record<string, unknown> = {};
+      if (cmd.baselineRunId) body.baseline_run_id = cmd.baselineRunId;
+      if (Object.keys(cmd.thresholds).length > 0) body.thresholds = cmd.thresholds;
+      if (Object.keys(cmd.metadata).length > 0) body.metadata = cmd.metadata;
+      created = await client.triggerRun(cmd.suiteId, body, randomUUID());
+      runId = created.id;
+      if (!cmd.wait) {
+        const formatted = formatRun(cmd.format, created, client.runUrl(runId));
+        if (cmd.output) {
+          io.stdout.write(formatRun('text', created, client.runUrl(runId)));
+          try {
+            await writeFile(cmd.output, formatted);
+          } catch (error) {
+            throw new OutputError(`cannot write ${cmd.output}: ${(error as Error).message}`);
+          }
+        } else {
+          io.stdout.write(formatted);
+        }
+        return 0;
+      }
+      io.stderr.write(`run ${runId} ${created.status}: ${client.runUrl(runId)}\n`);
+    } else {
+      runId = cmd.runId;
+    }
+
+    if (!cmd.wait) {
+      const run = await client.getRun(runId);
+      const verdict = await client.getVerdict(runId).catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === 'run_not_finished') {
+          throw new ApiError(error.status, error.code, `${error.message}; add --wait to wait for it`, error.requestId, error.details);
+        }
+        throw error;
+      });
+      return await emit({ runId, run, verdict });
+    }
+    const deadline = now() + cmd.timeoutMs;
+    const run = await waitForRun(runId, deadline, created);
+    const verdict = await fetchVerdict(runId);
+    return await emit({ runId, run, verdict });
+  } catch (error) {
+    return fail(error);
+  }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_TIMEOUT_MS,
+  normaliseBaseUrl,
+  parseCliArgs,
+  parseDuration,
+  parseThresholdValue,
+  redactUrl,
+  UsageError,
+} from '../../src/cli/args';
+
+const SUITE = '0b8a2f7e-1111-4222-8333-444455556666';
+const RUN = '9c1d2e3f-aaaa-4bbb-8ccc-ddddeeeeffff';
+const KEY = 'rvs_abcdefghijkl_0123456789abcdef0123456789abcdef';
+const ENV = { RVS_URL: 'http://rvs.test:3000', RVS_API_KEY: KEY };
+
+describe('parseCliArgs', () => {
+  it.each([
+    { argv: ['--help'], expected: { command: 'help' } },
+    { argv: ['-h'], expected: { command: 'help' } },
+    { argv: ['help'], expected: { command: 'help' } },
+    { argv: ['run', SUITE, '--help'], expected: { command: 'help' } },
+    { argv: ['--version'], expected: { command: 'version' } },
+    { argv: ['-V'], expected: { command: 'version' } },
+  ])('$argv → $expected.command', ({ argv, expected }) => {
+    // Help and version need no configuration at all.
+    expect(parseCliArgs(argv, {})).toEqual(expected);
+  });
+
+  it('parses a plain run with defaults', () => {
+    expect(parseCliArgs(['run', SUITE], ENV)).toEqual({
+      command: 'run',
+      suiteId: SUITE,
+      baselineRunId: null,
+      thresholds: {},
+      metadata: {},
+      baseUrl: 'http://rvs.test:3000/v1',
+      apiKey: KEY,
+      wait: false,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      format: 'text',
+      output: null,
+    });
+  });
+
+  it('parses every run option', () => {
+    const command = parseCliArgs(
+      [
+        'run', SUITE.toUpperCase(), '--wait', '--timeout', '1h30m', '--baseline', RUN,
+        '--threshold', 'latency_p95_max_ms=300', '--threshold', 'correctness_enabled=true',
+        '--threshold', 'latency_vs_reference_max_pct=-5.5',
+        '--metadata', 'commit=abc123', '--metadata', 'note=a=b c',
+        '--format', 'junit', '--output', 'out.xml',
+        '--url', 'https://other.example/rvs/', '--api-key', 'rvs_flag_key',
+      ],
+      ENV,
+    );
+    expect(command).toEqual({
+      command: 'run',
+      suiteId: SUITE,
+      baselineRunId: RUN,
+      thresholds: { latency_p95_max_ms: 300, correctness_enabled: true, latency_vs_reference_max_pct: -5.5 },
+      metadata: { commit: 'abc123', note: 'a=b c' },
+      baseUrl: 'https://other.example/rvs/v1',
+      apiKey: 'rvs_flag_key',
+      wait: true,
+      timeoutMs: 90 * 60 * 1000,
+      format: 'junit',
+      output: 'out.xml',
+    });
+  });
+
+  it('parses verdict', () => {
+    expect(parseCliArgs(['verdict', RUN, '--format', 'json', '--wait', '--timeout', '45s'], ENV)).toEqual({
+      command: 'verdict',
+      runId: RUN,
+      baseUrl: 'http://rvs.test:3000/v1',
+      apiKey: KEY,
+      wait: true,
+      timeoutMs: 45_000,
+      format: 'json',
+      output: null,
+    });
+  });
+
+  it.each([
+    { argv: [], env: ENV, message: /missing command/ },
+    { argv: ['deploy', SUITE], env: ENV, message: /unknown command "deploy"/ },
+    { argv: ['run'], env: ENV, message: /missing suite id/ },
+    { argv: ['run', 'not-a-uuid'], env: ENV, message: /suite id must be a UUID/ },
+    { argv: ['run', SUITE, 'extra'], env: ENV, message: /unexpected argument "extra"/ },
+    { argv: ['run', SUITE, '--bogus'], env: ENV, message: /Unknown option '--bogus'/ },
+    { argv: ['run', SUITE, '--format'], env: ENV, message: /argument missing/ },
+    { argv: ['run', SUITE, '--format', 'xml'], env: ENV, message: /--format must be one of text, json, markdown, junit/ },
+    { argv: ['run', SUITE, '--format', 'junit'], env: ENV, message: /--format junit formats a verdict: add --wait/ },
+    { argv: ['run', SUITE, '--format', 'markdown'], env: ENV, message: /add --wait/ },
+    { argv: ['run', SUITE, '--timeout', '5m'], env: ENV, message: /--timeout needs --wait/ },
+    { argv: ['run', SUITE, '--wait', '--timeout', 'soon'], env: ENV, message: /not a duration/ },
+    { argv: ['run', SUITE, '--wait', '--timeout', '0s'], env: ENV, message: /longer than zero/ },
+    { argv: ['run', SUITE, '--threshold', 'latency_p95_max_ms'], env: ENV, message: /expected key=value/ },
+    { argv: ['run', SUITE, '--threshold', '=5'], env: ENV, message: /expected key=value/ },
+    { argv: ['run', SUITE, '--threshold', 'a=1', '--threshold', 'a=2'], env: ENV, message: /a given more than once/ },
+    { argv: ['run', SUITE, '--metadata', 'x'], env: ENV, message: /--metadata: expected key=value/ },
+    { argv: ['run', SUITE, '--baseline', 'last'], env: ENV, message: /--baseline run id must be a UUID/ },
+    { argv: ['run', SUITE, '--output', ''], env: ENV, message: /--output needs a file name/ },
+    { argv: ['verdict', RUN, '--threshold', 'a=1'], env: ENV, message: /--threshold applies to rvs run only/ },
+    { argv: ['verdict', RUN, '--baseline', RUN], env: ENV, message: /--baseline applies to rvs run only/ },
+    { argv: ['verdict'], env: ENV, message: /missing run id/ },
+    { argv: ['run', SUITE], env: { RVS_API_KEY: KEY }, message: /no service URL: set RVS_URL or pass --url/ },
+    { argv: ['run', SUITE], env: { RVS_URL: 'http://x' }, message: /no API key: set RVS_API_KEY or pass --api-key/ },
+    { argv: ['run', SUITE], env: { RVS_URL: 'http://x', RVS_API_KEY: '  ' }, message: /no API key/ },
+    { argv: ['run', SUITE], env: { ...ENV, RVS_URL: 'rvs.example.com' }, message: /not a valid URL/ },
+    { argv: ['run', SUITE], env: { ...ENV, RVS_URL: 'ftp://rvs.example.com' }, message: /must start with http/ },
+  ])('rejects $argv', ({ argv, env, message }) => {
+    expect(() => parseCliArgs(argv, env)).toThrow(UsageError);
+    expect(() => parseCliArgs(argv, env)).toThrow(message);
+  });
+
+  it('never puts the API key into a usage message', () => {
+    try {
+      parseCliArgs(['run', SUITE, '--url', 'nope'], ENV);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).not.toContain(KEY);
+    }
+  });
+});
+
+describe('normaliseBaseUrl', () => {
+  it.each([
+    ['http://localhost:3000', 'http://localhost:3000/v1'],
+    ['http://localhost:3000/', 'http://localhost:3000/v1'],
+    ['http://localhost:3000/v1', 'http://localhost:3000/v1'],
+    ['http://localhost:3000/v1/', 'http://localhost:3000/v1'],
+    ['http://localhost:3000/v1//', 'http://localhost:3000/v1'],
+    ['https://ci.example.com/rvs', 'https://ci.example.com/rvs/v1'],
+    ['https://ci.example.com/rvs/v1', 'https://ci.example.com/rvs/v1'],
+    ['  https://ci.example.com  ', 'https://ci.example.com/v1'],
+    ['HTTPS://CI.EXAMPLE.COM', 'https://ci.example.com/v1'],
+  ])('%s → %s', (raw, expected) => {
+    expect(normaliseBaseUrl(raw)).toBe(expected);
+  });
+
+  it.each(['http://x/?a=1', 'http://x/#frag', 'mailto:a@b', 'not a url'])('rejects %s', (raw) => {
+    expect(() => normaliseBaseUrl(raw)).toThrow(UsageError);
+  });
+
+  it('redacts credentials in the URL when it cannot be parsed', () => {
+    expect(redactUrl('http://user:secret@host/')).toBe('http://****@host/');
+    expect(() => normaliseBaseUrl('http://user:secret@ho st/')).toThrow(/http:\/\/\*\*\*\*@ho st\//);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['30m', 1_800_000],
+    ['90s', 90_000],
+    ['1h30m', 5_400_000],
+    ['1h', 3_600_000],
+    ['500ms', 500],
+    ['1m30s', 90_000],
+    ['2d', 172_800_000],
+    ['45', 45_000],
+    ['1.5m', 90_000],
+    [' 10s ', 10_000],
+  ])('%s → %i ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(['', 'm', '10 m', '10x', '-5m', '0', '0m', 'abc', '1h 30m'])('rejects "%s"', (text) => {
+    expect(() => parseDuration(text)).toThrow(UsageError);
+  });
+});
+
+describe('parseThresholdValue', () => {
+  it.each([
+    ['300', 300],
+    ['0', 0],
+    ['-5.5', -5.5],
+    ['99.9', 99.9],
+    ['1e3', 1000],
+    ['.5', 0.5],
+    ['true', true],
+    ['false', false],
+    // Not a number or boolean: sent as a string, and the API explains what it wants.
+    ['fast', 'fast'],
+    ['', ''],
+    ['0x10', '0x10'],
+    ['TRUE', 'TRUE'],
+    ['Infinity', 'Infinity'],
+  ])('%s → %j', (text, value) => {
+    expect(parseThresholdValue(text)).toBe(value);
+  });
+});
