@@ -68,30 +68,20 @@ function setStatus(result: { status: string; verdict?: string }): void {
 export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunResult> {
   const { runId } = input;
   const maxHistoryEvents = input.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS;
-  const claim = await bookkeeping.claimRun({ runId });
-  if (claim.outcome === 'terminal') {
-    const result = await bookkeeping.finalizeRun({ runId, status: 'failed', failureReason: 'run was already finished' });
-    setStatus(result);
-    return result;
-  }
-  setStatus({ status: 'running' });
-  const probes = probeActivities(claim.retry);
   const nextSeq: Record<string, number> = { ...input.resume?.nextSeq };
-  const campaignEndsAtMs =
-    input.resume?.campaignEndsAtMs ?? (claim.durationMs === null ? null : Date.now() + claim.durationMs);
-
+  let campaignEndsAtMs = input.resume?.campaignEndsAtMs ?? null;
   let rollover = false;
   const historyFull = () => {
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
   };
-  const probeTarget = async (targetId: string) => {
+  const probeTarget = async (probes: ReturnType<typeof probeActivities>, retry: RetrySummary, targetId: string) => {
     for (;;) {
       if (rollover) return;
       const chunk = await probes.probeChunk({
         runId,
         targetId,
-        retry: claim.retry,
+        retry,
         fromSeq: nextSeq[targetId] ?? 0,
         campaignEndsAtMs,
       });
@@ -109,10 +99,17 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     failureReason: null,
   };
   try {
+    // Everything up to finalizing is cancellable, the claim included: a run cancelled while
+    // queued still ends as a cancelled run with a verdict.
     await CancellationScope.cancellable(async () => {
+      const claim = await bookkeeping.claimRun({ runId });
+      if (claim.outcome === 'terminal') throw ApplicationFailure.nonRetryable('run was already finished', 'RunFinished');
+      setStatus({ status: 'running' });
+      const probes = probeActivities(claim.retry);
+      campaignEndsAtMs ??= claim.durationMs === null ? null : Date.now() + claim.durationMs;
       if (!input.resume) await probes.planRun({ runId, retry: claim.retry });
       const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
-      const running = pending.map((t) => probeTarget(t.targetId));
+      const running = pending.map((t) => probeTarget(probes, claim.retry, t.targetId));
       try {
         await Promise.all(running);
       } catch (error) {

@@ -194,3 +194,28 @@ export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Pr
 export async function setPinnedBlock(sql: Queryable, runId: string, block: number): Promise<void> {
   await sql`update runs set pinned_block = ${block} where id = ${runId} and pinned_block is null`;
 }
+
+export async function listRuns(
+  sql: Queryable,
+  tenantId: string,
+  filter: { suiteId: string | null; status: RunStatus | null; limit: number; offset: number },
+): Promise<{ rows: RunRow[]; total: number }> {
+  const where = sql`
+    where tenant_id = ${tenantId}
+    ${filter.suiteId ? sql`and test_suite_id = ${filter.suiteId}` : sql``}
+    ${filter.status ? sql`and status = ${filter.status}` : sql``}`;
+  const rows = await sql<RunRow[]>`
+    select * from runs ${where} order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs ${where}`;
+  return { rows, total: count!.n };
+}
+
+export async function findTargetsOfRuns(sql: Queryable, runIds: readonly string[]): Promise<RunTargetRow[]> {
+  return sql<RunTargetRow[]>`select * from run_targets where run_id = any(${runIds as string[]}::uuid[]) order by order_index`;
+}
+
+export async function findRetriesOfRuns(sql: Queryable, runIds: readonly string[]): Promise<(RetryRow & { run_id: string })[]> {
+  return sql<(RetryRow & { run_id: string })[]>`
+    select run_id, target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at
+    from run_retries where run_id = any(${runIds as string[]}::uuid[]) order by failed_at, id`;
+}

@@ -132,3 +132,25 @@ export async function countRunSamples(sql: Queryable, runId: string): Promise<nu
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from run_samples where run_id = ${runId}`;
   return row!.n;
 }
+
+export async function listSamples(
+  sql: Queryable,
+  runId: string,
+  filter: { targetId: string | null; method: string | null; outcome: SampleOutcome | null; limit: number; offset: number },
+): Promise<{ rows: SampleRow[]; total: number }> {
+  const where = sql`
+    where run_id = ${runId}
+    ${filter.targetId ? sql`and target_id = ${filter.targetId}` : sql``}
+    ${filter.method ? sql`and method = ${filter.method}` : sql``}
+    ${filter.outcome ? sql`and outcome = ${filter.outcome}` : sql``}`;
+  const rows = await sql<SampleRow[]>`
+    select * from run_samples ${where} order by target_id, seq limit ${filter.limit} offset ${filter.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from run_samples ${where}`;
+  return { rows, total: count!.n };
+}
+
+export async function countSamplesOfRuns(sql: Queryable, runIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await sql<{ run_id: string; n: number }[]>`
+    select run_id, count(*)::int as n from run_samples where run_id = any(${runIds as string[]}::uuid[]) group by run_id`;
+  return new Map(rows.map((r) => [r.run_id, r.n]));
+}

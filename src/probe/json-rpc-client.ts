@@ -52,8 +52,10 @@ export function guardedLookup(allowPrivateTargets: boolean) {
 }
 
 function outcomeOfError(error: unknown): SampleOutcome {
-  const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name;
-  switch (code) {
+  // The per-request AbortSignal.timeout rejects with a DOMException named TimeoutError (whose
+  // numeric `code` means nothing here); undici's own errors carry a string code.
+  const { code, name } = error as { code?: unknown; name?: unknown };
+  switch (typeof code === 'string' ? code : name) {
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
     case 'UND_ERR_CONNECT_TIMEOUT':

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { findChain } from '../db/chains';
 import { findEndpoints } from '../db/endpoints';
@@ -7,20 +8,24 @@ import {
   finishRun,
   findRetryHistory,
   findRun,
+  findRetriesOfRuns,
   findRunTargets,
+  findTargetsOfRuns,
   insertRun,
+  listRuns as listRunRows,
   TERMINAL_RUN_STATUSES,
   type RetryRow,
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
-import { countRunSamples } from '../db/samples';
+import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { emptyStats } from '../domain/stats';
 import { thresholdsSchema } from '../domain/suite-config';
 import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
+import { page, paginationQuery, type Page } from '../http/validate';
 import { assertSameTenant, type Ctx } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
 
@@ -90,6 +95,19 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
 
 export type RunResponse = ReturnType<typeof presentRun>;
 
+/** The verdict of a run that ended without being judged (it never probed). */
+function errorVerdict(run: RunRow, status: 'failed' | 'cancelled', failureReason: string): ComputedVerdict {
+  return computeVerdict({
+    run: { id: run.id, status, failure_reason: failureReason },
+    suiteName: run.config_snapshot.suite.name,
+    thresholds: run.config_snapshot.suite.config.thresholds,
+    regressionMinMs: 0,
+    candidate: run.stats ?? emptyStats(),
+    reference: null,
+    baseline: null,
+  });
+}
+
 async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
   const run = await findRun(ctx.deps.sql, runId);
   if (!run) throw notFound('run');
@@ -105,6 +123,59 @@ async function present(ctx: Ctx, run: RunRow): Promise<RunResponse> {
     countRunSamples(sql, run.id),
   ]);
   return presentRun(run, targets, retries, callsDone);
+}
+
+export const listRunsQuery = paginationQuery.extend({
+  suite_id: z.uuid().optional(),
+  status: z.enum(['queued', 'claimed', 'running', 'success', 'failed', 'cancelled']).optional(),
+});
+
+/** Newest first. Targets and retries of the whole page are read in two queries, not two per run. */
+export async function listRuns({ ctx, input }: { ctx: Ctx; input: z.infer<typeof listRunsQuery> }): Promise<Page<RunResponse>> {
+  const { sql } = ctx.deps;
+  const { rows, total } = await listRunRows(sql, ctx.principal.tenantId, {
+    suiteId: input.suite_id ?? null,
+    status: input.status ?? null,
+    limit: input.limit,
+    offset: input.offset,
+  });
+  const ids = rows.map((r) => r.id);
+  const [targets, retries, done] = await Promise.all([
+    findTargetsOfRuns(sql, ids),
+    findRetriesOfRuns(sql, ids),
+    countSamplesOfRuns(sql, ids),
+  ]);
+  const data = rows.map((run) =>
+    presentRun(
+      run,
+      targets.filter((t) => t.run_id === run.id),
+      retries.filter((r) => r.run_id === run.id),
+      done.get(run.id) ?? 0,
+    ),
+  );
+  return page(data, total, input.limit, input.offset);
+}
+
+/** Asks the workflow to stop; probes stop within seconds and the run ends `cancelled`. */
+export async function cancelRun({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<RunResponse> {
+  const run = await loadRun(ctx, input.runId);
+  if (TERMINAL_RUN_STATUSES.includes(run.status)) {
+    throw new AppError('conflict', `run is already ${run.status}; only a queued or running run can be cancelled`);
+  }
+  try {
+    await ctx.deps.temporal.workflow.getHandle(run.workflow_id).cancel();
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    // No workflow behind the run (it could not be scheduled): end it here.
+    await finishRun(ctx.deps.sql, run.id, {
+      status: 'cancelled',
+      failureReason: 'cancelled by request',
+      stats: run.stats ?? emptyStats(),
+      verdict: errorVerdict(run, 'cancelled', 'cancelled by request'),
+      baselineRunId: run.baseline_run_id,
+    });
+  }
+  return present(ctx, await loadRun(ctx, input.runId));
 }
 
 export async function getRun({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<RunResponse> {
@@ -187,15 +258,7 @@ export async function triggerRun({
         status: 'failed',
         failureReason,
         stats: emptyStats(),
-        verdict: computeVerdict({
-          run: { id: runId, status: 'failed', failure_reason: failureReason },
-          suiteName: suite.name,
-          thresholds: suiteConfig.thresholds,
-          regressionMinMs: 0,
-          candidate: emptyStats(),
-          reference: null,
-          baseline: null,
-        }),
+        verdict: errorVerdict(run, 'failed', failureReason),
         baselineRunId: run.baseline_run_id,
       });
       throw new AppError('service_unavailable', 'the workflow service is unavailable; the run was not started');
@@ -206,8 +269,31 @@ export async function triggerRun({
 
 export type VerdictResponse = ComputedVerdict & { dashboard_url: string };
 
-export async function getVerdict({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<VerdictResponse> {
-  const run = await loadRun(ctx, input.runId);
+export const verdictQuery = z.strictObject({
+  wait: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of seconds')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(60))
+    .optional(),
+});
+
+const WAIT_POLL_MS = 250;
+
+export async function getVerdict({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { runId: string; waitSeconds?: number };
+}): Promise<VerdictResponse> {
+  let run = await loadRun(ctx, input.runId);
+  // Long-poll: hold the request until the run is finished or the wait is over.
+  const waitUntil = Date.now() + (input.waitSeconds ?? 0) * 1000;
+  while (!run.verdict && Date.now() < waitUntil) {
+    await sleep(Math.min(WAIT_POLL_MS, waitUntil - Date.now()));
+    run = await loadRun(ctx, input.runId);
+  }
   if (!TERMINAL_RUN_STATUSES.includes(run.status) || !run.verdict) {
     throw new AppError('run_not_finished', `run is ${run.status}; the verdict is available once it has finished`);
   }

@@ -41,7 +41,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 export interface FakeNode {
   url: string;
   /** Requests received so far, headers included (to assert what the probe sent). */
-  requests: { method: string; headers: IncomingMessage['headers'] }[];
+  requests: { method: string; params: unknown; headers: IncomingMessage['headers'] }[];
   setBehaviour(behaviour: Behaviour): void;
   close(): Promise<void>;
 }
@@ -53,13 +53,13 @@ export async function startFakeNode(behaviour: Behaviour = answers.ok()): Promis
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
-      let message: { method?: string; id?: unknown } = {};
+      let message: { method?: string; id?: unknown; params?: unknown } = {};
       try {
         message = JSON.parse(body) as typeof message;
       } catch {
         // answered by the behaviour like anything else
       }
-      requests.push({ method: message.method ?? '', headers: req.headers });
+      requests.push({ method: message.method ?? '', params: message.params, headers: req.headers });
       await current({ method: message.method ?? '', id: message.id ?? null, count: requests.length }, res);
     })();
   });
