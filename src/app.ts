@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger';
 import { registerAuth } from './http/auth';
 import { registerErrorHandling } from './http/error-handler';
+import { registerApiKeyRoutes } from './http/routes/api-keys';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import type { Deps } from './services/context';
@@ -31,5 +32,6 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
   registerAuth(app, deps);
   registerResourceRoutes(app);
   registerRunRoutes(app);
+  registerApiKeyRoutes(app);
   return app;
 }

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
+import { createJwtVerifier } from './auth/jwt';
 import { loadConfigOrExit, type Config } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
@@ -29,7 +30,8 @@ export async function startApi(
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const app = buildApp({ config, sql, box, temporal }, logger);
+  const jwt = createJwtVerifier(config.jwt);
+  const app = buildApp({ config, sql, box, temporal, jwt }, logger);
   const address = await app.listen({ port: config.port, host: config.host });
   return {
     app,
@@ -38,6 +40,7 @@ export async function startApi(
     async close() {
       // In-flight requests finish before the connections they use are closed.
       await app.close();
+      await jwt?.close();
       await connection.close();
       await sql.end({ timeout: 5 });
     },

@@ -20,7 +20,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
   app.addHook('onRequest', async (request) => {
     const scope = request.routeOptions.config.scope;
     if (scope === 'public' || request.routeOptions.url === undefined) return;
-    const principal = await authenticate(deps.sql, request.headers.authorization);
+    const principal = await authenticate(deps, request.headers.authorization);
     if (scope && !principal.scopes.includes(scope)) throw forbidden(`this operation needs the scope ${scope}`);
     request.ctx = { principal, deps };
   });

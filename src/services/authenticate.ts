@@ -1,15 +1,25 @@
 import { parseApiKey, secretMatches } from '../auth/api-key';
+import { looksLikeJwt } from '../auth/jwt';
 import { SCOPES, type Scope } from '../auth/scopes';
 import type { Sql } from '../db/client';
-import { findApiKeyByPrefix, touchApiKey } from '../db/api-keys';
+import { findApiKeyByPrefix, findTenantByIdOrSlug, touchApiKey } from '../db/api-keys';
 import { unauthorized } from '../errors';
-import type { Principal } from './context';
+import type { Deps, Principal } from './context';
 
-/** Resolves an Authorization header to a principal, or throws 401. Never says why a key failed. */
-export async function authenticate(sql: Sql, authorization: string | undefined): Promise<Principal> {
+/**
+ * Resolves an Authorization header to a principal, or throws 401. A token of three dot-separated
+ * base64url parts is a JWT from the identity provider; anything else is an API key. Never says
+ * why a key failed.
+ */
+export async function authenticate(deps: Pick<Deps, 'sql' | 'jwt'>, authorization: string | undefined): Promise<Principal> {
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   if (!match) throw unauthorized('missing or malformed Authorization header; expected "Bearer <token>"');
-  const parsed = parseApiKey(match[1]!);
+  const token = match[1]!;
+  return looksLikeJwt(token) ? authenticateJwt(deps, token) : authenticateApiKey(deps.sql, token);
+}
+
+async function authenticateApiKey(sql: Sql, token: string): Promise<Principal> {
+  const parsed = parseApiKey(token);
   if (!parsed) throw unauthorized();
   const key = await findApiKeyByPrefix(sql, parsed.prefix);
   if (!key || key.revoked_at !== null || !secretMatches(parsed.secret, key.secret_hash)) throw unauthorized();
@@ -21,5 +31,21 @@ export async function authenticate(sql: Sql, authorization: string | undefined):
     email: null,
     tenantId: key.tenant_id,
     scopes: key.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+  };
+}
+
+async function authenticateJwt({ sql, jwt }: Pick<Deps, 'sql' | 'jwt'>, token: string): Promise<Principal> {
+  if (!jwt) throw unauthorized('this server does not accept JWTs; use an API key');
+  const identity = await jwt.verify(token);
+  // The tenant must already exist: a token cannot create one.
+  const tenant = await findTenantByIdOrSlug(sql, identity.tenant);
+  if (!tenant) throw unauthorized();
+  return {
+    kind: 'user',
+    id: identity.subject,
+    name: identity.name,
+    email: identity.email,
+    tenantId: tenant.id,
+    scopes: identity.scopes,
   };
 }

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { JwtVerifier } from '../auth/jwt';
 import type { Scope } from '../auth/scopes';
 import type { Config } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
@@ -11,6 +12,8 @@ export interface Deps {
   sql: Sql;
   box: SecretBox;
   temporal: Client;
+  /** Null when no identity provider is configured: JWTs are then refused. */
+  jwt: JwtVerifier | null;
 }
 
 export interface Principal {

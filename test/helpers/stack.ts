@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
+import { createJwtVerifier } from '../../src/auth/jwt';
 import { SCOPES, type Scope } from '../../src/auth/scopes';
 import { loadConfig, type Config } from '../../src/config';
 import { SecretBox } from '../../src/crypto/secret-box';
@@ -58,7 +59,8 @@ export async function startStack(options: { worker?: boolean; env?: Record<strin
   const box = new SecretBox(config.secretKey!);
   const connection = await Connection.connect({ address: config.temporal.address! });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const app = buildApp({ config, sql, box, temporal: client }, createLogger('silent', 'test'));
+  const jwt = createJwtVerifier(config.jwt);
+  const app = buildApp({ config, sql, box, temporal: client, jwt }, createLogger('silent', 'test'));
   await app.ready();
 
   let worker: Worker | undefined;
@@ -92,6 +94,7 @@ export async function startStack(options: { worker?: boolean; env?: Record<strin
     },
     async close() {
       await app.close();
+      await jwt?.close();
       if (worker && workerRun) {
         worker.shutdown();
         await workerRun;

@@ -1,0 +1,342 @@
+import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJwtVerifier } from '../../src/auth/jwt';
+import { ConfigError, loadConfig } from '../../src/config';
+import { ensureTenant } from '../../src/db/tenants';
+import { AppError } from '../../src/errors';
+import { get, post } from '../helpers/api';
+import { nowSeconds, signJwt, startRecordingServer, type RecordingServer, type SigningKey } from '../helpers/jwt';
+import { startStack, type Stack } from '../helpers/stack';
+
+const ISSUER = 'https://idp.example.test/';
+const AUDIENCE = 'rvs-api';
+
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+const RSA: SigningKey = { alg: 'RS256', key: rsa.privateKey, kid: 'rsa-1' };
+const EC: SigningKey = { alg: 'ES256', key: ec.privateKey, kid: 'ec-1' };
+
+function jwk(key: KeyObject, kid: string, alg: string) {
+  return { ...key.export({ format: 'jwk' }), kid, alg, use: 'sig' };
+}
+
+function expectUnauthorized(response: { status: number; body: any; headers: Record<string, unknown> }) {
+  expect(response.status, JSON.stringify(response.body)).toBe(401);
+  expect(response.body).toEqual({
+    error: { code: 'unauthorized', message: expect.any(String), details: [], request_id: response.headers['x-request-id'] },
+  });
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('JWT authentication against a JWKS', () => {
+  let jwks: RecordingServer;
+  let stack: Stack;
+  let tenant: { id: string; name: string; slug: string };
+  let claims: (overrides?: Record<string, unknown>) => Record<string, unknown>;
+
+  beforeAll(async () => {
+    jwks = await startRecordingServer((path) =>
+      path === '/idp/jwks.json?v=1' ? { status: 200, body: { keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256'), jwk(ec.publicKey, 'ec-1', 'ES256')] } } : { status: 404, body: {} },
+    );
+    stack = await startStack({
+      worker: false,
+      env: { RVS_JWT_JWKS_URL: `${jwks.url}/idp/jwks.json?v=1`, RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE },
+    });
+    const slug = `jwt-${randomUUID()}`;
+    tenant = await ensureTenant(stack.sql, slug, 'JWT tenant');
+    claims = (overrides = {}) => ({
+      iss: ISSUER,
+      aud: AUDIENCE,
+      sub: 'user-123',
+      tenant_id: tenant.id,
+      iat: nowSeconds(),
+      exp: nowSeconds() + 300,
+      scope: 'runs:read chains:read',
+      ...overrides,
+    });
+    // Both key ids are cached before any test makes the verifier refuse unknown ids for a while.
+    expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims(), RSA)))).status).toBe(200);
+    expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims(), EC)))).status).toBe(200);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await jwks?.close();
+  });
+
+  it('accepts a valid RS256 token: /users/me shows a user with the token’s known scopes', async () => {
+    const token = signJwt(claims({ name: 'Ada Lovelace', email: 'ada@example.test', scope: 'runs:read chains:read admin:everything openid' }), RSA);
+    const me = await get(stack.app, '/v1/users/me', bearer(token));
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({
+      id: 'user-123',
+      kind: 'user',
+      tenant: { id: tenant.id, name: 'JWT tenant' },
+      scopes: ['chains:read', 'runs:read'],
+      name: 'Ada Lovelace',
+      email: 'ada@example.test',
+    });
+  });
+
+  it('accepts a valid ES256 token naming the tenant by slug, with scopes from scp and permissions', async () => {
+    const token = signJwt(claims({ tenant_id: tenant.slug, scope: undefined, scp: ['suites:read', 'bogus'], permissions: ['keys:admin'] }), EC);
+    const me = await get(stack.app, '/v1/users/me', bearer(token));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: 'user-123', kind: 'user', tenant: { id: tenant.id }, scopes: ['suites:read', 'keys:admin'], name: 'user-123', email: null });
+  });
+
+  it('enforces the token’s scopes and acts inside the token’s tenant', async () => {
+    const reader = bearer(signJwt(claims({ scope: 'chains:read' }), RSA));
+    const writer = bearer(signJwt(claims({ scope: 'chains:read chains:write' }), RSA));
+    const denied = await post<any>(stack.app, '/v1/chains', reader, { name: 'x', slug: 'x' });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('forbidden');
+    const created = await post<any>(stack.app, '/v1/chains', writer, { name: 'From a user', slug: 'from-user' });
+    expect(created.status).toBe(201);
+    const [row] = await stack.sql`select tenant_id from chains where id = ${created.body.id}`;
+    expect(row!.tenant_id).toBe(tenant.id);
+    expect((await get<any>(stack.app, `/v1/chains/${created.body.id}`, reader)).status).toBe(200);
+  });
+
+  it.each<[string, () => string]>([
+    ['a wrong issuer', () => signJwt(claims({ iss: 'https://other-idp.example.test/' }), RSA)],
+    ['a wrong audience', () => signJwt(claims({ aud: 'someone-else' }), RSA)],
+    ['an expired token', () => signJwt(claims({ iat: nowSeconds() - 3600, exp: nowSeconds() - 600 }), RSA)],
+    ['a token that is not valid yet', () => signJwt(claims({ nbf: nowSeconds() + 600 }), RSA)],
+    ['a token without exp', () => signJwt(claims({ exp: undefined }), RSA)],
+    ['a token without sub', () => signJwt(claims({ sub: undefined }), RSA)],
+    ['a token signed by the wrong key', () => signJwt(claims(), { alg: 'RS256', key: stranger.privateKey, kid: 'rsa-1' })],
+    ['a tampered payload', () => {
+      const [header, , signature] = signJwt(claims(), RSA).split('.');
+      return `${header}.${Buffer.from(JSON.stringify(claims({ scope: 'keys:admin' }))).toString('base64url')}.${signature}`;
+    }],
+    ['alg: none', () => signJwt(claims(), { alg: 'none' }, { kid: 'rsa-1' })],
+    ['alg: none with a signature', () => signJwt(claims(), RSA, { alg: 'none' })],
+    ['HS256 keyed with the JWKS public key (algorithm confusion)', () =>
+      signJwt(claims(), { alg: 'HS256', secret: rsa.publicKey.export({ type: 'spki', format: 'pem' }), kid: 'rsa-1' })],
+    ['HS256 with any secret', () => signJwt(claims(), { alg: 'HS256', secret: 'x'.repeat(32) })],
+    ['an RS384 token', () => signJwt(claims(), RSA, { alg: 'RS384' })],
+    ['an RS256 header on the EC key', () => signJwt(claims(), { alg: 'RS256', key: rsa.privateKey, kid: 'ec-1' })],
+    ['an unknown tenant id', () => signJwt(claims({ tenant_id: randomUUID() }), RSA)],
+    ['an unknown tenant slug', () => signJwt(claims({ tenant_id: 'no-such-tenant' }), RSA)],
+    ['no tenant claim', () => signJwt(claims({ tenant_id: undefined }), RSA)],
+    ['a tenant claim that is not a string', () => signJwt(claims({ tenant_id: [tenant.id] }), RSA)],
+    ['a header that is not JSON', () => `bm90LWpzb24.${signJwt(claims(), RSA).split('.').slice(1).join('.')}`],
+  ])('answers 401 for %s', async (_case, token) => {
+    expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token())));
+  });
+
+  it('says when a token has expired, and nothing more for other failures', async () => {
+    const expired = await get<any>(stack.app, '/v1/users/me', bearer(signJwt(claims({ exp: nowSeconds() - 600 }), RSA)));
+    expect(expired.body.error.message).toMatch(/expired/);
+    const wrongAudience = await get<any>(stack.app, '/v1/users/me', bearer(signJwt(claims({ aud: 'x' }), RSA)));
+    expect(wrongAudience.body.error.message).toBe('missing or invalid credentials');
+  });
+
+  it('caches keys: known key ids do not refetch, and a flood of unknown ones costs at most one fetch', async () => {
+    const before = jwks.requests.length;
+    for (let i = 0; i < 5; i++) expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims(), i % 2 ? RSA : EC)))).status).toBe(200);
+    expect(jwks.requests.length).toBe(before);
+    for (let i = 0; i < 10; i++) {
+      const token = signJwt(claims(), { alg: 'RS256', key: stranger.privateKey, kid: `random-${randomUUID()}` });
+      expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token)));
+    }
+    expect(jwks.requests.length - before).toBeLessThanOrEqual(1);
+    expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims(), RSA)))).status).toBe(200);
+  });
+
+  it('treats a non-JWT bearer token as an API key', async () => {
+    const { auth } = await stack.newTenant(['runs:read']);
+    const me = await get<any>(stack.app, '/v1/users/me', auth);
+    expect(me.status).toBe(200);
+    expect(me.body.kind).toBe('api_key');
+  });
+});
+
+describe('where JWKS keys come from', () => {
+  it('fetches keys only from the configured JWKS URL, never from iss, jku or x5u of the token', async () => {
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256')] } }));
+    const attacker = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(stranger.publicKey, 'evil', 'RS256')] } }));
+    const stack = await startStack({ worker: false, env: { RVS_JWT_JWKS_URL: `${jwks.url}/keys`, RVS_JWT_ISSUER: `${attacker.url}/`, RVS_JWT_AUDIENCE: AUDIENCE } });
+    try {
+      const tenant = await ensureTenant(stack.sql, `jku-${randomUUID()}`, 'jku tenant');
+      const claims = { iss: `${attacker.url}/`, aud: AUDIENCE, sub: 'mallory', tenant_id: tenant.id, exp: nowSeconds() + 300, scope: 'keys:admin' };
+      const evil = { alg: 'RS256', key: stranger.privateKey, kid: 'evil' } as const;
+      // The issuer is the attacker's own URL here, so even an issuer-based lookup would reach it.
+      const token = signJwt(claims, evil, { jku: `${attacker.url}/jwks.json`, x5u: `${attacker.url}/cert.pem` });
+      expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token)));
+      expect(attacker.requests).toEqual([]);
+      expect(jwks.requests).toEqual(['/keys']);
+      expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims, RSA)))).status).toBe(200);
+      expect(attacker.requests).toEqual([]);
+    } finally {
+      await stack.close();
+      await jwks.close();
+      await attacker.close();
+    }
+  });
+});
+
+describe('JWKS key rotation', () => {
+  it('picks up a key the provider adds, with at most one fetch per cooldown however many unknown key ids arrive', async () => {
+    const served = [jwk(rsa.publicKey, 'rsa-1', 'RS256')];
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: served } }));
+    const verifier = createJwtVerifier(
+      { jwksUrl: `${jwks.url}/jwks.json`, issuer: ISSUER, audience: AUDIENCE, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
+      { jwksCooldownMs: 500 },
+    )!;
+    const claims = { iss: ISSUER, aud: AUDIENCE, sub: 's', tenant_id: 't', exp: nowSeconds() + 60 };
+    const outcome = (token: string) => verifier.verify(token).then(() => 'ok', (e: AppError) => e.code);
+    try {
+      expect(await outcome(signJwt(claims, RSA))).toBe('ok');
+      served.push(jwk(ec.publicKey, 'ec-2', 'ES256'));
+      const rotated = signJwt(claims, { ...EC, kid: 'ec-2' } as SigningKey);
+      // Within the cooldown the cached set is all there is: the new key is unknown for now.
+      const attempts = await Promise.all(Array.from({ length: 10 }, () => outcome(rotated)));
+      expect(attempts).toEqual(Array(10).fill('unauthorized'));
+      expect(jwks.requests).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const afterCooldown = await Promise.all(Array.from({ length: 10 }, () => outcome(rotated)));
+      expect(afterCooldown).toEqual(Array(10).fill('ok'));
+      expect(jwks.requests).toHaveLength(2);
+      expect(await outcome(signJwt(claims, RSA))).toBe('ok');
+      expect(await outcome(signJwt(claims, { alg: 'RS256', key: stranger.privateKey }))).toBe('unauthorized');
+    } finally {
+      await verifier.close();
+      await jwks.close();
+    }
+  });
+});
+
+describe('JWKS that cannot be fetched', () => {
+  it('answers 503 within the bounded timeout rather than hanging or blaming the token', async () => {
+    const hanging = await startRecordingServer(() => undefined);
+    const verifier = createJwtVerifier(
+      { jwksUrl: `${hanging.url}/jwks.json`, issuer: ISSUER, audience: AUDIENCE, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
+      { jwksTimeoutMs: 300 },
+    )!;
+    const started = Date.now();
+    const token = signJwt({ iss: ISSUER, aud: AUDIENCE, sub: 's', tenant_id: 't', exp: nowSeconds() + 60 }, RSA);
+    try {
+      const error = await verifier.verify(token).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('service_unavailable');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(hanging.requests).toEqual(['/jwks.json']);
+    } finally {
+      await verifier.close();
+      await hanging.close();
+    }
+  });
+});
+
+describe('JWTs verified with a static public key or an HS256 secret', () => {
+  const secret = randomBytes(32).toString('hex');
+  let pkStack: Stack;
+  let hsStack: Stack;
+  let tenantId: string;
+  const claims = (overrides: Record<string, unknown> = {}) => ({
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: 'dev-user',
+    tenant_id: tenantId,
+    exp: nowSeconds() + 300,
+    scope: 'runs:read',
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    pkStack = await startStack({
+      worker: false,
+      env: { RVS_JWT_PUBLIC_KEY: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString(), RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE },
+    });
+    hsStack = await startStack({ worker: false, env: { RVS_JWT_SECRET: secret, RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE } });
+    tenantId = (await ensureTenant(pkStack.sql, `dev-${randomUUID()}`, 'Dev tenant')).id;
+  });
+  afterAll(async () => {
+    await pkStack?.close();
+    await hsStack?.close();
+  });
+
+  it('accepts ES256 signed by the configured key, and nothing else', async () => {
+    const ok = await get<any>(pkStack.app, '/v1/users/me', bearer(signJwt(claims(), { alg: 'ES256', key: ec.privateKey })));
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ kind: 'user', id: 'dev-user', tenant: { id: tenantId }, scopes: ['runs:read'] });
+    const pem = ec.publicKey.export({ type: 'spki', format: 'pem' });
+    for (const token of [
+      signJwt(claims(), { alg: 'RS256', key: rsa.privateKey }),
+      signJwt(claims(), { alg: 'HS256', secret: pem }),
+      signJwt(claims(), { alg: 'HS256', secret }),
+      signJwt(claims(), { alg: 'none' }),
+      signJwt(claims({ exp: nowSeconds() - 600 }), { alg: 'ES256', key: ec.privateKey }),
+    ]) {
+      expectUnauthorized(await get(pkStack.app, '/v1/users/me', bearer(token)));
+    }
+  });
+
+  it('accepts HS256 signed with the configured secret, and refuses every other algorithm', async () => {
+    expect((await get(hsStack.app, '/v1/users/me', bearer(signJwt(claims(), { alg: 'HS256', secret })))).status).toBe(200);
+    for (const token of [
+      signJwt(claims(), { alg: 'HS256', secret: `${secret}x` }),
+      signJwt(claims(), { alg: 'RS256', key: rsa.privateKey }),
+      signJwt(claims(), { alg: 'none' }),
+      signJwt(claims({ aud: 'x' }), { alg: 'HS256', secret }),
+    ]) {
+      expectUnauthorized(await get(hsStack.app, '/v1/users/me', bearer(token)));
+    }
+  });
+
+  it('refuses JWTs outright when no identity provider is configured', async () => {
+    const plain = await startStack({ worker: false });
+    try {
+      expectUnauthorized(await get(plain.app, '/v1/users/me', bearer(signJwt(claims(), { alg: 'HS256', secret }))));
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('JWT configuration', () => {
+  function problemsOf(env: Record<string, string>): string[] {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).problems;
+    }
+    throw new Error('expected a ConfigError');
+  }
+
+  it('defaults the tenant claim and leaves JWTs off when no source is set', () => {
+    expect(loadConfig({}).jwt).toEqual({ jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined });
+    expect(createJwtVerifier(loadConfig({}).jwt)).toBeNull();
+  });
+
+  it('requires issuer and audience with any verification source', () => {
+    expect(problemsOf({ RVS_JWT_JWKS_URL: 'https://idp.example.test/jwks.json' })).toEqual([
+      expect.stringMatching(/^RVS_JWT_ISSUER: is required/),
+      expect.stringMatching(/^RVS_JWT_AUDIENCE: is required/),
+    ]);
+    expect(problemsOf({ RVS_JWT_SECRET: 'x'.repeat(32), RVS_JWT_ISSUER: ISSUER })).toEqual([expect.stringMatching(/^RVS_JWT_AUDIENCE: is required/)]);
+  });
+
+  it('refuses more than one source, short secrets, keys it cannot pin and non-http JWKS URLs', () => {
+    const base = { RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE };
+    expect(problemsOf({ ...base, RVS_JWT_JWKS_URL: 'https://idp.example.test/jwks.json', RVS_JWT_SECRET: 'x'.repeat(32) })).toEqual([
+      expect.stringMatching(/^RVS_JWT_SECRET: set only one of/),
+    ]);
+    expect(problemsOf({ ...base, RVS_JWT_SECRET: 'short' })).toEqual([expect.stringMatching(/^RVS_JWT_SECRET:/)]);
+    const ed = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(problemsOf({ ...base, RVS_JWT_PUBLIC_KEY: ed })).toEqual([expect.stringMatching(/^RVS_JWT_PUBLIC_KEY:/)]);
+    expect(problemsOf({ ...base, RVS_JWT_PUBLIC_KEY: 'not a pem' })).toEqual([expect.stringMatching(/^RVS_JWT_PUBLIC_KEY:/)]);
+    expect(problemsOf({ ...base, RVS_JWT_JWKS_URL: 'file:///etc/passwd' })).toEqual([expect.stringMatching(/^RVS_JWT_JWKS_URL:/)]);
+  });
+
+  it('accepts a PEM written on one line with \\n escapes', () => {
+    const pem = rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const config = loadConfig({ RVS_JWT_PUBLIC_KEY: pem.replace(/\n/g, '\\n'), RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE });
+    expect(config.jwt.publicKey).toBe(pem);
+  });
+});

@@ -1,0 +1,237 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
+import { SCOPES, type Scope } from '../../src/auth/scopes';
+import { insertApiKey } from '../../src/db/api-keys';
+import { workflowIdForRun } from '../../src/temporal/constants';
+import { createSuite, post } from '../helpers/api';
+import { nowSeconds, signJwt } from '../helpers/jwt';
+import { startStack, type Stack } from '../helpers/stack';
+
+/**
+ * The authorization matrix: every registered route × every kind of credential, from one table.
+ * A route added to the app without a row here fails the completeness test below.
+ */
+
+interface Fixtures {
+  chainId: string;
+  endpointId: string;
+  suiteId: string;
+  runId: string;
+  keyId: string;
+}
+
+interface RouteCase {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Exactly as registered; `:param`s are filled from the owner's fixtures. */
+  path: string;
+  /** The scope the route needs; null means any authenticated caller. */
+  scope: Scope | null;
+  body?: (f: Fixtures) => unknown;
+  /** Status for the owner's valid credential (proves authentication and authorization passed). */
+  ok: number;
+  /**
+   * Status for a valid key with every scope from another tenant: 403 when the route addresses a
+   * resource of the owner's tenant; a list or create acts in the caller's own tenant instead. A
+   * create whose body names the owner's resource is a 400 on that field (existence is not revealed).
+   */
+  foreign: number;
+}
+
+const unique = () => `m-${randomUUID().slice(0, 8)}`;
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/users/me', scope: null, ok: 200, foreign: 200 },
+  { method: 'POST', path: '/v1/chains', scope: 'chains:write', body: () => ({ name: 'c', slug: unique() }), ok: 201, foreign: 201 },
+  { method: 'GET', path: '/v1/chains', scope: 'chains:read', ok: 200, foreign: 200 },
+  { method: 'GET', path: '/v1/chains/:chainId', scope: 'chains:read', ok: 200, foreign: 403 },
+  {
+    method: 'POST',
+    path: '/v1/endpoints',
+    scope: 'endpoints:write',
+    body: (f) => ({ chain_id: f.chainId, name: 'e', url: 'http://127.0.0.1:9/' }),
+    ok: 201,
+    foreign: 400,
+  },
+  { method: 'GET', path: '/v1/endpoints', scope: 'endpoints:read', ok: 200, foreign: 200 },
+  { method: 'GET', path: '/v1/endpoints/:endpointId', scope: 'endpoints:read', ok: 200, foreign: 403 },
+  {
+    method: 'POST',
+    path: '/v1/suites',
+    scope: 'suites:write',
+    body: (f) => ({ chain_id: f.chainId, name: 's', config: { targets: [{ endpoint_id: f.endpointId }] } }),
+    ok: 201,
+    foreign: 400,
+  },
+  { method: 'GET', path: '/v1/suites', scope: 'suites:read', ok: 200, foreign: 200 },
+  { method: 'GET', path: '/v1/suites/:suiteId', scope: 'suites:read', ok: 200, foreign: 403 },
+  { method: 'POST', path: '/v1/suites/:suiteId/runs', scope: 'runs:write', ok: 201, foreign: 403 },
+  { method: 'GET', path: '/v1/runs', scope: 'runs:read', ok: 200, foreign: 200 },
+  { method: 'GET', path: '/v1/runs/:runId', scope: 'runs:read', ok: 200, foreign: 403 },
+  // The fixture run never finishes (no worker), so getting past auth means 409 run_not_finished,
+  // and a cancel is only requested (202) without ever making the run terminal.
+  { method: 'GET', path: '/v1/runs/:runId/verdict', scope: 'runs:read', ok: 409, foreign: 403 },
+  { method: 'POST', path: '/v1/runs/:runId/cancel', scope: 'runs:write', ok: 202, foreign: 403 },
+  { method: 'GET', path: '/v1/runs/:runId/metrics', scope: 'runs:read', ok: 200, foreign: 403 },
+  { method: 'GET', path: '/v1/runs/:runId/samples', scope: 'runs:read', ok: 200, foreign: 403 },
+  { method: 'POST', path: '/v1/api-keys', scope: 'keys:admin', body: () => ({ name: 'k', scopes: ['runs:read'] }), ok: 201, foreign: 201 },
+  { method: 'GET', path: '/v1/api-keys', scope: 'keys:admin', ok: 200, foreign: 200 },
+  { method: 'GET', path: '/v1/api-keys/:keyId', scope: 'keys:admin', ok: 200, foreign: 403 },
+  { method: 'DELETE', path: '/v1/api-keys/:keyId', scope: 'keys:admin', ok: 200, foreign: 403 },
+];
+
+const CREDENTIALS = [
+  'no token',
+  'malformed header',
+  'unknown key',
+  'revoked key',
+  'expired JWT',
+  'key without the scope',
+  'key of another tenant',
+  'valid key',
+  'valid JWT',
+] as const;
+type Credential = (typeof CREDENTIALS)[number];
+
+function expectedStatus(route: RouteCase, credential: Credential): number {
+  switch (credential) {
+    case 'no token':
+    case 'malformed header':
+    case 'unknown key':
+    case 'revoked key':
+    case 'expired JWT':
+      return 401;
+    case 'key without the scope':
+      return route.scope === null ? route.ok : 403;
+    case 'key of another tenant':
+      return route.foreign;
+    case 'valid key':
+    case 'valid JWT':
+      return route.ok;
+  }
+}
+
+const ERROR_CODES: Record<number, string> = { 400: 'validation_error', 401: 'unauthorized', 403: 'forbidden', 409: 'run_not_finished' };
+
+/** "METHOD /path" for every route the app registered (HEAD is Fastify's automatic twin of GET). */
+function registeredRoutes(app: FastifyInstance): string[] {
+  const routes: string[] = [];
+  const parents: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    const path = (parents[depth - 1] ?? '') + match[2]!;
+    parents[depth] = path;
+    parents.length = depth + 1;
+    for (const method of match[3]?.split(', ') ?? []) if (method !== 'HEAD') routes.push(`${method} ${path}`);
+  }
+  return routes.sort();
+}
+
+describe('authorization matrix', () => {
+  const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ISSUER = 'https://idp.matrix.test/';
+  const AUDIENCE = 'rvs-matrix';
+  let stack: Stack;
+  let fixtures: Fixtures;
+  let headers: (credential: Credential, route: RouteCase) => Record<string, string>;
+  const runIds: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({
+      worker: false,
+      env: {
+        RVS_JWT_PUBLIC_KEY: signing.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        RVS_JWT_ISSUER: ISSUER,
+        RVS_JWT_AUDIENCE: AUDIENCE,
+      },
+    });
+    const owner = await stack.newTenant();
+    const foreign = await stack.newTenant();
+    const setup = await createSuite(stack.app, owner.auth, { candidates: ['http://127.0.0.1:9/'] });
+    const run = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, owner.auth);
+    expect(run.status).toBe(201);
+    runIds.push(run.body.id);
+    const target = await post<{ id: string }>(stack.app, '/v1/api-keys', owner.auth, { name: 'target', scopes: ['runs:read'] });
+    const revoked = await post<{ id: string; key: string }>(stack.app, '/v1/api-keys', owner.auth, { name: 'revoked', scopes: [...SCOPES] });
+    expect((await stack.app.inject({ method: 'DELETE', url: `/v1/api-keys/${revoked.body.id}`, headers: owner.auth })).statusCode).toBe(200);
+    fixtures = { chainId: setup.chainId, endpointId: setup.endpointIds[0]!, suiteId: setup.suiteId, runId: run.body.id, keyId: target.body.id };
+
+    // One key per route scope, in the owner's tenant, holding every scope but that one.
+    const withoutScope = new Map<Scope | null, string>();
+    for (const scope of new Set(ROUTES.map((r) => r.scope))) {
+      const key = generateApiKey();
+      const scopes = scope === null ? [] : SCOPES.filter((s) => s !== scope);
+      await insertApiKey(stack.sql, { tenantId: owner.tenantId, name: `without ${scope}`, prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes });
+      withoutScope.set(scope, key.key);
+    }
+    const jwt = (exp: number) =>
+      signJwt({ iss: ISSUER, aud: AUDIENCE, sub: 'matrix-user', tenant_id: owner.tenantId, exp, scope: SCOPES.join(' ') }, { alg: 'RS256', key: signing.privateKey });
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+    headers = (credential, route) => {
+      switch (credential) {
+        case 'no token':
+          return {};
+        case 'malformed header':
+          return { authorization: `Token ${owner.key}` };
+        case 'unknown key':
+          return bearer(generateApiKey().key);
+        case 'revoked key':
+          return bearer(revoked.body.key);
+        case 'expired JWT':
+          return bearer(jwt(nowSeconds() - 600));
+        case 'key without the scope':
+          return bearer(withoutScope.get(route.scope)!);
+        case 'key of another tenant':
+          return foreign.auth;
+        case 'valid key':
+          return owner.auth;
+        case 'valid JWT':
+          return bearer(jwt(nowSeconds() + 300));
+      }
+    };
+  });
+
+  afterAll(async () => {
+    // No worker runs here: the queued run workflows would otherwise linger on the dev server.
+    await Promise.all(runIds.map((id) => stack.client.workflow.getHandle(workflowIdForRun(id)).terminate('test finished').catch(() => undefined)));
+    await stack?.close();
+  });
+
+  it('has a row for every registered route, and a route for every row', () => {
+    expect(registeredRoutes(stack.app)).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  const cases = ROUTES.flatMap((route) => CREDENTIALS.map((credential) => ({ route, credential, status: expectedStatus(route, credential) })));
+
+  it.each(cases.map((c) => [`${c.route.method} ${c.route.path}`, c.credential, c.status, c] as const))(
+    '%s with %s → %i',
+    async (_route, _credential, status, { route, credential }) => {
+      const url = route.path.replace(/:(\w+)/g, (_, name: keyof Fixtures) => fixtures[name]);
+      const body = route.body?.(fixtures);
+      const response = await stack.app.inject({
+        method: route.method,
+        url,
+        headers: headers(credential, route),
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+      expect(response.statusCode, response.body).toBe(status);
+      const requestId = response.headers['x-request-id'];
+      expect(requestId).toEqual(expect.any(String));
+      if (status === 201 && response.headers.location) expect(response.headers.location).toMatch(/^\/v1\//);
+      if (route.path === '/v1/suites/:suiteId/runs' && status === 201) runIds.push(response.json().id);
+      if (status < 400) return;
+      expect(response.json()).toEqual({
+        error: {
+          code: ERROR_CODES[status],
+          message: expect.any(String),
+          details: status === 401 || status === 403 ? [] : expect.any(Array),
+          request_id: requestId,
+        },
+      });
+    },
+  );
+});
