@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     temporalUi = server.uiUrl ?? temporalUi;
   }
 
-  installTemporalRuntime();
+  installTemporalRuntime(config.logLevel);
   const api = await startApi({ ...config, databaseUrl, temporal: { ...config.temporal, address: temporalAddress } }, logger);
   const workerSql = createSql(databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));

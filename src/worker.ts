@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
@@ -11,8 +11,18 @@ import { resolveSecretKey } from './runtime/secret-key';
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
-export function installTemporalRuntime(): void {
-  Runtime.install({ shutdownSignals: [] });
+const TEMPORAL_LOG_LEVEL = {
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  silent: 'ERROR',
+} as const;
+
+export function installTemporalRuntime(logLevel: keyof typeof TEMPORAL_LOG_LEVEL): void {
+  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(TEMPORAL_LOG_LEVEL[logLevel]) });
 }
 
 export async function createRunWorker(options: {
@@ -30,6 +40,10 @@ export async function createRunWorker(options: {
     activities: createActivities(options.deps),
     // Probing is I/O-bound; this bounds how many targets one worker probes at once.
     maxConcurrentActivityTaskExecutions: 20,
+    // Heartbeats carry the last committed sequence number: sent at most a second late (the
+    // default throttle is 80% of the heartbeat timeout), a killed worker loses at most a second.
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
   });
 }
 
@@ -40,7 +54,7 @@ async function main(): Promise<void> {
     process.stderr.write('npm run worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start runs both for you)\n');
     process.exit(1);
   }
-  installTemporalRuntime();
+  installTemporalRuntime(config.logLevel);
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
   const connection = await NativeConnection.connect({ address: config.temporal.address });

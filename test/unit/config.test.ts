@@ -28,6 +28,7 @@ describe('loadConfig: defaults', () => {
       bootstrapApiKey: undefined,
       allowPrivateTargets: false,
       logLevel: 'info',
+      jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
 
@@ -92,6 +93,7 @@ describe('loadConfig: valid values', () => {
       bootstrapApiKey: BOOTSTRAP_KEY,
       allowPrivateTargets: true,
       logLevel: 'debug',
+      jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
 
@@ -135,6 +137,7 @@ describe('loadConfig: invalid values', () => {
     { name: 'RVS_SECRET_KEY', value: 'k'.repeat(31) },
     { name: 'RVS_BOOTSTRAP_API_KEY', value: 'rvs_short_key' },
     { name: 'RVS_BOOTSTRAP_API_KEY', value: `rvk_AbCdEf123456_${'a'.repeat(40)}` },
+    { name: 'RVS_BOOTSTRAP_API_KEY', value: `rvs_AbCdEf123456_${'a'.repeat(129)}` },
     { name: 'RVS_ALLOW_PRIVATE_TARGETS', value: 'maybe' },
     { name: 'RVS_ALLOW_PRIVATE_TARGETS', value: 'TRUE' },
     { name: 'LOG_LEVEL', value: 'verbose' },

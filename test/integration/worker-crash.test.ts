@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createSuite, post, waitForRun } from '../helpers/api';
+import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
+import { startStack, type Stack } from '../helpers/stack';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The real worker entry point (`npm run worker`) in its own process group, so kill -9 takes all of it. */
+function startWorkerProcess(stack: Stack): ChildProcess {
+  return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/worker.ts'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      RVS_SECRET_KEY: stack.config.secretKey,
+      RVS_ALLOW_PRIVATE_TARGETS: 'true',
+      LOG_LEVEL: 'error',
+    },
+  });
+}
+
+function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    process.kill(-child.pid!, 'SIGKILL');
+  });
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a worker killed in the middle of a probe chunk', () => {
+  let stack: Stack;
+  let node: FakeNode;
+  const workers: ChildProcess[] = [];
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    node = await startFakeNode(answers.delay(5));
+  });
+  afterAll(async () => {
+    for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) await killHard(worker);
+    await node.close();
+    await stack.close();
+  });
+
+  it('loses nothing and counts nothing twice: the run succeeds with exactly the planned samples', { timeout: 120_000 }, async () => {
+    const planned = 3_000;
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [node.url],
+      config: {
+        workload: { requests_per_target: planned, concurrency: 2, warmup_requests: 0 },
+        retry: { max_attempts: 3, initial_interval_ms: 200 },
+      },
+    });
+    workers.push(startWorkerProcess(stack));
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+
+    // Kill -9 once the chunk is well under way: some batches committed, the rest in flight.
+    await until(() => node.requests.length >= 1_400, 60_000);
+    await killHard(workers[0]!);
+    const sentBeforeCrash = node.requests.length;
+    expect(sentBeforeCrash).toBeLessThan(planned);
+
+    workers.push(startWorkerProcess(stack));
+    const run = await waitForRun(stack.app, auth, created.body.id, 90_000);
+
+    expect(run.status).toBe('success');
+    expect(run.stats.calls.total).toBe(planned);
+    const [counts] = await stack.sql<{ n: number; distinct_seq: number; max_seq: number }[]>`
+      select count(*)::int as n, count(distinct seq)::int as distinct_seq, max(seq) as max_seq
+      from run_samples where run_id = ${run.id}`;
+    expect(counts).toEqual({ n: planned, distinct_seq: planned, max_seq: planned - 1 });
+    // The lost attempt is in the history, and counted.
+    expect(run.retry_history).toEqual([
+      expect.objectContaining({ activity: 'probeChunk', attempt: 1, error_type: 'attempt_lost', target_id: run.targets[0].id }),
+    ]);
+    expect(run.retry_count).toBe(1);
+    // Resumed after the last committed batch rather than from the start.
+    expect(node.requests.length).toBeLessThan(planned + sentBeforeCrash);
+  });
+});
