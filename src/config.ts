@@ -46,6 +46,9 @@ const envSchema = z.object({
     .optional(),
   RVS_ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RVS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  RVS_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   RVS_JWT_JWKS_URL: urlString(['http:', 'https:']).optional(),
   RVS_JWT_ISSUER: z.string().min(1).optional(),
   RVS_JWT_AUDIENCE: z.string().min(1).optional(),
@@ -86,6 +89,8 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   allowPrivateTargets: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** Per-identity quotas in one-minute windows; failed authentication per client address. */
+  rateLimits: { perMinute: number; triggersPerMinute: number; authFailuresPerMinute: number };
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
     jwksUrl: string | undefined;
@@ -131,6 +136,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     bootstrapApiKey: e.RVS_BOOTSTRAP_API_KEY,
     allowPrivateTargets: e.RVS_ALLOW_PRIVATE_TARGETS,
     logLevel: e.LOG_LEVEL,
+    rateLimits: {
+      perMinute: e.RVS_RATE_LIMIT_PER_MINUTE,
+      triggersPerMinute: e.RVS_TRIGGER_LIMIT_PER_MINUTE,
+      authFailuresPerMinute: e.RVS_AUTH_FAILURE_LIMIT_PER_MINUTE,
+    },
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,
       issuer: e.RVS_JWT_ISSUER,

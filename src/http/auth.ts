@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Scope } from '../auth/scopes';
-import { forbidden } from '../errors';
+import { AppError, forbidden } from '../errors';
 import { authenticate } from '../services/authenticate';
 import type { Ctx, Deps } from '../services/context';
+import { limitAuthFailure, type RateLimits } from './rate-limit';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,12 +16,20 @@ declare module 'fastify' {
 }
 
 /** Every route is authenticated unless it says `scope: 'public'`; checked before the body is even parsed. */
-export function registerAuth(app: FastifyInstance, deps: Deps): void {
+export function registerAuth(app: FastifyInstance, deps: Deps, limits: RateLimits): void {
   app.decorateRequest('ctx', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     if (scope === 'public' || request.routeOptions.url === undefined) return;
-    const principal = await authenticate(deps, request.headers.authorization);
+    let principal;
+    try {
+      principal = await authenticate(deps, request.headers.authorization);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthorized') {
+        throw await limitAuthFailure(deps, request, reply, limits, error);
+      }
+      throw error;
+    }
     if (scope && !principal.scopes.includes(scope)) throw forbidden(`this operation needs the scope ${scope}`);
     request.ctx = { principal, deps };
   });

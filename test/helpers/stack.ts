@@ -53,6 +53,10 @@ export async function startStack(options: { worker?: boolean; env?: Record<strin
     RVS_ALLOW_PRIVATE_TARGETS: 'true',
     RVS_PUBLIC_URL: 'http://rvs.test',
     LOG_LEVEL: 'silent',
+    // Quotas are shared through the database by every test file; tests of the limits lower them.
+    RVS_RATE_LIMIT_PER_MINUTE: '1000000',
+    RVS_TRIGGER_LIMIT_PER_MINUTE: '100000',
+    RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
     ...options.env,
   });
   const sql = createSql(config.databaseUrl!);

@@ -28,6 +28,7 @@ describe('loadConfig: defaults', () => {
       bootstrapApiKey: undefined,
       allowPrivateTargets: false,
       logLevel: 'info',
+      rateLimits: { perMinute: 600, triggersPerMinute: 60, authFailuresPerMinute: 60 },
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -93,6 +94,7 @@ describe('loadConfig: valid values', () => {
       bootstrapApiKey: BOOTSTRAP_KEY,
       allowPrivateTargets: true,
       logLevel: 'debug',
+      rateLimits: { perMinute: 600, triggersPerMinute: 60, authFailuresPerMinute: 60 },
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });

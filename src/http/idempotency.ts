@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import {
+  completeIdempotencyKey,
+  findIdempotencyKey,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+} from '../db/idempotency';
+import { AppError, validationError } from '../errors';
+import { canonicalJson } from '../probe/classify-response';
+import type { Deps } from '../services/context';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: { tenantId: string; key: string } | null;
+  }
+}
+
+const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
+/** How long a duplicate waits for the first request with its key to finish before giving up. */
+const WAIT_FOR_FIRST_MS = 15_000;
+
+/**
+ * Idempotency-Key on every authenticated POST: the first response (2xx or 4xx) to a key is kept
+ * for 24 hours; the same key with the same request replays it (Idempotency-Replayed: true), with
+ * a different request it is 409 idempotency_conflict. A duplicate that arrives while the first
+ * is still running waits for it, so concurrent duplicates create one resource.
+ */
+export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
+  app.decorateRequest('idempotency', null);
+  app.addHook('preHandler', async (request, reply) => {
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || !request.ctx || key === undefined) return;
+    if (typeof key !== 'string' || !VALID_KEY.test(key)) {
+      throw validationError([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
+    }
+    const tenantId = request.ctx.principal.tenantId;
+    const requestHash = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
+      .digest('hex');
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    while (Date.now() < deadline) {
+      if (await reserveIdempotencyKey(deps.sql, tenantId, key, requestHash)) {
+        request.idempotency = { tenantId, key };
+        return;
+      }
+      const first = await findIdempotencyKey(deps.sql, tenantId, key);
+      if (!first) continue; // released or expired meanwhile: try to reserve again
+      if (first.request_hash !== requestHash) {
+        throw new AppError('idempotency_conflict', 'this Idempotency-Key was already used with a different request');
+      }
+      if (first.status_code !== null) {
+        reply.code(first.status_code).header('idempotency-replayed', 'true').type('application/json; charset=utf-8');
+        if (first.response_location) reply.header('location', first.response_location);
+        return reply.send(first.response_body);
+      }
+      await sleep(100);
+    }
+    throw new AppError('conflict', 'a request with this Idempotency-Key is still being processed; retry later');
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const reservation = request.idempotency;
+    if (!reservation) return payload;
+    request.idempotency = null;
+    if (reply.statusCode >= 500) {
+      // Our failure: free the key so the client's retry runs instead of replaying an error.
+      await releaseIdempotencyKey(deps.sql, reservation.tenantId, reservation.key);
+    } else {
+      const location = reply.getHeader('location');
+      await completeIdempotencyKey(deps.sql, reservation.tenantId, reservation.key, {
+        statusCode: reply.statusCode,
+        body: typeof payload === 'string' ? payload : String(payload),
+        location: typeof location === 'string' ? location : null,
+      });
+    }
+    return payload;
+  });
+}

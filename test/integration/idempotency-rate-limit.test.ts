@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/auth/api-key';
+import { createSuite } from '../helpers/api';
+import { startStack, type Stack } from '../helpers/stack';
+
+describe('Idempotency-Key', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    // No worker: runs stay queued, which is all these tests need.
+    stack = await startStack({ worker: false });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  const trigger = (auth: { authorization: string }, suiteId: string, key: string, body: unknown = {}) =>
+    stack.app.inject({ method: 'POST', url: `/v1/suites/${suiteId}/runs`, headers: { ...auth, 'idempotency-key': key }, payload: body as object });
+
+  async function runsOf(suiteId: string): Promise<number> {
+    const [row] = await stack.sql<{ n: number }[]>`select count(*)::int as n from runs where test_suite_id = ${suiteId}`;
+    return row!.n;
+  }
+
+  it('replays the first response for the same key and body, and creates one run', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
+    const first = await trigger(auth, suiteId, 'ci-build-17', { metadata: { sha: 'abc' } });
+    const second = await trigger(auth, suiteId, 'ci-build-17', { metadata: { sha: 'abc' } });
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotency-replayed']).toBe('true');
+    expect(first.headers['idempotency-replayed']).toBeUndefined();
+    expect(second.json().id).toBe(first.json().id);
+    expect(second.headers.location).toBe(first.headers.location);
+    expect(await runsOf(suiteId)).toBe(1);
+  });
+
+  it('answers 409 idempotency_conflict for the same key with a different body, changing nothing', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
+    expect((await trigger(auth, suiteId, 'k-1', { metadata: { a: 1 } })).statusCode).toBe(201);
+    const clash = await trigger(auth, suiteId, 'k-1', { metadata: { a: 2 } });
+    expect(clash.statusCode).toBe(409);
+    expect(clash.json().error.code).toBe('idempotency_conflict');
+    expect(await runsOf(suiteId)).toBe(1);
+  });
+
+  it('creates exactly one run when duplicates arrive at the same time', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
+    const responses = await Promise.all(Array.from({ length: 6 }, () => trigger(auth, suiteId, 'burst')));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
+    expect(new Set(responses.map((r) => r.json().id)).size).toBe(1);
+    expect(await runsOf(suiteId)).toBe(1);
+  });
+
+  it('keys are per tenant, apply to creates, and must be printable ASCII', async () => {
+    const a = await stack.newTenant();
+    const b = await stack.newTenant();
+    const create = (auth: { authorization: string }, key: string, slug: string) =>
+      stack.app.inject({ method: 'POST', url: '/v1/chains', headers: { ...auth, 'idempotency-key': key }, payload: { name: 'c', slug } });
+    const first = await create(a.auth, 'same', 'one');
+    expect((await create(a.auth, 'same', 'one')).json().id).toBe(first.json().id);
+    expect((await create(b.auth, 'same', 'one')).statusCode).toBe(201); // another tenant, another key space
+    const bad = await create(a.auth, 'has space', 'two');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.details[0].field).toBe('Idempotency-Key');
+  });
+});
+
+describe('rate limits', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      worker: false,
+      env: { RVS_RATE_LIMIT_PER_MINUTE: '8', RVS_TRIGGER_LIMIT_PER_MINUTE: '2', RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '3' },
+    });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('limits each identity per minute, with RateLimit headers and a 429 carrying Retry-After', async () => {
+    const { auth } = await stack.newTenant();
+    const other = await stack.newTenant();
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 9; i++) {
+      last = await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: auth });
+      statuses.push(last.statusCode);
+      if (i === 0) {
+        expect(last.headers['ratelimit-limit']).toBe('8');
+        expect(last.headers['ratelimit-remaining']).toBe('7');
+        expect(Number(last.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      }
+    }
+    // The window may roll over mid-loop; then the count restarts. Either way at most 8 pass per window.
+    if (statuses.includes(429)) {
+      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(8);
+      expect(last!.statusCode).toBe(429);
+      expect(last!.json().error.code).toBe('rate_limited');
+      expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // Another identity has its own quota.
+    expect((await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: other.auth })).statusCode).toBe(200);
+  });
+
+  it('limits run triggers more strictly', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await stack.app.inject({ method: 'POST', url: `/v1/suites/${suiteId}/runs`, headers: auth })).statusCode);
+    }
+    expect(statuses).toEqual([201, 201, 429]);
+  });
+
+  it('turns repeated failed authentication from one address into 429', async () => {
+    const bad = { authorization: `Bearer ${generateApiKey().key}` };
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: bad, remoteAddress: '127.0.0.77' });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(statuses.at(-1)).toBe(429);
+    // Another address is not affected.
+    const elsewhere = await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: bad, remoteAddress: '127.0.0.78' });
+    expect(elsewhere.statusCode).toBe(401);
+  });
+});
