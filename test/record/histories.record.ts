@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, inject, it } from 'vitest';
+import { workflowIdForRun } from '../../src/temporal/constants';
+import { createSuite, post, waitForRun } from '../helpers/api';
+import { answers, startFakeNode } from '../helpers/json-rpc-node';
+import { startStack } from '../helpers/stack';
+
+const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'histories');
+
+/** Exports a history in the JSON the Temporal CLI and UI download, which replay accepts as is. */
+async function exportHistory(file: string, workflowId: string, runId?: string): Promise<void> {
+  const args = ['workflow', 'show', '--address', inject('temporalAddress'), '--workflow-id', workflowId, '--output', 'json'];
+  if (runId) args.push('--run-id', runId);
+  const { stdout } = await promisify(execFile)(inject('temporalCliPath'), args, { maxBuffer: 64 * 1024 * 1024 });
+  await writeFile(path.join(FIXTURES, file), stdout);
+}
+
+/**
+ * Not part of `npm test`: `npm run record:histories` runs representative runs on the real stack
+ * and writes their histories to test/fixtures/histories, which the replay test replays.
+ */
+describe('record workflow histories', () => {
+  it('records histories of representative runs', { timeout: 120_000 }, async () => {
+    const stack = await startStack();
+    const candidate = await startFakeNode(answers.delay(2));
+    const reference = await startFakeNode(answers.ok());
+    try {
+      const { auth } = await stack.newTenant();
+      const record = (name: string, runId: string) => exportHistory(`${name}.json`, workflowIdForRun(runId));
+      const withReference = await createSuite(stack.app, auth, { candidates: [candidate.url], reference: reference.url });
+      const ok = await post<{ id: string }>(stack.app, `/v1/suites/${withReference.suiteId}/runs`, auth);
+      await waitForRun(stack.app, auth, ok.body.id);
+      await record('success-with-reference', ok.body.id);
+
+      const long = await createSuite(stack.app, auth, {
+        candidates: [candidate.url],
+        config: { workload: { requests_per_target: 100_000, concurrency: 2, warmup_requests: 0 } },
+      });
+      const cancelled = await post<{ id: string }>(stack.app, `/v1/suites/${long.suiteId}/runs`, auth);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await post(stack.app, `/v1/runs/${cancelled.body.id}/cancel`, auth);
+      await waitForRun(stack.app, auth, cancelled.body.id);
+      await record('cancelled', cancelled.body.id);
+
+      // A run whose first execution continued as new (tiny history budget), recorded execution by execution.
+      const idle = await startStack({ worker: false, env: { RVS_SECRET_KEY: stack.config.secretKey! } });
+      try {
+        const idleTenant = await idle.newTenant();
+        const chunked = await createSuite(idle.app, idleTenant.auth, {
+          candidates: [reference.url],
+          config: { workload: { requests_per_target: 12_000, concurrency: 8, warmup_requests: 0 } },
+        });
+        const rolled = await post<{ id: string }>(idle.app, `/v1/suites/${chunked.suiteId}/runs`, idleTenant.auth);
+        const workflowId = workflowIdForRun(rolled.body.id);
+        await stack.client.workflow.getHandle(workflowId).terminate('replaced by the recorder');
+        const handle = await stack.client.workflow.start('runWorkflow', {
+          workflowId,
+          taskQueue: stack.taskQueue,
+          args: [{ runId: rolled.body.id, maxHistoryEvents: 20 }],
+        });
+        await handle.result();
+        await exportHistory('continued-as-new-first.json', workflowId, handle.firstExecutionRunId);
+        await record('continued-as-new-last', rolled.body.id);
+      } finally {
+        await idle.close();
+      }
+    } finally {
+      await candidate.close();
+      await reference.close();
+      await stack.close();
+    }
+  });
+
+});
