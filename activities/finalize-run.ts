@@ -1,16 +1,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
+import { referenceMethodLatency } from '../src/db/metrics';
 import {
   findPreviousSuccessfulRun,
   findRun,
   findRunTargets,
   finishRun,
   finishTarget,
+  medianHeadLag,
   type RunRow,
 } from '../src/db/runs';
-import { aggregateLatency } from '../src/db/samples';
+import { aggregateLatency, compareWithReference, firstDifferingSamples } from '../src/db/samples';
+import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, type CorrectnessTally } from '../src/domain/correctness';
 import { emptyStats, type RunStats } from '../src/domain/stats';
 import { computeVerdict } from '../src/domain/verdict';
+import { createPlanner, templateParams } from '../src/probe/workload';
 import type { FinalizeRunInput, FinalizeRunResult } from './types';
 
 /** Below this many milliseconds a slower p95 than the baseline is noise (DESIGN.md §7). */
@@ -22,6 +26,66 @@ async function resolveBaseline(sql: Sql, run: RunRow): Promise<RunRow | undefine
   if (baseline.mode === 'run' && baseline.run_id) return findRun(sql, baseline.run_id);
   if (baseline.mode === 'previous_success') return findPreviousSuccessfulRun(sql, run);
   return undefined;
+}
+
+/**
+ * Methods whose answers may differ between two endpoints only because the head moved. Samples
+ * store the method name, not the params, so a method counts as head-dependent when any workload
+ * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
+ * block "{{pinned_block}}" becomes "latest").
+ */
+function headDependentMethods(run: RunRow): Set<string> {
+  const pinned = run.pinned_block === null ? null : Number(run.pinned_block);
+  return new Set(
+    run.config_snapshot.suite.config.workload.methods
+      .filter((m) => isHeadDependent(m.method, templateParams(m.params, pinned)))
+      .map((m) => m.method),
+  );
+}
+
+/**
+ * Tallies candidate/reference answer pairs for the correctness check, in Postgres: a run may
+ * hold a million samples per target, so nothing but counts and ten mismatches come back.
+ * Differing pairs of head-dependent methods count as inconclusive. DESIGN.md §7 asks for such a
+ * mismatch to be re-checked against the pinned block; that re-check is not done because every
+ * templated parameter is pinned already, so a head-dependent request is one the workload sends
+ * against a moving tag (or a method that follows the head by nature), where a re-check "at the
+ * pinned block" would be a different request. Also sets matches_reference on candidate samples.
+ */
+async function tallyCorrectness(
+  sql: Sql,
+  run: RunRow,
+  candidateTargetIds: string[],
+  referenceTargetId: string,
+): Promise<CorrectnessTally> {
+  const headDependent = headDependentMethods(run);
+  const counts = await compareWithReference(sql, run.id, candidateTargetIds, referenceTargetId);
+  const tally = emptyTally();
+  for (const c of counts) {
+    tally.matched += c.matched;
+    tally.skipped += c.skipped;
+    if (headDependent.has(c.method)) tally.inconclusive += c.differing;
+    else tally.mismatched += c.differing;
+  }
+  if (tally.mismatched > 0) {
+    const differing = await firstDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
+      excludeMethods: [...headDependent],
+      limit: MAX_LISTED_MISMATCHES,
+    });
+    // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
+    const plan = createPlanner(
+      run.config_snapshot.suite.config.workload,
+      Number(run.seed),
+      run.pinned_block === null ? null : Number(run.pinned_block),
+    );
+    tally.mismatches = differing.map((d) => ({
+      method: d.method,
+      params: plan(d.seq).params,
+      candidate_hash: d.candidate_hash,
+      reference_hash: d.reference_hash,
+    }));
+  }
+  return tally;
 }
 
 /**
@@ -57,6 +121,9 @@ export async function finalizeRun(sql: Sql, input: FinalizeRunInput): Promise<Fi
   };
   const baseline = input.status === 'success' ? await resolveBaseline(sql, run) : undefined;
   const thresholds = run.config_snapshot.suite.config.thresholds;
+  const primaryIds = primaries.map((t) => t.id);
+  // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
+  const judged = input.status === 'success' && reference !== undefined;
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: run.config_snapshot.suite.name,
@@ -68,9 +135,13 @@ export async function finalizeRun(sql: Sql, input: FinalizeRunInput): Promise<Fi
           endpoint_id: reference.endpoint_id,
           endpoint_name: reference.endpoint_name,
           stats: { ...emptyStats(), ...(await aggregateLatency(sql, run.id, [reference.id])) },
+          byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
+          headLagBlocks: judged ? await medianHeadLag(sql, run.id, primaryIds, reference.id) : null,
         }
       : null,
     baseline: baseline?.stats ? { run_id: baseline.id, stats: baseline.stats } : null,
+    correctness:
+      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaryIds, reference.id) : undefined,
   });
   await finishRun(sql, run.id, {
     status: input.status,

@@ -2,9 +2,17 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { findEndpoint } from '../src/db/endpoints';
-import { findRun, findRunTargets, finishTarget, markRunRunning, markTargetRunning, TERMINAL_RUN_STATUSES } from '../src/db/runs';
+import {
+  findRun,
+  findRunTargets,
+  finishTarget,
+  markRunRunning,
+  markTargetRunning,
+  recordHead,
+  TERMINAL_RUN_STATUSES,
+} from '../src/db/runs';
 import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
-import type { CallResult } from '../src/probe/json-rpc-client';
+import type { CallResult, JsonRpcClient } from '../src/probe/json-rpc-client';
 import { probeRange } from '../src/probe/probe-range';
 import { createPlanner } from '../src/probe/workload';
 import type { ClientCache } from './client-cache';
@@ -44,6 +52,27 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
   };
 }
 
+const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
+
+/**
+ * Reads the target's chain head and records it for the verdict's head_lag_blocks. Not a sample,
+ * and a failed or malformed answer is ignored: head lag is informational, and the samples that
+ * follow judge the endpoint's availability.
+ */
+async function observeHead(sql: Sql, client: JsonRpcClient, runId: string, targetId: string): Promise<void> {
+  const sentAt = Date.now();
+  let head: unknown;
+  try {
+    head = await client.result('eth_blockNumber', []);
+  } catch {
+    return;
+  }
+  if (typeof head !== 'string' || !HEX_QUANTITY.test(head)) return;
+  // The middle of the round trip is the best estimate of when the node answered.
+  const observedAt = new Date(Math.round((sentAt + Date.now()) / 2));
+  await recordHead(sql, { runId, targetId, observedAt, head: BigInt(head) });
+}
+
 /**
  * Probes one chunk of one target: from the input's sequence number (or, on a retry, from the
  * last committed and heartbeated one) for at most CHUNK_MAX_CALLS calls or CHUNK_MAX_MS.
@@ -51,7 +80,10 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
  */
 export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promise<ProbeChunkResult> {
   const { sql } = deps;
-  const target = (await findRunTargets(sql, input.runId)).find((t) => t.id === input.targetId);
+  const targets = await findRunTargets(sql, input.runId);
+  const target = targets.find((t) => t.id === input.targetId);
+  // Head lag is measured against the reference, so heads are read only when the run has one.
+  const observeHeads = targets.some((t) => t.role === 'reference');
   if (!target) throw ApplicationFailure.nonRetryable(`run target ${input.targetId} not found`, 'NotFound');
   return withRetryRecording(
     sql,
@@ -91,6 +123,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
             signal,
           });
         }
+        if (observeHeads && !signal.aborted) await observeHead(sql, client, run.id, target.id);
         while (progress.nextSeq < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
           const { results, nextSeq } = await probeRange({
             client,

@@ -1,3 +1,4 @@
+import type { MethodLatency } from '../domain/verdict';
 import type { Queryable } from './client';
 
 export interface BucketRow {
@@ -47,4 +48,35 @@ export async function sampleTimeSpan(sql: Queryable, runId: string): Promise<{ f
   const [row] = await sql<{ first: Date | null; last: Date | null }[]>`
     select min(started_at) as first, max(started_at) as last from run_samples where run_id = ${runId}`;
   return row!;
+}
+
+/**
+ * Per-method latency of the candidates (all `candidateTargetIds` together) against the
+ * reference, for reference_comparison.latency.by_method. `calls` and `failed` count candidate
+ * calls; the p95s are nearest-rank (percentile_disc) over successful calls, whole ms, 0 when a
+ * side has no successful call of the method. A method only the reference answered has 0 calls.
+ */
+export async function referenceMethodLatency(
+  sql: Queryable,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+): Promise<MethodLatency[]> {
+  const p95 = (side: string) =>
+    `coalesce(round((percentile_disc(0.95) within group (order by latency_us) filter (where ${side} and ok)) / 1000.0), 0)::int`;
+  return sql<MethodLatency[]>`
+    with s as (
+      select method, ok, latency_us, target_id = ${referenceTargetId}::uuid as on_reference
+      from run_samples
+      where run_id = ${runId} and target_id = any(${[...candidateTargetIds, referenceTargetId]}::uuid[])
+    )
+    select method,
+      (count(*) filter (where not on_reference))::int as calls,
+      (count(*) filter (where not on_reference and not ok))::int as failed,
+      (count(*) filter (where not on_reference and ok))::int as candidate_successful,
+      (count(*) filter (where on_reference and ok))::int as reference_successful,
+      ${sql.unsafe(p95('not on_reference'))} as candidate_p95_ms,
+      ${sql.unsafe(p95('on_reference'))} as reference_p95_ms
+    from s
+    group by method order by method`;
 }

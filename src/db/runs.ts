@@ -219,3 +219,38 @@ export async function findRetriesOfRuns(sql: Queryable, runIds: readonly string[
     select run_id, target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at
     from run_retries where run_id = any(${runIds as string[]}::uuid[]) order by failed_at, id`;
 }
+
+/** Records one observation of a target's chain head (see migration 005_run_heads.sql). */
+export async function recordHead(
+  sql: Queryable,
+  head: { runId: string; targetId: string; observedAt: Date; head: bigint },
+): Promise<void> {
+  await sql`
+    insert into run_heads (run_id, target_id, observed_at, head)
+    values (${head.runId}, ${head.targetId}, ${head.observedAt}, ${head.head.toString()})`;
+}
+
+/**
+ * Head lag of the candidates behind (negative) or ahead of (positive) the reference, in blocks:
+ * for every candidate observation, its head minus the reference head observed nearest in time;
+ * the median of those differences, rounded to an integer. Null when there is no pair (no
+ * candidate observation, or no reference observation).
+ */
+export async function medianHeadLag(
+  sql: Queryable,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+): Promise<number | null> {
+  const [row] = await sql<{ lag: number | null }[]>`
+    select round(percentile_cont(0.5) within group (order by (c.head - r.head)::float8))::int as lag
+    from run_heads c
+    cross join lateral (
+      select head from run_heads
+      where run_id = c.run_id and target_id = ${referenceTargetId}::uuid
+      order by abs(extract(epoch from observed_at - c.observed_at)), observed_at
+      limit 1
+    ) r
+    where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])`;
+  return row?.lag ?? null;
+}

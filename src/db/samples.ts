@@ -154,3 +154,76 @@ export async function countSamplesOfRuns(sql: Queryable, runIds: readonly string
     select run_id, count(*)::int as n from run_samples where run_id = any(${runIds as string[]}::uuid[]) group by run_id`;
   return new Map(rows.map((r) => [r.run_id, r.n]));
 }
+
+/** Candidate samples of one method, by how they compare with the reference sample of their seq. */
+export interface MethodPairCounts {
+  method: string;
+  /** Both sides ok with equal response hashes. */
+  matched: number;
+  /** Both sides ok with different response hashes. */
+  differing: number;
+  /** Either side not ok, or no reference sample at that seq: nothing to compare. */
+  skipped: number;
+}
+
+/** A candidate sample whose answer differs from the reference's at the same seq. */
+export interface DifferingSample {
+  seq: number;
+  method: string;
+  candidate_hash: string;
+  reference_hash: string;
+}
+
+/**
+ * Compares every candidate sample with the reference sample of the same seq — the same request,
+ * since the request at a seq is a pure function of the run's seed — entirely in Postgres (a run
+ * may hold a million samples per target). Sets `matches_reference` on the candidate samples
+ * (true: both ok, equal hash; false: both ok, different hash; null: either side not ok, or no
+ * reference sample) and returns the candidate samples counted per method. Idempotent.
+ */
+export async function compareWithReference(
+  sql: Queryable,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+): Promise<MethodPairCounts[]> {
+  const candidates = candidateTargetIds as string[];
+  await sql`
+    update run_samples c
+    set matches_reference = case when c.ok and r.ok then c.response_hash = r.response_hash end
+    from run_samples r
+    where c.run_id = ${runId} and c.target_id = any(${candidates}::uuid[])
+      and r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.method = c.method
+      and c.matches_reference is distinct from (case when c.ok and r.ok then c.response_hash = r.response_hash end)`;
+  return sql<MethodPairCounts[]>`
+    select method,
+      (count(*) filter (where matches_reference))::int as matched,
+      (count(*) filter (where not matches_reference))::int as differing,
+      (count(*) filter (where matches_reference is null))::int as skipped
+    from run_samples
+    where run_id = ${runId} and target_id = any(${candidates}::uuid[])
+    group by method order by method`;
+}
+
+/**
+ * The first `limit` candidate samples (by seq) that differ from the reference, leaving out the
+ * given methods (head-dependent ones, whose differences are not mismatches). Reads the
+ * `matches_reference` flags set by compareWithReference.
+ */
+export async function firstDifferingSamples(
+  sql: Queryable,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  options: { excludeMethods: readonly string[]; limit: number },
+): Promise<DifferingSample[]> {
+  return sql<DifferingSample[]>`
+    select c.seq, c.method, c.response_hash as candidate_hash, r.response_hash as reference_hash
+    from run_samples c
+    join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq
+    where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+      and c.matches_reference = false
+      and not (c.method = any(${options.excludeMethods as string[]}::text[]))
+    order by c.seq, c.target_id
+    limit ${options.limit}`;
+}

@@ -295,34 +295,40 @@ export interface CorrectnessSummary {
 export const MAX_LISTED_MISMATCHES = 10;
 
 /**
- * The `correctness` check of the verdict (DESIGN.md §6). Rules:
+ * What the correctness check judges: counts of pairs by kind and the first mismatches. Built
+ * from pairs in memory (tallyPairs) or by the caller from counts computed elsewhere (in SQL at
+ * finalize, where a run can hold a million samples), and judged by judgeCorrectness.
+ */
+export interface CorrectnessTally {
+  matched: number;
+  mismatched: number;
+  inconclusive: number;
+  skipped: number;
+  /** The first mismatches in input order; only the first MAX_LISTED_MISMATCHES are kept. */
+  mismatches: CorrectnessMismatch[];
+}
+
+export const emptyTally = (): CorrectnessTally => ({ matched: 0, mismatched: 0, inconclusive: 0, skipped: 0, mismatches: [] });
+
+/**
+ * Counts pairs by kind:
  *  - a pair with a null hash on either side is `skipped` (availability is judged elsewhere);
  *  - equal hashes → `matched`; different hashes → `inconclusive` when headDependent, else
- *    `mismatched` (the first 10 listed in `mismatches`);
- *  - compared = matched + mismatched, and compared + inconclusive + skipped = pairs.length;
- *  - pass when matched / compared × 100 ≥ minPct, judged on the exact ratio (being exactly at
- *    min_pct passes). match_rate_pct is truncated, not rounded, to one decimal so it never
- *    overstates: 100.0 means every compared pair matched;
- *  - nothing compared (no pairs, or all skipped / inconclusive) → fail with match_rate_pct
- *    null: a correctness check that judged nothing must not pass silently.
+ *    `mismatched` (the first 10 listed in `mismatches`).
  */
-export function summarizeCorrectness(pairs: readonly CorrectnessPair[], minPct: number): CorrectnessSummary {
-  let matched = 0;
-  let mismatched = 0;
-  let inconclusive = 0;
-  let skipped = 0;
-  const mismatches: CorrectnessMismatch[] = [];
+export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally {
+  const tally = emptyTally();
   for (const pair of pairs) {
     if (pair.candidateHash === null || pair.referenceHash === null) {
-      skipped++;
+      tally.skipped++;
     } else if (pair.candidateHash === pair.referenceHash) {
-      matched++;
+      tally.matched++;
     } else if (pair.headDependent) {
-      inconclusive++;
+      tally.inconclusive++;
     } else {
-      mismatched++;
-      if (mismatches.length < MAX_LISTED_MISMATCHES) {
-        mismatches.push({
+      tally.mismatched++;
+      if (tally.mismatches.length < MAX_LISTED_MISMATCHES) {
+        tally.mismatches.push({
           method: pair.method,
           params: pair.params,
           candidate_hash: pair.candidateHash,
@@ -331,6 +337,21 @@ export function summarizeCorrectness(pairs: readonly CorrectnessPair[], minPct: 
       }
     }
   }
+  return tally;
+}
+
+/**
+ * The `correctness` check of the verdict (DESIGN.md §6) from a tally. Rules:
+ *  - compared = matched + mismatched (inconclusive and skipped pairs are not compared);
+ *  - pass when matched / compared × 100 ≥ minPct, judged on the exact ratio (being exactly at
+ *    min_pct passes). match_rate_pct is truncated, not rounded, to one decimal so it never
+ *    overstates: 100.0 means every compared pair matched;
+ *  - nothing compared (no pairs, or all skipped / inconclusive) → fail with match_rate_pct
+ *    null: a correctness check that judged nothing must not pass silently.
+ */
+export function judgeCorrectness(tally: CorrectnessTally, minPct: number): CorrectnessSummary {
+  const { matched, mismatched, inconclusive, skipped } = tally;
+  const mismatches = tally.mismatches.slice(0, MAX_LISTED_MISMATCHES);
   const compared = matched + mismatched;
   const extras = [
     inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
@@ -355,4 +376,12 @@ export function summarizeCorrectness(pairs: readonly CorrectnessPair[], minPct: 
     message: `${matched} of ${compared} compared responses matched the reference (${matchRatePct}%, ${pass ? 'min' : 'below min'} ${minPct}%)${suffix}`,
     details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: matchRatePct, min_pct: minPct, mismatches },
   };
+}
+
+/**
+ * The `correctness` check from pairs in memory: judgeCorrectness(tallyPairs(pairs), minPct).
+ * compared + inconclusive + skipped = pairs.length.
+ */
+export function summarizeCorrectness(pairs: readonly CorrectnessPair[], minPct: number): CorrectnessSummary {
+  return judgeCorrectness(tallyPairs(pairs), minPct);
 }

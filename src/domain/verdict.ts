@@ -1,3 +1,4 @@
+import { emptyTally, judgeCorrectness, type CorrectnessTally } from './correctness';
 import type { RunStats } from './stats';
 
 export interface Thresholds {
@@ -17,17 +18,47 @@ export interface Check {
   details: Record<string, unknown>;
 }
 
+/** Per-method latency of the candidates (all primary targets together) and the reference. */
+export interface MethodLatency {
+  method: string;
+  /** Candidate calls of this method, and how many of them failed. */
+  calls: number;
+  failed: number;
+  /** Successful calls of this method on each side: the p95s below are over these. */
+  candidate_successful: number;
+  reference_successful: number;
+  /** Nearest-rank p95 over successful calls, whole ms; 0 when that side has none. */
+  candidate_p95_ms: number;
+  reference_p95_ms: number;
+}
+
+/** An item of reference_comparison.latency.by_method. */
+export interface MethodComparison {
+  method: string;
+  calls: number;
+  failed: number;
+  candidate_p95_ms: number;
+  reference_p95_ms: number;
+  /** driftPct of the two p95s; null when either side has no successful call of the method. */
+  vs_reference_pct: number | null;
+}
+
 export interface ReferenceComparison {
   endpoint_id: string;
   endpoint_name: string;
   status: CheckStatus;
+  /**
+   * Median over the candidates' head observations of (candidate head − reference head observed
+   * nearest in time), in blocks; positive = candidate ahead. Null when nothing was observed.
+   */
+  head_lag_blocks: number | null;
   latency: {
     candidate_p50_ms: number;
     candidate_p95_ms: number;
     candidate_p99_ms: number;
     reference_p95_ms: number;
     vs_reference_pct: number;
-    by_method: unknown[];
+    by_method: MethodComparison[];
     status: CheckStatus;
     message: string;
   };
@@ -63,8 +94,21 @@ export interface VerdictInput {
   /** Below this absolute regression a baseline drift is noise, whatever its percentage. */
   regressionMinMs: number;
   candidate: RunStats;
-  reference: { endpoint_id: string; endpoint_name: string; stats: RunStats } | null;
+  reference: {
+    endpoint_id: string;
+    endpoint_name: string;
+    stats: RunStats;
+    /** Per-method latency of both sides; none when omitted. */
+    byMethod?: readonly MethodLatency[];
+    /** See ReferenceComparison.head_lag_blocks; null when omitted. */
+    headLagBlocks?: number | null;
+  } | null;
   baseline: { run_id: string; stats: RunStats } | null;
+  /**
+   * Candidate/reference answer pairs counted (computed in SQL at finalize). Judged only when a
+   * reference exists and thresholds.correctness_enabled; omitted, it counts as nothing compared.
+   */
+  correctness?: CorrectnessTally;
 }
 
 /** Percent drift of `value` against `base`, one decimal; a base of 0 ms counts as 1 ms. */
@@ -108,18 +152,31 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
     endpoint_id: reference.endpoint_id,
     endpoint_name: reference.endpoint_name,
     status: check.status,
+    head_lag_blocks: reference.headLagBlocks ?? null,
     latency: {
       candidate_p50_ms: input.candidate.latency.successful.p50_ms,
       candidate_p95_ms: candidateP95,
       candidate_p99_ms: input.candidate.latency.successful.p99_ms,
       reference_p95_ms: referenceP95,
       vs_reference_pct: pct,
-      by_method: [],
+      by_method: (reference.byMethod ?? []).map(methodComparison),
       status: check.status,
       message,
     },
   };
   return { check, comparison };
+}
+
+function methodComparison(m: MethodLatency): MethodComparison {
+  const measurable = m.candidate_successful > 0 && m.reference_successful > 0;
+  return {
+    method: m.method,
+    calls: m.calls,
+    failed: m.failed,
+    candidate_p95_ms: m.candidate_p95_ms,
+    reference_p95_ms: m.reference_p95_ms,
+    vs_reference_pct: measurable ? driftPct(m.candidate_p95_ms, m.reference_p95_ms) : null,
+  };
 }
 
 function baselineCheck(input: VerdictInput, baseline: NonNullable<VerdictInput['baseline']>) {
@@ -207,6 +264,9 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
     const { check, comparison } = referenceCheck(input, input.reference);
     checks.push(check);
     referenceComparison = comparison;
+    if (thresholds.correctness_enabled) {
+      checks.push(judgeCorrectness(input.correctness ?? emptyTally(), thresholds.correctness_min_pct));
+    }
   }
   let baselineComparison: BaselineComparison | null = null;
   if (input.baseline) {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { SampleOutcome } from '../db/samples';
+import { fingerprint } from '../domain/correctness';
 
 export interface Classified {
   outcome: SampleOutcome;
@@ -21,9 +21,12 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * Pure: turns an HTTP status and body into a sample outcome. A 200 carrying a JSON-RPC error
- * is a failed call (rpc_error), never a success.
+ * is a failed call (rpc_error), never a success. The response hash of a success is the
+ * JSON-RPC-aware fingerprint of the result for `method` (quantities by value, key order and
+ * log order ignored, …), so equal hashes of a candidate and a reference sample mean matching
+ * answers for the correctness check.
  */
-export function classifyResponse(status: number, body: string): Classified {
+export function classifyResponse(status: number, body: string, method: string): Classified {
   if (status < 200 || status > 299) return { outcome: 'http_error', rpcErrorCode: null, responseHash: null };
   let parsed: unknown;
   try {
@@ -49,6 +52,6 @@ export function classifyResponse(status: number, body: string): Classified {
   return {
     outcome: 'ok',
     rpcErrorCode: null,
-    responseHash: createHash('sha256').update(canonicalJson(message.result)).digest('hex').slice(0, 32),
+    responseHash: fingerprint(method, message.result),
   };
 }

@@ -122,7 +122,7 @@ export function createJsonRpcClient(
         });
         const text = await response.body.text();
         const latencyUs = elapsedUs();
-        const classified = classifyResponse(response.statusCode, text);
+        const classified = classifyResponse(response.statusCode, text, planned.method);
         return { seq: planned.seq, method: planned.method, startedAt, latencyUs, httpStatus: response.statusCode, ...classified };
       } catch (error) {
         if (error instanceof OutboundAddressRefusedError || (error as Error).cause instanceof OutboundAddressRefusedError) {
@@ -149,7 +149,7 @@ export function createJsonRpcClient(
         signal: AbortSignal.timeout(target.timeoutMs),
       });
       const text = await response.body.text();
-      const { outcome } = classifyResponse(response.statusCode, text);
+      const { outcome } = classifyResponse(response.statusCode, text, method);
       // The message names the method and outcome only: never the URL, which may carry a key.
       if (outcome !== 'ok') throw new Error(`${method} failed: ${outcome}`);
       return (JSON.parse(text) as { result: unknown }).result;

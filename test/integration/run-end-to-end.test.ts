@@ -125,7 +125,21 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       expect(verdict.body.reference_comparison).toMatchObject({
         endpoint_id: setup.referenceId,
         endpoint_name: 'reference',
-        latency: { by_method: [], vs_reference_pct: expect.any(Number) },
+        // Both fake nodes answer eth_blockNumber with the same head.
+        head_lag_blocks: 0,
+        latency: {
+          by_method: [
+            {
+              method: 'eth_blockNumber',
+              calls: 50,
+              failed: 0,
+              candidate_p95_ms: expect.any(Number),
+              reference_p95_ms: expect.any(Number),
+              vs_reference_pct: expect.any(Number),
+            },
+          ],
+          vs_reference_pct: expect.any(Number),
+        },
       });
       expect(verdict.body.baseline_comparison).toMatchObject({ run_id: first.body.id });
     } finally {

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { fingerprint } from '../../src/domain/correctness';
 import { canonicalJson, classifyResponse } from '../../src/probe/classify-response';
 
 const HASH = /^[0-9a-f]{32}$/;
 const rpc = (body: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, ...body });
+/** A method whose result is neither a quantity nor logs: only key order and hex case are normalised. */
+const METHOD = 'eth_getTransactionByHash';
 
 describe('classifyResponse', () => {
   it.each([
@@ -13,14 +16,14 @@ describe('classifyResponse', () => {
     { name: 'a false result', body: rpc({ result: false }) },
     { name: 'a result beside "error": null', body: rpc({ result: '0x1', error: null }) },
   ])('200 with $name → ok with a response hash', ({ body }) => {
-    const classified = classifyResponse(200, body);
+    const classified = classifyResponse(200, body, METHOD);
     expect(classified.outcome).toBe('ok');
     expect(classified.rpcErrorCode).toBeNull();
     expect(classified.responseHash).toMatch(HASH);
   });
 
   it.each([200, 201, 299])('any 2xx (%i) with a valid JSON-RPC result is ok', (status) => {
-    expect(classifyResponse(status, rpc({ result: '0x1' })).outcome).toBe('ok');
+    expect(classifyResponse(status, rpc({ result: '0x1' }), METHOD).outcome).toBe('ok');
   });
 
   it.each([
@@ -32,12 +35,12 @@ describe('classifyResponse', () => {
     { name: 'no code', error: { message: 'odd' }, code: null },
     { name: 'an error that is a bare string', error: 'rate limited', code: null },
   ])('200 carrying a JSON-RPC error ($name) → rpc_error, never ok', ({ error, code }) => {
-    expect(classifyResponse(200, rpc({ error }))).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null });
+    expect(classifyResponse(200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null });
   });
 
   it('an error wins over a result in the same message', () => {
     const body = rpc({ result: '0x1', error: { code: -32005, message: 'limit exceeded' } });
-    expect(classifyResponse(200, body)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null });
+    expect(classifyResponse(200, body, METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null });
   });
 
   it.each([
@@ -53,7 +56,7 @@ describe('classifyResponse', () => {
     { status: 307, body: '' },
     { status: 101, body: '' },
   ])('HTTP $status → http_error', ({ status, body }) => {
-    expect(classifyResponse(status, body)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null });
+    expect(classifyResponse(status, body, METHOD)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null });
   });
 
   it.each([
@@ -69,11 +72,11 @@ describe('classifyResponse', () => {
     { name: 'a missing result', body: JSON.stringify({ jsonrpc: '2.0', id: 1 }) },
     { name: 'an empty object', body: '{}' },
   ])('200 with $name → invalid_response', ({ body }) => {
-    expect(classifyResponse(200, body)).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null });
+    expect(classifyResponse(200, body, METHOD)).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null });
   });
 
   describe('response hash', () => {
-    const hashOf = (body: string) => classifyResponse(200, body).responseHash;
+    const hashOf = (body: string, method = METHOD) => classifyResponse(200, body, method).responseHash;
 
     it.each([
       {
@@ -98,6 +101,31 @@ describe('classifyResponse', () => {
       { name: 'a nested value', a: { block: { n: 1 } }, b: { block: { n: 2 } } },
     ])('differs for results with $name', ({ a, b }) => {
       expect(hashOf(rpc({ result: a }))).not.toBe(hashOf(rpc({ result: b })));
+    });
+
+    it.each([
+      { method: 'eth_getBlockByNumber', result: { number: '0x10', hash: '0xAB', totalDifficulty: '0x1' } },
+      { method: 'eth_getBalance', result: '0x0001' },
+      { method: 'eth_getLogs', result: [{ logIndex: '0x1' }, { logIndex: '0x0' }] },
+      { method: 'eth_call', result: '0x00ab' },
+      { method: 'eth_getTransactionReceipt', result: null },
+    ])('is the JSON-RPC-aware fingerprint of the $method result', ({ method, result }) => {
+      expect(hashOf(rpc({ result }), method)).toBe(fingerprint(method, result));
+    });
+
+    it.each([
+      { name: 'a quantity with leading zeros (eth_getBalance)', method: 'eth_getBalance', a: '0x0001', b: '0x1' },
+      { name: 'a quantity in another case (eth_blockNumber)', method: 'eth_blockNumber', a: '0xAB', b: '0xab' },
+      { name: 'hex data in another case (eth_getTransactionByHash)', method: 'eth_getTransactionByHash', a: { hash: '0xABCD' }, b: { hash: '0xabcd' } },
+      { name: 'logs in another order (eth_getLogs)', method: 'eth_getLogs', a: [{ logIndex: '0x1' }, { logIndex: '0x0' }], b: [{ logIndex: '0x0' }, { logIndex: '0x1' }] },
+      { name: 'totalDifficulty present or not (eth_getBlockByNumber)', method: 'eth_getBlockByNumber', a: { number: '0x1', totalDifficulty: '0x5' }, b: { number: '0x1' } },
+    ])('is equal for semantically equal results: $name', ({ method, a, b }) => {
+      expect(hashOf(rpc({ result: a }), method)).toBe(hashOf(rpc({ result: b }), method));
+    });
+
+    it('depends on the method: leading zeros of data (eth_call) matter, of a quantity do not', () => {
+      expect(hashOf(rpc({ result: '0x0001' }), 'eth_call')).not.toBe(hashOf(rpc({ result: '0x1' }), 'eth_call'));
+      expect(hashOf(rpc({ result: '0x0001' }), 'eth_getBalance')).toBe(hashOf(rpc({ result: '0x1' }), 'eth_getBalance'));
     });
   });
 });

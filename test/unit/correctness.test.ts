@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_IGNORE_PATHS,
   fingerprint,
+  emptyTally,
   isHeadDependent,
+  judgeCorrectness,
   normalizeResult,
   summarizeCorrectness,
+  tallyPairs,
   type CorrectnessPair,
+  type CorrectnessTally,
 } from '../../src/domain/correctness';
 
 const HASH = /^[0-9a-f]{32}$/;
@@ -212,5 +216,65 @@ describe('summarizeCorrectness', () => {
     expect(summary.message).toBe(
       '1 of 2 compared responses matched the reference (50%, below min 90%); 1 inconclusive (head moved), 1 skipped (a side failed)',
     );
+  });
+});
+
+describe('tallyPairs', () => {
+  it('counts each kind of pair and keeps the first mismatches in input order', () => {
+    const pairs = [match(), mismatch(1), pair({ candidateHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true }), mismatch(2), match()];
+    expect(tallyPairs(pairs)).toEqual({
+      matched: 2,
+      mismatched: 2,
+      inconclusive: 1,
+      skipped: 1,
+      mismatches: [
+        { method: 'eth_getBalance', params: [ADDR, '0x1'], candidate_hash: '1'.padStart(32, 'b'), reference_hash: 'a'.repeat(32) },
+        { method: 'eth_getBalance', params: [ADDR, '0x2'], candidate_hash: '2'.padStart(32, 'b'), reference_hash: 'a'.repeat(32) },
+      ],
+    });
+  });
+
+  it('keeps at most 10 mismatches but counts them all', () => {
+    const tally = tallyPairs(Array.from({ length: 25 }, (_, i) => mismatch(i)));
+    expect(tally.mismatched).toBe(25);
+    expect(tally.mismatches).toHaveLength(10);
+  });
+
+  it('of no pairs is the empty tally', () => {
+    expect(tallyPairs([])).toEqual(emptyTally());
+  });
+});
+
+describe('judgeCorrectness', () => {
+  const tally = (over: Partial<CorrectnessTally>): CorrectnessTally => ({ ...emptyTally(), ...over });
+
+  it.each([
+    { name: 'a million matches', t: tally({ matched: 1_000_000 }), min: 100, status: 'pass', rate: 100 },
+    { name: 'one mismatch in a million against min 100', t: tally({ matched: 999_999, mismatched: 1 }), min: 100, status: 'fail', rate: 99.9 },
+    { name: 'exactly at min 99.9', t: tally({ matched: 999_000, mismatched: 1_000 }), min: 99.9, status: 'pass', rate: 99.9 },
+    { name: 'inconclusive and skipped only', t: tally({ inconclusive: 4, skipped: 6 }), min: 0, status: 'fail', rate: null },
+    { name: 'empty', t: emptyTally(), min: 0, status: 'fail', rate: null },
+  ])('$name → $status', ({ t, min, status, rate }) => {
+    const summary = judgeCorrectness(t, min);
+    expect(summary.status).toBe(status);
+    expect(summary.details).toMatchObject({
+      compared: t.matched + t.mismatched,
+      matched: t.matched,
+      mismatched: t.mismatched,
+      inconclusive: t.inconclusive,
+      skipped: t.skipped,
+      match_rate_pct: rate,
+      min_pct: min,
+    });
+  });
+
+  it('lists at most 10 mismatches whatever the tally holds', () => {
+    const mismatches = Array.from({ length: 12 }, (_, i) => ({ method: 'eth_call', params: [i], candidate_hash: 'b', reference_hash: 'a' }));
+    expect(judgeCorrectness(tally({ mismatched: 12, mismatches }), 0).details.mismatches).toEqual(mismatches.slice(0, 10));
+  });
+
+  it('summarizeCorrectness is judgeCorrectness of tallyPairs', () => {
+    const pairs = [match(), mismatch(1), pair({ referenceHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true })];
+    expect(summarizeCorrectness(pairs, 75)).toEqual(judgeCorrectness(tallyPairs(pairs), 75));
   });
 });

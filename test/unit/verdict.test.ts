@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunStats } from '../../src/domain/stats';
-import { computeVerdict, driftPct, type Thresholds, type VerdictInput } from '../../src/domain/verdict';
+import { emptyTally, type CorrectnessTally } from '../../src/domain/correctness';
+import { computeVerdict, driftPct, type MethodLatency, type Thresholds, type VerdictInput } from '../../src/domain/verdict';
 
 const THRESHOLDS: Thresholds = {
   latency_p95_max_ms: 200,
@@ -126,6 +127,7 @@ describe('computeVerdict: latency_vs_reference', () => {
       endpoint_id: REFERENCE_ENDPOINT_ID,
       endpoint_name: 'trusted reference',
       status,
+      head_lag_blocks: null,
       latency: {
         candidate_p50_ms: 40,
         candidate_p95_ms: candidateP95,
@@ -163,6 +165,152 @@ describe('computeVerdict: latency_vs_reference', () => {
     const result = computeVerdict(input());
     expect(result.checks.map((c) => c.name)).toEqual(['latency_p95']);
     expect(result.reference_comparison).toBeNull();
+  });
+});
+
+describe('computeVerdict: reference_comparison by_method and head_lag_blocks', () => {
+  const row = (over: Partial<MethodLatency> & { method: string }): MethodLatency => ({
+    calls: 10,
+    failed: 0,
+    candidate_successful: 10,
+    reference_successful: 10,
+    candidate_p95_ms: 100,
+    reference_p95_ms: 100,
+    ...over,
+  });
+
+  it.each([
+    { name: 'slower candidate', r: row({ method: 'eth_call', candidate_p95_ms: 150, reference_p95_ms: 100 }), pct: 50 },
+    { name: 'faster candidate', r: row({ method: 'eth_call', candidate_p95_ms: 80, reference_p95_ms: 100 }), pct: -20 },
+    { name: 'reference p95 of 0 ms counts as 1 ms', r: row({ method: 'eth_call', candidate_p95_ms: 2, reference_p95_ms: 0 }), pct: 200 },
+    { name: 'no successful candidate call', r: row({ method: 'eth_call', calls: 5, failed: 5, candidate_successful: 0, candidate_p95_ms: 0 }), pct: null },
+    { name: 'no successful reference call', r: row({ method: 'eth_call', reference_successful: 0, reference_p95_ms: 0 }), pct: null },
+  ])('by_method item: $name → vs_reference_pct $pct', ({ r, pct }) => {
+    const result = computeVerdict(input({ reference: { ...reference(stats({ p95: 100 })), byMethod: [r] } }));
+    expect(result.reference_comparison?.latency.by_method).toEqual([
+      {
+        method: r.method,
+        calls: r.calls,
+        failed: r.failed,
+        candidate_p95_ms: r.candidate_p95_ms,
+        reference_p95_ms: r.reference_p95_ms,
+        vs_reference_pct: pct,
+      },
+    ]);
+  });
+
+  it('lists every method in the given order and leaves the checks alone', () => {
+    const byMethod = [row({ method: 'eth_blockNumber' }), row({ method: 'eth_getBalance', candidate_p95_ms: 900 })];
+    const result = computeVerdict(input({ reference: { ...reference(stats({ p95: 100 })), byMethod } }));
+    expect(result.reference_comparison?.latency.by_method.map((m) => m.method)).toEqual(['eth_blockNumber', 'eth_getBalance']);
+    // A slow method is shown, not judged: latency_vs_reference uses the overall p95.
+    expect(result.verdict).toBe('pass');
+  });
+
+  it.each([
+    { headLagBlocks: 0, expected: 0 },
+    { headLagBlocks: -3, expected: -3 },
+    { headLagBlocks: 2, expected: 2 },
+    { headLagBlocks: null, expected: null },
+    { headLagBlocks: undefined, expected: null },
+  ])('head_lag_blocks $headLagBlocks → $expected', ({ headLagBlocks, expected }) => {
+    const result = computeVerdict(input({ reference: { ...reference(stats({ p95: 100 })), headLagBlocks } }));
+    expect(result.reference_comparison?.head_lag_blocks).toBe(expected);
+  });
+});
+
+describe('computeVerdict: correctness', () => {
+  const enabled: Thresholds = { ...THRESHOLDS, correctness_enabled: true, correctness_min_pct: 99 };
+  const tally = (over: Partial<CorrectnessTally>): CorrectnessTally => ({ ...emptyTally(), ...over });
+  const mismatch = {
+    method: 'eth_getBalance',
+    params: ['0x00000000000000000000000000000000000000aa', '0x10'],
+    candidate_hash: 'b'.repeat(32),
+    reference_hash: 'a'.repeat(32),
+  };
+
+  it.each([
+    {
+      name: 'every compared pair matched',
+      correctness: tally({ matched: 100 }),
+      status: 'pass',
+      details: { compared: 100, matched: 100, mismatched: 0, inconclusive: 0, skipped: 0, match_rate_pct: 100, min_pct: 99, mismatches: [] },
+    },
+    {
+      name: 'exactly at min_pct',
+      correctness: tally({ matched: 99, mismatched: 1, mismatches: [mismatch] }),
+      status: 'pass',
+      details: { compared: 100, matched: 99, mismatched: 1, inconclusive: 0, skipped: 0, match_rate_pct: 99, min_pct: 99, mismatches: [mismatch] },
+    },
+    {
+      name: 'below min_pct',
+      correctness: tally({ matched: 98, mismatched: 2, mismatches: [mismatch, mismatch] }),
+      status: 'fail',
+      details: { compared: 100, matched: 98, mismatched: 2, inconclusive: 0, skipped: 0, match_rate_pct: 98, min_pct: 99, mismatches: [mismatch, mismatch] },
+    },
+    {
+      name: 'inconclusive and skipped pairs are not compared',
+      correctness: tally({ matched: 10, inconclusive: 5, skipped: 3 }),
+      status: 'pass',
+      details: { compared: 10, matched: 10, mismatched: 0, inconclusive: 5, skipped: 3, match_rate_pct: 100, min_pct: 99, mismatches: [] },
+    },
+    {
+      name: 'nothing compared (every pair skipped)',
+      correctness: tally({ skipped: 50 }),
+      status: 'fail',
+      details: { compared: 0, matched: 0, mismatched: 0, inconclusive: 0, skipped: 50, match_rate_pct: null, min_pct: 99, mismatches: [] },
+    },
+    {
+      name: 'nothing compared (no tally given)',
+      correctness: undefined,
+      status: 'fail',
+      details: { compared: 0, matched: 0, mismatched: 0, inconclusive: 0, skipped: 0, match_rate_pct: null, min_pct: 99, mismatches: [] },
+    },
+  ])('$name → $status', ({ correctness, status, details }) => {
+    const result = computeVerdict(input({ thresholds: enabled, reference: reference(stats({ p95: 100 })), correctness }));
+    const check = result.checks.find((c) => c.name === 'correctness');
+    expect(check).toMatchObject({ status, details });
+    expect(result.verdict).toBe(status);
+    expect(result.markdown_summary).toContain(`| correctness | ${status === 'pass' ? '✅ pass' : '❌ fail'} |`);
+  });
+
+  it('lists at most 10 mismatches even when given more', () => {
+    const correctness = tally({ mismatched: 12, mismatches: Array.from({ length: 12 }, () => mismatch) });
+    const result = computeVerdict(input({ thresholds: enabled, reference: reference(stats({ p95: 100 })), correctness }));
+    expect((check(result, 'correctness').details.mismatches as unknown[]).length).toBe(10);
+  });
+
+  it('comes after latency_vs_reference and before latency_vs_baseline', () => {
+    const result = computeVerdict(
+      input({
+        thresholds: enabled,
+        reference: reference(stats({ p95: 100 })),
+        baseline: { run_id: BASELINE_RUN_ID, stats: stats({ p95: 100 }) },
+        correctness: tally({ matched: 1 }),
+      }),
+    );
+    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline']);
+  });
+
+  it.each([
+    { name: 'without a reference', thresholds: enabled, ref: null },
+    { name: 'when correctness_enabled is false', thresholds: THRESHOLDS, ref: reference(stats({ p95: 100 })) },
+  ])('is absent $name, whatever the tally', ({ thresholds, ref }) => {
+    const result = computeVerdict(input({ thresholds, reference: ref, correctness: tally({ mismatched: 5 }) }));
+    expect(result.checks.map((c) => c.name)).not.toContain('correctness');
+    expect(result.verdict).toBe('pass');
+  });
+
+  it('is absent from the error verdict of a failed run', () => {
+    const result = computeVerdict(
+      input({
+        thresholds: enabled,
+        run: { id: RUN_ID, status: 'failed', failure_reason: 'boom' },
+        reference: reference(stats({ p95: 100 })),
+        correctness: tally({ matched: 1 }),
+      }),
+    );
+    expect(result.checks).toEqual([]);
   });
 });
 
