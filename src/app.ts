@@ -4,6 +4,7 @@ import type { Logger } from './logger';
 import { registerAuth } from './http/auth';
 import { registerErrorHandling } from './http/error-handler';
 import { registerApiKeyRoutes } from './http/routes/api-keys';
+import { registerDashboardRoutes } from './http/routes/dashboard';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import type { Deps } from './services/context';
@@ -32,6 +33,7 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
   registerAuth(app, deps);
   registerResourceRoutes(app);
   registerRunRoutes(app);
+  registerDashboardRoutes(app, deps);
   registerApiKeyRoutes(app);
   return app;
 }

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { forbidden } from '../../errors';
+import type { Deps } from '../../services/context';
+import { dashboardAccessAllowed, getDashboardData } from '../../services/dashboard';
+
+/** The page's static files (src/dashboard/), read once at startup and served from memory. */
+const ASSET_DIR = path.join(__dirname, '..', '..', 'dashboard');
+
+/**
+ * Only our own origin, and no inline code at all: the data shown comes from endpoint names, run
+ * metadata and node responses, so even a missed escape must not be able to run a script.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The token is in the URL: no referrer, no cache, no framing, no sniffing. */
+const PAGE_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'x-robots-tag': 'noindex, nofollow',
+};
+
+interface Asset {
+  url: string;
+  contentType: string;
+  body: string;
+}
+
+function loadAsset(file: string, contentType: string): Asset {
+  const body = readFileSync(path.join(ASSET_DIR, file), 'utf8');
+  // The content hash in the URL lets browsers cache an asset without ever using a stale one.
+  const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  return { url: `/dashboard/assets/${file}?v=${version}`, contentType, body };
+}
+
+function fillTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+function tokenOf(request: FastifyRequest): unknown {
+  return (request.query as Record<string, unknown> | undefined)?.token;
+}
+
+/**
+ * The run dashboard: an HTML page, its script and stylesheet, and the JSON it renders. The link's
+ * token is the only credential (routes are `scope: 'public'` for the API-key hook); it is signed
+ * for one run and expires (services/dashboard-token.ts).
+ */
+export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void {
+  const script = loadAsset('dashboard.js', 'text/javascript; charset=utf-8');
+  const style = loadAsset('dashboard.css', 'text/css; charset=utf-8');
+  const icon = loadAsset('favicon.svg', 'image/svg+xml');
+  const assetUrls = { SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
+  const page = fillTemplate(readFileSync(path.join(ASSET_DIR, 'dashboard.html'), 'utf8'), assetUrls);
+  const forbiddenPage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'forbidden.html'), 'utf8'), assetUrls);
+
+  const secureHeaders = async (_request: FastifyRequest, reply: FastifyReply) => {
+    void reply.headers(PAGE_HEADERS);
+  };
+  const hidden = { hide: true } as Record<string, unknown>;
+
+  for (const asset of [script, style, icon]) {
+    app.get(asset.url.split('?')[0]!, { config: { scope: 'public' }, schema: hidden }, async (_request, reply) =>
+      reply
+        .headers({ 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' })
+        .header('cache-control', 'public, max-age=3600')
+        .type(asset.contentType)
+        .send(asset.body),
+    );
+  }
+
+  app.get<{ Params: { runId: string } }>(
+    '/dashboard/runs/:runId',
+    { config: { scope: 'public' }, schema: hidden, onRequest: secureHeaders },
+    async (request, reply) => {
+      const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
+      // The page itself carries no run data: its script fetches it with the same token.
+      return reply
+        .code(allowed ? 200 : 403)
+        .type('text/html; charset=utf-8')
+        .send(allowed ? page : forbiddenPage);
+    },
+  );
+
+  app.get<{ Params: { runId: string } }>(
+    '/dashboard/api/runs/:runId',
+    { config: { scope: 'public' }, schema: hidden, onRequest: secureHeaders },
+    async (request) => {
+      if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
+        throw forbidden('this dashboard link is invalid or has expired');
+      }
+      return getDashboardData(deps, request.params.runId);
+    },
+  );
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { Config } from '../config';
+import { latencyHistogram } from '../db/histogram';
+import { findRun } from '../db/runs';
+import { AppError, notFound } from '../errors';
+import type { Ctx, Deps, Principal } from './context';
+import { verifyDashboardToken } from './dashboard-token';
+import { getRunMetrics } from './run-data';
+import { getRun, getVerdict, type VerdictResponse } from './runs';
+
+const runIdSchema = z.uuid();
+
+/**
+ * Whether a dashboard link may show this run: a well-formed run id and a token signed for exactly
+ * that run that has not expired. Every failure looks the same to the caller (one 403).
+ */
+export function dashboardAccessAllowed(deps: Pick<Deps, 'box'>, runId: string, token: unknown, now = new Date()): boolean {
+  if (!runIdSchema.safeParse(runId).success) return false;
+  if (typeof token !== 'string' || token.length === 0 || token.length > 512) return false;
+  return verifyDashboardToken(deps.box, token, runId, now);
+}
+
+/**
+ * The identity a dashboard link acts as: read-only (runs:read), in the run's tenant. It exists
+ * only for the duration of one request and only after the token was verified for this run.
+ */
+function dashboardPrincipal(runId: string, tenantId: string): Principal {
+  return {
+    kind: 'api_key',
+    id: `dashboard-link:${runId}`,
+    name: 'dashboard link',
+    email: null,
+    tenantId,
+    scopes: ['runs:read'],
+  };
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
+
+/** The port `npm start` gives the Temporal dev server's Web UI (src/start.ts). */
+const DEV_SERVER_UI = 'http://localhost:8233';
+
+/**
+ * A link to the run's workflow in the Temporal Web UI. Only known for the single-machine setup:
+ * when TEMPORAL_ADDRESS is unset (`npm start` runs the dev server with its UI on :8233) or points
+ * at loopback (a dev server on this machine, assumed to serve its UI on the default port). For a
+ * remote cluster we do not know where its UI lives, so there is no link (null).
+ */
+export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: string): string | null {
+  const { address, namespace } = config.temporal;
+  if (address !== undefined) {
+    const host = address.slice(0, address.lastIndexOf(':'));
+    if (!LOOPBACK_HOST.test(host)) return null;
+  }
+  return `${DEV_SERVER_UI}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/**
+ * The verdict's dashboard_url carries a freshly signed token: handing it out to a link holder
+ * would let anyone with a link renew it forever. The page already has its link.
+ */
+function withoutLink(verdict: VerdictResponse): Omit<VerdictResponse, 'dashboard_url'> {
+  const copy: Partial<VerdictResponse> = { ...verdict };
+  delete copy.dashboard_url;
+  return copy as Omit<VerdictResponse, 'dashboard_url'>;
+}
+
+/**
+ * Everything the dashboard page shows, from the same service verbs the API uses, acting as a
+ * read-only principal of the run's tenant. Call only after dashboardAccessAllowed.
+ */
+export async function getDashboardData(deps: Deps, runId: string) {
+  const row = await findRun(deps.sql, runId);
+  if (!row) throw notFound('run');
+  const ctx: Ctx = { principal: dashboardPrincipal(runId, row.tenant_id), deps };
+  const input = { runId };
+  const [run, verdict, metrics, histogram] = await Promise.all([
+    getRun({ ctx, input }),
+    getVerdict({ ctx, input }).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === 'run_not_finished') return null;
+      throw error;
+    }),
+    getRunMetrics({ ctx, input }),
+    latencyHistogram(deps.sql, runId),
+  ]);
+  const names = new Map(metrics.targets.map((t) => [t.target_id, t]));
+  // Same order as the run's targets (candidates first, then the reference), so colours match the other chart.
+  const position = (targetId: string) => metrics.targets.findIndex((t) => t.target_id === targetId);
+  return {
+    run,
+    verdict: verdict && withoutLink(verdict),
+    metrics,
+    histogram: histogram && {
+      from_ms: histogram.from_us / 1000,
+      bucket_ms: histogram.bucket_us / 1000,
+      buckets: histogram.buckets,
+      targets: [...histogram.targets].sort((a, b) => position(a.target_id) - position(b.target_id)).map((t) => ({
+        target_id: t.target_id,
+        endpoint_name: names.get(t.target_id)?.endpoint_name ?? 'unknown',
+        role: names.get(t.target_id)?.role ?? 'primary',
+        counts: t.counts,
+        overflow: t.overflow,
+        total: t.total,
+      })),
+    },
+    temporal_ui_url: temporalUiUrl(deps.config, run.workflow_id),
+    generated_at: new Date().toISOString(),
+  };
+}
+
+export type DashboardData = Awaited<ReturnType<typeof getDashboardData>>;

@@ -1,0 +1,210 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signDashboardToken } from '../../src/services/dashboard-token';
+import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
+import { startStack, type Stack } from '../helpers/stack';
+
+/** Debian's chromium; CI installs it (`apt-get install -y chromium`). Never a downloaded browser. */
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = path.resolve('test-results', 'dashboard.png');
+
+/** Answers after a random few milliseconds so the charts have a distribution to show. */
+function jittered(minMs: number, maxMs: number, answer: Behaviour): Behaviour {
+  return async (req, res) => {
+    await sleep(minMs + Math.random() * (maxMs - minMs));
+    await answer(req, res);
+  };
+}
+
+/** Collects what a clean page must not produce: console errors (CSP violations, 404s) and uncaught exceptions. */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  return errors;
+}
+
+describe('run dashboard in a real browser', () => {
+  let stack: Stack;
+  let browser: Browser | undefined;
+  let origin: string;
+  let candidate: FakeNode;
+  let reference: FakeNode;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: the dashboard browser test needs Debian's chromium (apt-get install -y chromium)`);
+    }
+    stack = await startStack();
+    await stack.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
+    // The candidate answers eth_chainId wrongly now and then: the verdict lists those mismatches.
+    let chainIdCalls = 0;
+    candidate = await startFakeNode(
+      jittered(3, 24, (req, res) => {
+        const wrong = req.method === 'eth_chainId' && ++chainIdCalls % 40 === 0;
+        return answers.ok(wrong ? '0x2' : req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res);
+      }),
+    );
+    reference = await startFakeNode(jittered(6, 36, (req, res) => answers.ok(req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res)));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await candidate?.close();
+    await reference?.close();
+    await stack?.close();
+  });
+
+  it('shows a live run, then its verdict, checks, stats, charts and tables; refuses a tampered link', { timeout: 120_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [candidate.url],
+      reference: reference.url,
+      config: {
+        workload: {
+          methods: [
+            { method: 'eth_blockNumber', weight: 1 },
+            { method: 'eth_chainId', weight: 1 },
+          ],
+          requests_per_target: 240,
+          concurrency: 2,
+          warmup_requests: 2,
+          timeout_ms: 2_000,
+        },
+        thresholds: { correctness_enabled: true, correctness_min_pct: 90, latency_vs_reference_max_pct: 100, latency_regression_max_pct: 1000 },
+      },
+    });
+    // A first run becomes the baseline of the second.
+    const first = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    expect((await waitForRun(stack.app, auth, first.body.id)).status).toBe('success');
+
+    // Open the second run's dashboard while it is going: the page refreshes until the run ends.
+    const second = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    const runId = second.body.id;
+    const liveToken = signDashboardToken(stack.box, runId, new Date(Date.now() + 60 * 60 * 1000));
+    const live = await browser!.newPage();
+    const liveErrors = watchErrors(live);
+    let apiCalls = 0;
+    live.on('request', (request) => {
+      if (request.url().includes('/dashboard/api/')) apiCalls++;
+    });
+    await live.goto(`${origin}/dashboard/runs/${runId}?token=${liveToken}`);
+    await live.waitForSelector('#app[data-state="loaded"]');
+    expect(['queued', 'claimed', 'running']).toContain(await live.getAttribute('#app', 'data-run-status'));
+    expect(await live.textContent('#verdict-badge')).toBe('verdict pending');
+    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
+    await live.screenshot({ path: SCREENSHOT.replace('.png', '-live.png'), fullPage: true });
+    await live.waitForSelector('#app[data-run-status="success"]', { timeout: 60_000 });
+    const callsAtEnd = apiCalls;
+    const endedAt = Date.now();
+    expect(callsAtEnd).toBeGreaterThan(1);
+    expect(await live.textContent('#run-status')).toBe('success');
+
+    const run = await waitForRun(stack.app, auth, runId);
+    expect(run.status).toBe('success');
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${runId}/verdict`, auth);
+    expect(verdict.status).toBe(200);
+    const link = new URL(verdict.body.dashboard_url);
+    expect(link.origin).toBe('http://rvs.test');
+    const local = `${origin}${link.pathname}${link.search}`;
+
+    const page = await browser!.newPage({ viewport: { width: 1360, height: 900 } });
+    const errors = watchErrors(page);
+    const response = await page.goto(local);
+    expect(response!.status()).toBe(200);
+    await page.waitForSelector('#app[data-state="loaded"]');
+
+    // Header.
+    expect(await page.textContent('#run-status')).toBe('success');
+    expect(await page.textContent('#verdict-badge')).toBe(`verdict: ${verdict.body.verdict}`);
+    expect(await page.textContent('#verdict-summary')).toBe(verdict.body.summary);
+    expect(await page.textContent('#progress-text')).toContain('480 / 480 calls');
+    expect(await page.getAttribute('#temporal-link', 'href')).toBe(`http://localhost:8233/namespaces/default/workflows/run-${runId}`);
+
+    // Every check of the verdict, with its status.
+    const checkNames = verdict.body.checks.map((c: { name: string }) => c.name);
+    expect(checkNames).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline']);
+    for (const check of verdict.body.checks) {
+      const row = page.locator(`[data-testid="check-${check.name}"]`);
+      expect(await row.getAttribute('data-status')).toBe(check.status);
+      expect(await row.locator('[data-testid="check-status"]').textContent()).toBe(check.status);
+      expect(await row.textContent()).toContain(check.message);
+    }
+    const p95 = page.locator('[data-testid="check-latency_p95"]');
+    expect(await p95.getAttribute('data-status')).toBe('pass');
+    expect(await p95.textContent()).toContain(`p95 ${run.stats.latency.successful.p95_ms} ms`);
+    expect(await p95.textContent()).toContain('≤ 500 ms');
+
+    // Stats: the run's candidates, then each target.
+    const runRow = page.locator('[data-testid="stats-row-run"]');
+    expect(await runRow.locator('[data-field="calls_total"]').textContent()).toBe('240');
+    expect(await runRow.locator('[data-field="calls_failed"]').textContent()).toBe('0');
+    expect(await runRow.locator('[data-field="p95_ms"]').first().textContent()).toBe(`${run.stats.latency.successful.p95_ms} ms`);
+    expect(await page.locator('[data-testid="stats-row-primary"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="stats-row-reference"]').count()).toBe(1);
+    expect(await page.locator('#stats-table tbody tr').count()).toBe(3);
+
+    // Charts: latency over time (p50 and p95 lines per target) and the distribution (bars per target).
+    for (const role of ['primary', 'reference']) {
+      expect(await page.locator(`#chart-latency-time svg g[data-role="${role}"] path`).count()).toBe(2);
+      expect(await page.locator(`#chart-latency-time svg g[data-role="${role}"] circle`).count()).toBeGreaterThanOrEqual(2);
+      expect(await page.locator(`#chart-latency-histogram svg g[data-role="${role}"] rect`).count()).toBeGreaterThan(1);
+    }
+    // Both charts list the candidate before the reference, in the same colours.
+    expect(await page.locator('#chart-latency-histogram svg g.series').first().getAttribute('data-role')).toBe('primary');
+    expect(await page.locator('#chart-latency-time svg g.series').first().getAttribute('data-role')).toBe('primary');
+    const path95 = await page.locator('#chart-latency-time svg g[data-role="primary"] path[data-percentile="p95_ms"]').getAttribute('d');
+    expect(path95).toMatch(/^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)+$/);
+
+    // Per-method table: two methods × candidate and reference.
+    expect(await page.locator('#methods-table tbody tr').count()).toBe(4);
+    expect(await page.locator('#methods-table tbody tr[data-method="eth_chainId"][data-role="reference"]').count()).toBe(1);
+
+    // Correctness mismatches, comparisons, retries.
+    const correctness = verdict.body.checks.find((c: { name: string }) => c.name === 'correctness');
+    expect(correctness.details.mismatches.length).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid="mismatch-row"]').count()).toBe(correctness.details.mismatches.length);
+    expect(await page.locator('#mismatches-section').isVisible()).toBe(true);
+    expect(await page.textContent('#reference-comparison')).toContain('reference');
+    expect(await page.textContent('#reference-comparison')).toContain(`${verdict.body.reference_comparison.latency.reference_p95_ms} ms`);
+    expect(await page.textContent('#baseline-comparison')).toContain(first.body.id);
+    expect(await page.textContent('#retry-history')).toContain('No retries');
+    expect(await page.locator('#error-banner').isVisible()).toBe(false);
+
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(errors).toEqual([]);
+
+    // The live page stopped polling once the run had ended.
+    await sleep(Math.max(0, 4_500 - (Date.now() - endedAt)));
+    expect(apiCalls).toBe(callsAtEnd);
+    expect(liveErrors).toEqual([]);
+
+    // A tampered link: the 403 page, nothing of the run.
+    const tampered = new URL(local);
+    const token = tampered.searchParams.get('token')!;
+    tampered.searchParams.set('token', `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`);
+    const refusedPage = await browser!.newPage();
+    const refusedErrors: string[] = [];
+    refusedPage.on('pageerror', (error) => refusedErrors.push(error.message));
+    const refused = await refusedPage.goto(tampered.toString());
+    expect(refused!.status()).toBe(403);
+    expect(await refusedPage.textContent('h1')).toBe('This dashboard link is not valid');
+    const html = await refusedPage.content();
+    expect(html).not.toContain(runId);
+    expect(html).not.toContain('suite under test');
+    expect(refusedErrors).toEqual([]);
+    await refusedPage.screenshot({ path: SCREENSHOT.replace('.png', '-forbidden.png') });
+  });
+});

@@ -1,0 +1,218 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/crypto/secret-box';
+import { chooseBuckets } from '../../src/db/histogram';
+import { signDashboardToken } from '../../src/services/dashboard-token';
+import { temporalUiUrl } from '../../src/services/dashboard';
+import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
+import { startStack, type Stack } from '../helpers/stack';
+
+const HOUR = 60 * 60 * 1000;
+
+function expectStrictPageHeaders(headers: Record<string, unknown>): void {
+  const csp = String(headers['content-security-policy']);
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("style-src 'self'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain('unsafe-inline');
+  expect(csp).not.toContain('unsafe-eval');
+  expect(headers['referrer-policy']).toBe('no-referrer');
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['cache-control']).toBe('no-store');
+}
+
+/** Flips the last character of the token's signature. */
+function tamper(token: string): string {
+  const last = token.at(-1) === 'A' ? 'B' : 'A';
+  return `${token.slice(0, -1)}${last}`;
+}
+
+describe('run dashboard', () => {
+  let stack: Stack;
+  let node: FakeNode;
+  let auth: { authorization: string };
+  let runId: string;
+  let suiteName: string;
+  let pageUrl: string;
+  let token: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    node = await startFakeNode(answers.delay(2, answers.ok('0x1234')));
+    ({ auth } = await stack.newTenant());
+    const setup = await createSuite(stack.app, auth, { candidates: [node.url] });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    const run = await waitForRun(stack.app, auth, created.body.id);
+    expect(run.status).toBe('success');
+    runId = run.id;
+    suiteName = run.suite.name;
+    const verdict = await get<{ dashboard_url: string }>(stack.app, `/v1/runs/${runId}/verdict`, auth);
+    const url = new URL(verdict.body.dashboard_url);
+    pageUrl = `${url.pathname}${url.search}`;
+    token = url.searchParams.get('token')!;
+  });
+  afterAll(async () => {
+    await node?.close();
+    await stack?.close();
+  });
+
+  it('serves the page for a valid token, with strict security headers and no inline script', async () => {
+    expect(pageUrl).toBe(`/dashboard/runs/${runId}?token=${token}`);
+    const response = await stack.app.inject({ method: 'GET', url: pageUrl });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expectStrictPageHeaders(response.headers);
+    const html = response.body;
+    expect(html).toMatch(/<script src="\/dashboard\/assets\/dashboard\.js\?v=[0-9a-f]+" defer><\/script>/);
+    expect(html).toMatch(/<link rel="stylesheet" href="\/dashboard\/assets\/dashboard\.css\?v=[0-9a-f]+">/);
+    // Every script has a src: nothing inline for the CSP to have to allow.
+    expect(html.match(/<script\b[^>]*>/g)!.every((tag) => tag.includes(' src='))).toBe(true);
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+  });
+
+  it('serves the script, stylesheet and icon from memory with their content types', async () => {
+    const html = (await stack.app.inject({ method: 'GET', url: pageUrl })).body;
+    const script = /src="([^"]+dashboard\.js[^"]*)"/.exec(html)![1]!;
+    const style = /href="([^"]+dashboard\.css[^"]*)"/.exec(html)![1]!;
+    const icon = /href="([^"]+favicon\.svg[^"]*)"/.exec(html)![1]!;
+    for (const [url, type] of [
+      [script, 'text/javascript; charset=utf-8'],
+      [style, 'text/css; charset=utf-8'],
+      [icon, 'image/svg+xml'],
+    ] as const) {
+      const response = await stack.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-type']).toBe(type);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.body.length).toBeGreaterThan(100);
+    }
+    // No API key is needed for any of it, and nothing else is served from the asset path.
+    const unknown = await stack.app.inject({ method: 'GET', url: '/dashboard/assets/../../package.json' });
+    expect(unknown.statusCode).toBe(404);
+  });
+
+  it('returns run, verdict, metrics, histogram and the Temporal UI link as JSON', async () => {
+    const response = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}?token=${token}` });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    const body = response.json<Record<string, any>>();
+    expect(body.run).toMatchObject({ id: runId, status: 'success', suite: { name: suiteName } });
+    expect(body.run.stats.calls).toEqual({ total: 50, successful: 50, failed: 0 });
+    expect(body.verdict).toMatchObject({ verdict: 'pass', exit_code: 0, checks: [{ name: 'latency_p95', status: 'pass' }] });
+    // A link holder must not be able to mint a fresh (longer-lived) link from the data.
+    expect(body.verdict).not.toHaveProperty('dashboard_url');
+    expect(JSON.stringify(body)).not.toContain('token=');
+    expect(body.metrics.run_id).toBe(runId);
+    expect(body.metrics.targets).toHaveLength(1);
+    expect(body.metrics.targets[0].buckets.length).toBeGreaterThan(0);
+    expect(body.metrics.by_method).toEqual([expect.objectContaining({ method: 'eth_blockNumber', calls: 50, failed: 0 })]);
+    // The histogram counts every successful sample exactly once, on shared buckets.
+    const histogram = body.histogram;
+    expect(histogram.buckets).toBeGreaterThan(0);
+    expect(histogram.bucket_ms).toBeGreaterThan(0);
+    expect(histogram.targets).toHaveLength(1);
+    const [target] = histogram.targets;
+    expect(target).toMatchObject({ target_id: body.run.targets[0].id, role: 'primary', endpoint_name: 'candidate 0', total: 50 });
+    expect(target.counts).toHaveLength(histogram.buckets);
+    expect(target.counts.reduce((a: number, b: number) => a + b, 0) + target.overflow).toBe(50);
+    // The test stack's Temporal server is on loopback: the dev-server UI link is given.
+    expect(body.temporal_ui_url).toBe(`http://localhost:8233/namespaces/default/workflows/run-${runId}`);
+  });
+
+  it('refuses a missing, tampered, expired, foreign or wrongly signed token with a 403 page that shows nothing of the run', async () => {
+    const [payload] = token.split('.');
+    const otherRunToken = signDashboardToken(stack.box, randomUUID(), new Date(Date.now() + HOUR));
+    const foreignKeyToken = signDashboardToken(new SecretBox(randomBytes(32).toString('hex')), runId, new Date(Date.now() + HOUR));
+    const cases: Record<string, string> = {
+      missing: `/dashboard/runs/${runId}`,
+      empty: `/dashboard/runs/${runId}?token=`,
+      tampered_signature: `/dashboard/runs/${runId}?token=${tamper(token)}`,
+      tampered_payload: `/dashboard/runs/${runId}?token=${Buffer.from(JSON.stringify({ run: runId, exp: 4102444800 })).toString('base64url')}.${token.split('.')[1]}`,
+      no_signature: `/dashboard/runs/${runId}?token=${payload}`,
+      expired: `/dashboard/runs/${runId}?token=${signDashboardToken(stack.box, runId, new Date(Date.now() - 1000))}`,
+      other_run: `/dashboard/runs/${runId}?token=${otherRunToken}`,
+      other_key: `/dashboard/runs/${runId}?token=${foreignKeyToken}`,
+      repeated: `/dashboard/runs/${runId}?token=${token}&token=${token}`,
+      malformed_run_id: `/dashboard/runs/not-a-uuid?token=${token}`,
+      api_key_instead: `/dashboard/runs/${runId}?token=${auth.authorization.slice('Bearer '.length)}`,
+    };
+    for (const [name, url] of Object.entries(cases)) {
+      const page = await stack.app.inject({ method: 'GET', url });
+      expect(page.statusCode, name).toBe(403);
+      expect(page.headers['content-type'], name).toBe('text/html; charset=utf-8');
+      expectStrictPageHeaders(page.headers);
+      expect(page.body, name).toContain('This dashboard link is not valid');
+      expect(page.body, name).not.toContain(runId);
+      expect(page.body, name).not.toContain(suiteName);
+      expect(page.body, name).not.toContain('<script');
+
+      const api = await stack.app.inject({ method: 'GET', url: url.replace('/dashboard/runs/', '/dashboard/api/runs/') });
+      expect(api.statusCode, name).toBe(403);
+      expect(api.json(), name).toMatchObject({ error: { code: 'forbidden', details: [] } });
+      expect(api.body, name).not.toContain(suiteName);
+      expect(api.body, name).not.toContain('"stats"');
+      expect(api.headers['cache-control'], name).toBe('no-store');
+    }
+  });
+
+  it("a valid link of another tenant's run opens that run only", async () => {
+    const other = await stack.newTenant();
+    const setup = await createSuite(stack.app, other.auth, { candidates: [node.url] });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, other.auth);
+    const otherToken = signDashboardToken(stack.box, created.body.id, new Date(Date.now() + HOUR));
+    // The other run's token does not open this run...
+    const refused = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}?token=${otherToken}` });
+    expect(refused.statusCode).toBe(403);
+    // ...and opens the other run with the other tenant's data, while it is still going (no verdict yet).
+    const own = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${created.body.id}?token=${otherToken}` });
+    expect(own.statusCode).toBe(200);
+    const body = own.json<Record<string, any>>();
+    expect(body.run.id).toBe(created.body.id);
+    if (!['success', 'failed', 'cancelled'].includes(body.run.status)) expect(body.verdict).toBeNull();
+    await waitForRun(stack.app, other.auth, created.body.id);
+  });
+
+  it('gives a verdict of null, not an error, while the run is going', async () => {
+    const slow = await startFakeNode(answers.delay(60));
+    try {
+      const setup = await createSuite(stack.app, auth, {
+        candidates: [slow.url],
+        config: { workload: { requests_per_target: 30, concurrency: 1, warmup_requests: 0 } },
+      });
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      const liveToken = signDashboardToken(stack.box, created.body.id, new Date(Date.now() + HOUR));
+      const response = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${created.body.id}?token=${liveToken}` });
+      expect(response.statusCode).toBe(200);
+      const body = response.json<Record<string, any>>();
+      expect(['queued', 'claimed', 'running']).toContain(body.run.status);
+      expect(body.verdict).toBeNull();
+      expect(body.run.progress.calls_planned).toBe(30);
+      await waitForRun(stack.app, auth, created.body.id);
+      const after = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${created.body.id}?token=${liveToken}` });
+      expect(after.json<Record<string, any>>().verdict).toMatchObject({ verdict: 'pass' });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('links to the Temporal UI only when Temporal runs on this machine', () => {
+    const config = (address: string | undefined, namespace = 'default') => ({
+      temporal: { address, namespace, taskQueue: 'q', cliPath: undefined },
+    });
+    expect(temporalUiUrl(config(undefined), 'run-1')).toBe('http://localhost:8233/namespaces/default/workflows/run-1');
+    expect(temporalUiUrl(config('127.0.0.1:7233', 'team a'), 'run-1')).toBe('http://localhost:8233/namespaces/team%20a/workflows/run-1');
+    expect(temporalUiUrl(config('localhost:7233'), 'run-1')).not.toBeNull();
+    expect(temporalUiUrl(config('temporal:7233'), 'run-1')).toBeNull();
+    expect(temporalUiUrl(config('10.0.0.5:7233'), 'run-1')).toBeNull();
+  });
+
+  it('chooses histogram buckets of a readable width that keep the 99th percentile inside the chart', () => {
+    expect(chooseBuckets(900, 30_000)).toEqual({ fromUs: 0, bucketUs: 2_000, buckets: 16 });
+    expect(chooseBuckets(5_000, 5_000)).toEqual({ fromUs: 5_000, bucketUs: 100, buckets: 1 });
+    expect(chooseBuckets(110_000, 480_000)).toEqual({ fromUs: 100_000, bucketUs: 20_000, buckets: 20 });
+  });
+});
