@@ -5,6 +5,7 @@ import { registerAuth } from './http/auth';
 import { registerErrorHandling } from './http/error-handler';
 import { registerApiKeyRoutes } from './http/routes/api-keys';
 import { registerDashboardRoutes } from './http/routes/dashboard';
+import { registerCatalogRoutes } from './http/routes/catalog';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import type { Deps } from './services/context';
@@ -32,6 +33,7 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
   registerErrorHandling(app);
   registerAuth(app, deps);
   registerResourceRoutes(app);
+  registerCatalogRoutes(app);
   registerRunRoutes(app);
   registerDashboardRoutes(app, deps);
   registerApiKeyRoutes(app);

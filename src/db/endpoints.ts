@@ -58,3 +58,55 @@ export async function listEndpoints(
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from endpoints where tenant_id = ${tenantId}`;
   return { rows, total: count!.n };
 }
+
+export interface EndpointPatch {
+  name?: string;
+  urlRedacted?: string;
+  urlEncrypted?: string;
+  headerNames?: string[];
+  headersEncrypted?: string | null;
+  timeoutMs?: number;
+}
+
+/** Sets the given fields (undefined = unchanged) and bumps updated_at; undefined when no such row. */
+export async function updateEndpoint(
+  sql: Queryable,
+  id: string,
+  tenantId: string,
+  patch: EndpointPatch,
+): Promise<EndpointRow | undefined> {
+  const columns = Object.fromEntries(
+    Object.entries({
+      name: patch.name,
+      url_redacted: patch.urlRedacted,
+      url_encrypted: patch.urlEncrypted,
+      header_names: patch.headerNames,
+      headers_encrypted: patch.headersEncrypted,
+      timeout_ms: patch.timeoutMs,
+    }).filter(([, value]) => value !== undefined),
+  );
+  const [row] = await sql<EndpointRow[]>`
+    update endpoints set ${sql(columns)}, updated_at = now()
+    where id = ${id} and tenant_id = ${tenantId}
+    returning *`;
+  return row;
+}
+
+/** What still points at an endpoint: suites (through suite_endpoints) and run targets. */
+export async function endpointReferences(
+  sql: Queryable,
+  id: string,
+): Promise<{ suites: number; suiteNames: string[]; runs: number }> {
+  const [row] = await sql<{ suites: number; suite_names: string[] | null; runs: number }[]>`
+    select (select count(*)::int from suite_endpoints where endpoint_id = ${id}) as suites,
+           (select array_agg(name order by name) from (
+              select s.name from suite_endpoints se join suites s on s.id = se.suite_id
+              where se.endpoint_id = ${id} order by s.name limit 3) named) as suite_names,
+           (select count(distinct run_id)::int from run_targets where endpoint_id = ${id}) as runs`;
+  return { suites: row!.suites, suiteNames: row!.suite_names ?? [], runs: row!.runs };
+}
+
+export async function deleteEndpoint(sql: Queryable, id: string, tenantId: string): Promise<boolean> {
+  const rows = await sql`delete from endpoints where id = ${id} and tenant_id = ${tenantId} returning id`;
+  return rows.length > 0;
+}

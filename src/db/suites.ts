@@ -22,14 +22,20 @@ export async function insertSuite(
     insert into suites (id, tenant_id, chain_id, name, description, config)
     values (${id}, ${suite.tenantId}, ${suite.chainId}, ${suite.name}, ${suite.description}, ${sql.json(suite.config as never)})
     returning *`;
+  await writeSuiteEndpoints(sql, id, suite.config);
+  return row!;
+}
+
+/** suite_endpoints mirrors the endpoints a config names, so their foreign keys guard deletes. */
+async function writeSuiteEndpoints(sql: Queryable, suiteId: string, config: SuiteConfig): Promise<void> {
   const endpointIds = [
-    ...suite.config.targets.map((t) => t.endpoint_id),
-    ...(suite.config.reference_endpoint_id ? [suite.config.reference_endpoint_id] : []),
+    ...config.targets.map((t) => t.endpoint_id),
+    ...(config.reference_endpoint_id ? [config.reference_endpoint_id] : []),
   ];
+  await sql`delete from suite_endpoints where suite_id = ${suiteId}`;
   await sql`
     insert into suite_endpoints (suite_id, endpoint_id)
-    select ${id}, unnest(${endpointIds}::uuid[])`;
-  return row!;
+    select ${suiteId}, unnest(${endpointIds}::uuid[])`;
 }
 
 export async function findSuite(sql: Queryable, id: string): Promise<SuiteRow | undefined> {
@@ -47,4 +53,41 @@ export async function listSuites(
     order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from suites where tenant_id = ${tenantId}`;
   return { rows, total: count!.n };
+}
+
+/**
+ * Sets the given fields (undefined = unchanged), bumps updated_at and, with a new config,
+ * rewrites suite_endpoints. Run it in a transaction so the config and its links change together.
+ * Undefined when no such row.
+ */
+export async function updateSuite(
+  sql: Queryable,
+  id: string,
+  tenantId: string,
+  patch: { name?: string; description?: string; config?: SuiteConfig },
+): Promise<SuiteRow | undefined> {
+  const columns = Object.fromEntries(
+    Object.entries({
+      name: patch.name,
+      description: patch.description,
+      config: patch.config === undefined ? undefined : sql.json(patch.config as never),
+    }).filter(([, value]) => value !== undefined),
+  );
+  const [row] = await sql<SuiteRow[]>`
+    update suites set ${sql(columns)}, updated_at = now()
+    where id = ${id} and tenant_id = ${tenantId}
+    returning *`;
+  if (row && patch.config) await writeSuiteEndpoints(sql, id, patch.config);
+  return row;
+}
+
+export async function countSuiteRuns(sql: Queryable, id: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from runs where test_suite_id = ${id}`;
+  return row!.n;
+}
+
+/** suite_endpoints rows go with the suite (on delete cascade); runs do not (they keep history). */
+export async function deleteSuite(sql: Queryable, id: string, tenantId: string): Promise<boolean> {
+  const rows = await sql`delete from suites where id = ${id} and tenant_id = ${tenantId} returning id`;
+  return rows.length > 0;
 }

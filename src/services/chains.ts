@@ -1,25 +1,58 @@
 import { z } from 'zod';
-import { findChain, insertChain, listChains as listChainRows, type ChainRow } from '../db/chains';
-import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
-import { conflict, notFound } from '../errors';
-import { page, type Page } from '../http/validate';
+import { findVisiblePreset } from '../db/catalog';
+import {
+  chainReferences,
+  deleteChain as deleteChainRow,
+  findChain,
+  insertChain,
+  listChains as listChainRows,
+  updateChain,
+  type ChainRow,
+} from '../db/chains';
+import { onForeignKeyViolation, PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
+import { CHAIN_FAMILIES, presetRefSchema } from '../domain/catalog-presets';
+import { conflict, notFound, validationError } from '../errors';
+import { page, parseOrThrow, type Page } from '../http/validate';
 import { assertSameTenant, type Ctx } from './context';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
   .max(2048);
 
-export const createChainInput = z.strictObject({
+/** The fields of a chain (and of a chain preset), without defaults so PATCH can leave them out. */
+export const chainFields = {
   name: z.string().trim().min(1).max(200),
   slug: z
     .string()
     .min(1)
     .max(100)
     .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes'),
-  family: z.enum(['evm', 'solana', 'bitcoin']).default('evm'),
-  chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
-  explorer_url: httpUrl.nullable().default(null),
+  family: z.enum(CHAIN_FAMILIES),
+  chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+  explorer_url: httpUrl.nullable(),
+};
+
+export const createChainInput = z.strictObject({
+  name: chainFields.name,
+  slug: chainFields.slug,
+  family: chainFields.family.default('evm'),
+  chain_id: chainFields.chain_id.default(null),
+  explorer_url: chainFields.explorer_url.default(null),
 });
+
+/** POST /v1/chains: either every required field, or a preset whose fields the given ones override. */
+export const createChainRequest = z.strictObject({
+  preset: presetRefSchema.optional(),
+  name: chainFields.name.optional(),
+  slug: chainFields.slug.optional(),
+  family: chainFields.family.optional(),
+  chain_id: chainFields.chain_id.optional(),
+  explorer_url: chainFields.explorer_url.optional(),
+});
+
+export const patchChainInput = createChainRequest
+  .omit({ preset: true })
+  .refine((patch) => Object.keys(patch).length > 0, 'give at least one field to change');
 
 export interface ChainResponse {
   id: string;
@@ -45,31 +78,102 @@ export function presentChain(row: ChainRow): ChainResponse {
   };
 }
 
-export async function createChain({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createChainInput> }) {
+const slugTaken = (slug: string) => conflict(`a chain with slug "${slug}" already exists`);
+
+/** Fills a create request from its preset (explicit fields win), then validates it as a plain create. */
+async function resolveChainRequest(ctx: Ctx, request: z.infer<typeof createChainRequest>) {
+  const { preset: ref, ...explicit } = request;
+  if (ref === undefined) return parseOrThrow(createChainInput, explicit);
+  const preset = await findVisiblePreset(ctx.deps.sql, 'chain', ctx.principal.tenantId, ref);
+  if (!preset) throw validationError([{ field: 'preset', message: 'no such chain preset in the catalog' }]);
+  return parseOrThrow(createChainInput, {
+    name: preset.name,
+    slug: preset.slug,
+    family: preset.family,
+    chain_id: preset.chain_id === null ? null : Number(preset.chain_id),
+    explorer_url: preset.explorer_url,
+    ...explicit,
+  });
+}
+
+export async function createChain({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createChainRequest> }) {
+  const chain = await resolveChainRequest(ctx, input);
   try {
     const row = await insertChain(ctx.deps.sql, {
       tenantId: ctx.principal.tenantId,
-      name: input.name,
-      slug: input.slug,
-      family: input.family,
-      chainId: input.chain_id,
-      explorerUrl: input.explorer_url,
+      name: chain.name,
+      slug: chain.slug,
+      family: chain.family,
+      chainId: chain.chain_id,
+      explorerUrl: chain.explorer_url,
     });
     return presentChain(row);
   } catch (error) {
-    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw conflict(`a chain with slug "${input.slug}" already exists`);
+    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw slugTaken(chain.slug);
     throw error;
   }
 }
 
-export async function getChain({ ctx, input }: { ctx: Ctx; input: { chainId: string } }): Promise<ChainResponse> {
-  const row = await findChain(ctx.deps.sql, input.chainId);
+async function loadChain(ctx: Ctx, chainId: string): Promise<ChainRow> {
+  const row = await findChain(ctx.deps.sql, chainId);
   if (!row) throw notFound('chain');
   assertSameTenant(ctx, row);
-  return presentChain(row);
+  return row;
+}
+
+export async function getChain({ ctx, input }: { ctx: Ctx; input: { chainId: string } }): Promise<ChainResponse> {
+  return presentChain(await loadChain(ctx, input.chainId));
 }
 
 export async function listChains({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<ChainResponse>> {
   const { rows, total } = await listChainRows(ctx.deps.sql, ctx.principal.tenantId, input);
   return page(rows.map(presentChain), total, input.limit, input.offset);
+}
+
+export async function patchChain({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { chainId: string; patch: z.infer<typeof patchChainInput> };
+}): Promise<ChainResponse> {
+  await loadChain(ctx, input.chainId);
+  const { patch } = input;
+  try {
+    const row = await updateChain(ctx.deps.sql, input.chainId, ctx.principal.tenantId, {
+      name: patch.name,
+      slug: patch.slug,
+      family: patch.family,
+      chainId: patch.chain_id,
+      explorerUrl: patch.explorer_url,
+    });
+    // Gone between the read and the write: a concurrent delete won.
+    if (!row) throw notFound('chain');
+    return presentChain(row);
+  } catch (error) {
+    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw slugTaken(patch.slug ?? '');
+    throw error;
+  }
+}
+
+/** 409 while endpoints or suites still use the chain: deleting it would orphan them. */
+export async function deleteChain({ ctx, input }: { ctx: Ctx; input: { chainId: string } }): Promise<void> {
+  await loadChain(ctx, input.chainId);
+  const deleted = await onForeignKeyViolation(
+    () =>
+      ctx.deps.sql.begin(async (tx) => {
+        const refs = await chainReferences(tx, input.chainId);
+        const users = [countOf(refs.endpoints, 'endpoint'), countOf(refs.suites, 'suite')].filter((u) => u !== null);
+        if (users.length > 0) throw conflict(`the chain is still used by ${users.join(' and ')}; delete them first`);
+        return deleteChainRow(tx, input.chainId, ctx.principal.tenantId);
+      }),
+    () => conflict('the chain is still used by endpoints or suites; delete them first'),
+  );
+  if (!deleted) throw notFound('chain');
+}
+
+/** "1 suite", "3 suites"; null for none. */
+export function countOf(n: number, noun: string): string | null {
+  if (n === 0) return null;
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -1,23 +1,33 @@
 import { z } from 'zod';
 import { findChain } from '../db/chains';
-import { findEndpoint, insertEndpoint, listEndpoints as listEndpointRows, type EndpointRow } from '../db/endpoints';
+import {
+  deleteEndpoint as deleteEndpointRow,
+  endpointReferences,
+  findEndpoint,
+  insertEndpoint,
+  listEndpoints as listEndpointRows,
+  updateEndpoint,
+  type EndpointRow,
+} from '../db/endpoints';
+import { onForeignKeyViolation } from '../db/pg-errors';
 import { redactUrl } from '../domain/redact-url';
-import { notFound, validationError } from '../errors';
+import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from '../http/validate';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
+import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 
 // Header names a caller may not set: they would break or smuggle the JSON-RPC request.
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection']);
 
-export const createEndpointInput = z.strictObject({
-  chain_id: z.uuid(),
+/** Endpoint fields without defaults, so PATCH can leave them out. */
+const endpointFields = {
   name: z.string().trim().min(1).max(200),
   url: z
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .max(2048)
-    .refine((url) => !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never probed'),
-  protocol: z.literal('json-rpc-http').default('json-rpc-http'),
+    // Refinements run even when the URL check above failed: only look at the host of a real URL.
+    .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never probed'),
   headers: z
     .record(
       z
@@ -28,10 +38,31 @@ export const createEndpointInput = z.strictObject({
         .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'this header is set by the service'),
       z.string().max(4096).regex(/^[^\r\n]*$/, 'must not contain line breaks'),
     )
-    .refine((headers) => Object.keys(headers).length <= 20, 'at most 20 headers')
-    .default({}),
-  timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
+    .refine((headers) => Object.keys(headers).length <= 20, 'at most 20 headers'),
+  timeout_ms: z.number().int().min(100).max(60_000),
+};
+
+export const createEndpointInput = z.strictObject({
+  chain_id: z.uuid(),
+  name: endpointFields.name,
+  url: endpointFields.url,
+  protocol: z.literal('json-rpc-http').default('json-rpc-http'),
+  headers: endpointFields.headers.default({}),
+  timeout_ms: endpointFields.timeout_ms.default(10_000),
 });
+
+/**
+ * The chain is fixed (suites on that chain name the endpoint); `headers` replaces every header
+ * value at once, since the old values are never shown and cannot be edited one by one.
+ */
+export const patchEndpointInput = z
+  .strictObject({
+    name: endpointFields.name.optional(),
+    url: endpointFields.url.optional(),
+    headers: endpointFields.headers.optional(),
+    timeout_ms: endpointFields.timeout_ms.optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, 'give at least one field to change');
 
 export interface EndpointResponse {
   id: string;
@@ -80,14 +111,70 @@ export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<
   return presentEndpoint(row);
 }
 
-export async function getEndpoint({ ctx, input }: { ctx: Ctx; input: { endpointId: string } }) {
-  const row = await findEndpoint(ctx.deps.sql, input.endpointId);
+async function loadEndpoint(ctx: Ctx, endpointId: string): Promise<EndpointRow> {
+  const row = await findEndpoint(ctx.deps.sql, endpointId);
   if (!row) throw notFound('endpoint');
   assertSameTenant(ctx, row);
-  return presentEndpoint(row);
+  return row;
+}
+
+export async function getEndpoint({ ctx, input }: { ctx: Ctx; input: { endpointId: string } }) {
+  return presentEndpoint(await loadEndpoint(ctx, input.endpointId));
 }
 
 export async function listEndpoints({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<EndpointResponse>> {
   const { rows, total } = await listEndpointRows(ctx.deps.sql, ctx.principal.tenantId, input);
   return page(rows.map(presentEndpoint), total, input.limit, input.offset);
+}
+
+/**
+ * A new URL is validated like on create, encrypted afresh and redacted again. Probes read the
+ * endpoint for every chunk, so a run in progress uses the new values from its next chunk on.
+ */
+export async function patchEndpoint({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { endpointId: string; patch: z.infer<typeof patchEndpointInput> };
+}): Promise<EndpointResponse> {
+  await loadEndpoint(ctx, input.endpointId);
+  const { patch } = input;
+  const { box } = ctx.deps;
+  const headerNames = patch.headers === undefined ? undefined : Object.keys(patch.headers);
+  const row = await updateEndpoint(ctx.deps.sql, input.endpointId, ctx.principal.tenantId, {
+    name: patch.name,
+    urlRedacted: patch.url === undefined ? undefined : redactUrl(patch.url),
+    urlEncrypted: patch.url === undefined ? undefined : box.encrypt(patch.url),
+    headerNames,
+    headersEncrypted:
+      patch.headers === undefined ? undefined : headerNames!.length > 0 ? box.encrypt(JSON.stringify(patch.headers)) : null,
+    timeoutMs: patch.timeout_ms,
+  });
+  if (!row) throw notFound('endpoint');
+  return presentEndpoint(row);
+}
+
+/**
+ * 409 while a suite names the endpoint (edit the suite first) or a run probed it: runs are kept
+ * as history with their targets, so an endpoint that has been run is never deleted.
+ */
+export async function deleteEndpoint({ ctx, input }: { ctx: Ctx; input: { endpointId: string } }): Promise<void> {
+  await loadEndpoint(ctx, input.endpointId);
+  const deleted = await onForeignKeyViolation(
+    () =>
+      ctx.deps.sql.begin(async (tx) => {
+        const refs = await endpointReferences(tx, input.endpointId);
+        const users: string[] = [];
+        if (refs.suites > 0) {
+          const more = refs.suites > refs.suiteNames.length ? ', …' : '';
+          users.push(`${countOf(refs.suites, 'suite')} (${refs.suiteNames.map((n) => JSON.stringify(n)).join(', ')}${more})`);
+        }
+        if (refs.runs > 0) users.push(`${countOf(refs.runs, 'run')} (runs keep their endpoints as history)`);
+        if (users.length > 0) throw conflict(`the endpoint is still used by ${users.join(' and ')}`);
+        return deleteEndpointRow(tx, input.endpointId, ctx.principal.tenantId);
+      }),
+    () => conflict('the endpoint is still used by a suite or a run'),
+  );
+  if (!deleted) throw notFound('endpoint');
 }

@@ -1,18 +1,46 @@
 import { z } from 'zod';
-import { findChain } from '../db/chains';
+import { findVisiblePreset } from '../db/catalog';
+import { findChain, type ChainRow } from '../db/chains';
 import { findEndpoints } from '../db/endpoints';
-import { findSuite, insertSuite, listSuites as listSuiteRows, type SuiteRow } from '../db/suites';
+import { onForeignKeyViolation } from '../db/pg-errors';
+import {
+  countSuiteRuns,
+  deleteSuite as deleteSuiteRow,
+  findSuite,
+  insertSuite,
+  listSuites as listSuiteRows,
+  updateSuite,
+  type SuiteRow,
+} from '../db/suites';
+import { mergeWorkloadPreset, presetRefSchema } from '../domain/catalog-presets';
 import { suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
-import { notFound, validationError, type ErrorDetail } from '../errors';
-import { page, type Page } from '../http/validate';
+import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
+import { page, parseOrThrow, type Page } from '../http/validate';
+import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
+
+const suiteFields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000),
+  // Validated by suiteConfigSchema in the verb, once a workload preset has been resolved.
+  config: z.record(z.string(), z.unknown(), { error: 'must be an object' }),
+};
 
 export const createSuiteInput = z.strictObject({
   chain_id: z.uuid(),
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).default(''),
-  config: suiteConfigSchema,
+  name: suiteFields.name,
+  description: suiteFields.description.default(''),
+  config: suiteFields.config,
 });
+
+/** The chain is fixed (the config's endpoints belong to it); a config replaces the whole config. */
+export const patchSuiteInput = z
+  .strictObject({
+    name: suiteFields.name.optional(),
+    description: suiteFields.description.optional(),
+    config: suiteFields.config.optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, 'give at least one field to change');
 
 export interface SuiteResponse {
   id: string;
@@ -36,6 +64,31 @@ export function presentSuite(row: SuiteRow): SuiteResponse {
   };
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * `workload: {preset, ...overrides}` becomes the preset's workload with the overrides on top;
+ * then the whole config is validated as if the caller had written it out. The stored config
+ * holds the resolved methods: a later change to the preset never changes a suite.
+ */
+async function resolveConfig(ctx: Ctx, chain: ChainRow, raw: Record<string, unknown>): Promise<SuiteConfig> {
+  let config = raw;
+  if (isRecord(raw.workload) && 'preset' in raw.workload) {
+    const { preset: ref, ...overrides } = raw.workload;
+    const field = 'config.workload.preset';
+    const parsedRef = presetRefSchema.safeParse(ref);
+    if (!parsedRef.success) throw validationError([{ field, message: 'must be a workload preset id or slug' }]);
+    const preset = await findVisiblePreset(ctx.deps.sql, 'workload', ctx.principal.tenantId, parsedRef.data);
+    if (!preset) throw validationError([{ field, message: 'no such workload preset in the catalog' }]);
+    if (preset.family !== chain.family) {
+      throw validationError([{ field, message: `"${preset.slug}" is for ${preset.family} chains; this suite's chain is ${chain.family}` }]);
+    }
+    config = { ...raw, workload: mergeWorkloadPreset(preset.workload, overrides) };
+  }
+  return parseOrThrow(suiteConfigSchema, config, 'config');
+}
+
 /** Every endpoint a suite names must be the caller's and on the suite's chain. */
 async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): Promise<void> {
   const wanted = [
@@ -55,32 +108,88 @@ async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): P
   if (details.length > 0) throw validationError(details);
 }
 
+// An endpoint or the chain deleted between the checks above and the write.
+const deletedMeanwhile = () => conflict('a chain or endpoint this suite names was deleted meanwhile; try again');
+
 export async function createSuite({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createSuiteInput> }) {
   const chain = await findChain(ctx.deps.sql, input.chain_id);
   if (!chain || chain.tenant_id !== ctx.principal.tenantId) {
     throw validationError([{ field: 'chain_id', message: 'no such chain in your tenant' }]);
   }
-  await checkEndpoints(ctx, chain.id, input.config);
-  const row = await ctx.deps.sql.begin((tx) =>
-    insertSuite(tx, {
-      tenantId: ctx.principal.tenantId,
-      chainId: chain.id,
-      name: input.name,
-      description: input.description,
-      config: input.config,
-    }),
+  const config = await resolveConfig(ctx, chain, input.config);
+  await checkEndpoints(ctx, chain.id, config);
+  const row = await onForeignKeyViolation(
+    () =>
+      ctx.deps.sql.begin((tx) =>
+        insertSuite(tx, {
+          tenantId: ctx.principal.tenantId,
+          chainId: chain.id,
+          name: input.name,
+          description: input.description,
+          config,
+        }),
+      ),
+    deletedMeanwhile,
   );
   return presentSuite(row);
 }
 
-export async function getSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }) {
-  const row = await findSuite(ctx.deps.sql, input.suiteId);
+async function loadSuite(ctx: Ctx, suiteId: string): Promise<SuiteRow> {
+  const row = await findSuite(ctx.deps.sql, suiteId);
   if (!row) throw notFound('suite');
   assertSameTenant(ctx, row);
-  return presentSuite(row);
+  return row;
+}
+
+export async function getSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }) {
+  return presentSuite(await loadSuite(ctx, input.suiteId));
 }
 
 export async function listSuites({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<SuiteResponse>> {
   const { rows, total } = await listSuiteRows(ctx.deps.sql, ctx.principal.tenantId, input);
   return page(rows.map(presentSuite), total, input.limit, input.offset);
+}
+
+/** Runs already triggered keep the config they snapshotted; later runs use the new one. */
+export async function patchSuite({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { suiteId: string; patch: z.infer<typeof patchSuiteInput> };
+}): Promise<SuiteResponse> {
+  const suite = await loadSuite(ctx, input.suiteId);
+  const { patch } = input;
+  let config: SuiteConfig | undefined;
+  if (patch.config !== undefined) {
+    const chain = (await findChain(ctx.deps.sql, suite.chain_id))!;
+    config = await resolveConfig(ctx, chain, patch.config);
+    await checkEndpoints(ctx, chain.id, config);
+  }
+  const row = await onForeignKeyViolation(
+    () =>
+      ctx.deps.sql.begin((tx) =>
+        updateSuite(tx, input.suiteId, ctx.principal.tenantId, { name: patch.name, description: patch.description, config }),
+      ),
+    deletedMeanwhile,
+  );
+  if (!row) throw notFound('suite');
+  return presentSuite(row);
+}
+
+/** 409 once the suite has runs: runs are kept as history and point at their suite. */
+export async function deleteSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }): Promise<void> {
+  await loadSuite(ctx, input.suiteId);
+  const hasRuns = (n: number) =>
+    conflict(`the suite has ${n > 0 ? countOf(n, 'run') : 'runs'}; runs are kept as history, so a suite that has run cannot be deleted`);
+  const deleted = await onForeignKeyViolation(
+    () =>
+      ctx.deps.sql.begin(async (tx) => {
+        const runs = await countSuiteRuns(tx, input.suiteId);
+        if (runs > 0) throw hasRuns(runs);
+        return deleteSuiteRow(tx, input.suiteId, ctx.principal.tenantId);
+      }),
+    () => hasRuns(0),
+  );
+  if (!deleted) throw notFound('suite');
 }

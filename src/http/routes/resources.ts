@@ -11,7 +11,7 @@ export function registerResourceRoutes(app: FastifyInstance): void {
   app.get('/v1/users/me', { config: { scope: null } }, async (request) => getMe({ ctx: ctxOf(request) }));
 
   app.post('/v1/chains', { config: { scope: 'chains:write' } }, async (request, reply) => {
-    const chain = await chains.createChain({ ctx: ctxOf(request), input: parseOrThrow(chains.createChainInput, request.body) });
+    const chain = await chains.createChain({ ctx: ctxOf(request), input: parseOrThrow(chains.createChainRequest, request.body) });
     return reply.code(201).header('location', `/v1/chains/${chain.id}`).send(chain);
   });
   app.get('/v1/chains', { config: { scope: 'chains:read' } }, async (request) =>
@@ -20,6 +20,16 @@ export function registerResourceRoutes(app: FastifyInstance): void {
   app.get('/v1/chains/:chainId', { config: { scope: 'chains:read' } }, async (request) =>
     chains.getChain({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('chainId'), request.params) }),
   );
+  app.patch('/v1/chains/:chainId', { config: { scope: 'chains:write' } }, async (request) =>
+    chains.patchChain({
+      ctx: ctxOf(request),
+      input: { ...parseOrThrow(uuidParam('chainId'), request.params), patch: parseOrThrow(chains.patchChainInput, request.body) },
+    }),
+  );
+  app.delete('/v1/chains/:chainId', { config: { scope: 'chains:write' } }, async (request, reply) => {
+    await chains.deleteChain({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('chainId'), request.params) });
+    return reply.code(204).send();
+  });
 
   app.post('/v1/endpoints', { config: { scope: 'endpoints:write' } }, async (request, reply) => {
     const endpoint = await endpoints.createEndpoint({
@@ -34,6 +44,16 @@ export function registerResourceRoutes(app: FastifyInstance): void {
   app.get('/v1/endpoints/:endpointId', { config: { scope: 'endpoints:read' } }, async (request) =>
     endpoints.getEndpoint({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('endpointId'), request.params) }),
   );
+  app.patch('/v1/endpoints/:endpointId', { config: { scope: 'endpoints:write' } }, async (request) =>
+    endpoints.patchEndpoint({
+      ctx: ctxOf(request),
+      input: { ...parseOrThrow(uuidParam('endpointId'), request.params), patch: parseOrThrow(endpoints.patchEndpointInput, request.body) },
+    }),
+  );
+  app.delete('/v1/endpoints/:endpointId', { config: { scope: 'endpoints:write' } }, async (request, reply) => {
+    await endpoints.deleteEndpoint({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('endpointId'), request.params) });
+    return reply.code(204).send();
+  });
 
   app.post('/v1/suites', { config: { scope: 'suites:write' } }, async (request, reply) => {
     const suite = await suites.createSuite({ ctx: ctxOf(request), input: parseOrThrow(suites.createSuiteInput, request.body) });
@@ -45,4 +65,14 @@ export function registerResourceRoutes(app: FastifyInstance): void {
   app.get('/v1/suites/:suiteId', { config: { scope: 'suites:read' } }, async (request) =>
     suites.getSuite({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('suiteId'), request.params) }),
   );
+  app.patch('/v1/suites/:suiteId', { config: { scope: 'suites:write' } }, async (request) =>
+    suites.patchSuite({
+      ctx: ctxOf(request),
+      input: { ...parseOrThrow(uuidParam('suiteId'), request.params), patch: parseOrThrow(suites.patchSuiteInput, request.body) },
+    }),
+  );
+  app.delete('/v1/suites/:suiteId', { config: { scope: 'suites:write' } }, async (request, reply) => {
+    await suites.deleteSuite({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('suiteId'), request.params) });
+    return reply.code(204).send();
+  });
 }

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { isUuidShaped } from '../domain/catalog-presets';
+import type { Queryable } from './client';
+
+/** tenant_id is null for a built-in preset. */
+export interface ChainPresetRow {
+  id: string;
+  tenant_id: string | null;
+  slug: string;
+  name: string;
+  family: string;
+  chain_id: string | null; // bigint arrives as a string
+  explorer_url: string | null;
+  created_at: Date;
+}
+
+export interface WorkloadPresetRow {
+  id: string;
+  tenant_id: string | null;
+  slug: string;
+  name: string;
+  family: string;
+  description: string;
+  workload: Record<string, unknown>;
+  created_at: Date;
+}
+
+export type CatalogKind = 'chain' | 'workload';
+
+export interface CatalogListQuery {
+  family: string | null;
+  limit: number;
+  offset: number;
+}
+
+/*
+ * The two tables differ only in their payload columns, so each query is written once and the
+ * table chosen here (from a closed set: never from input).
+ */
+const TABLES: Record<CatalogKind, string> = {
+  chain: 'catalog_chain_presets',
+  workload: 'catalog_workload_presets',
+};
+
+function tableOf(sql: Queryable, kind: CatalogKind) {
+  const name: string = TABLES[kind];
+  return sql(name);
+}
+
+type RowOf<K extends CatalogKind> = K extends 'chain' ? ChainPresetRow : WorkloadPresetRow;
+
+/** Built-ins plus the tenant's own entries, newest first. */
+export async function listPresets<K extends CatalogKind>(
+  sql: Queryable,
+  kind: K,
+  tenantId: string,
+  query: CatalogListQuery,
+): Promise<{ rows: RowOf<K>[]; total: number }> {
+  const table = tableOf(sql, kind);
+  const visible = sql`(tenant_id is null or tenant_id = ${tenantId}) and (${query.family}::text is null or family = ${query.family})`;
+  const rows = await sql<RowOf<K>[]>`
+    select * from ${table} where ${visible}
+    order by created_at desc, id desc limit ${query.limit} offset ${query.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from ${table} where ${visible}`;
+  return { rows, total: count!.n };
+}
+
+export async function findPresetById<K extends CatalogKind>(sql: Queryable, kind: K, id: string): Promise<RowOf<K> | undefined> {
+  const [row] = await sql<RowOf<K>[]>`select * from ${tableOf(sql, kind)} where id = ${id}`;
+  return row;
+}
+
+/**
+ * The preset a tenant means by a slug: its own entry first, then the built-in. (Creating an entry
+ * with a built-in's slug is refused, but a later migration may add a built-in a tenant already
+ * has a slug for; the tenant's deliberate choice wins.)
+ */
+export async function findPresetBySlug<K extends CatalogKind>(
+  sql: Queryable,
+  kind: K,
+  tenantId: string,
+  slug: string,
+): Promise<RowOf<K> | undefined> {
+  const [row] = await sql<RowOf<K>[]>`
+    select * from ${tableOf(sql, kind)}
+    where slug = ${slug} and (tenant_id is null or tenant_id = ${tenantId})
+    order by tenant_id nulls last limit 1`;
+  return row;
+}
+
+/** By id or slug, among the built-ins and the tenant's own entries only. */
+export async function findVisiblePreset<K extends CatalogKind>(
+  sql: Queryable,
+  kind: K,
+  tenantId: string,
+  ref: string,
+): Promise<RowOf<K> | undefined> {
+  if (!isUuidShaped(ref)) return findPresetBySlug(sql, kind, tenantId, ref);
+  const row = await findPresetById(sql, kind, ref);
+  return row && (row.tenant_id === null || row.tenant_id === tenantId) ? row : undefined;
+}
+
+export async function builtinSlugExists(sql: Queryable, kind: CatalogKind, slug: string): Promise<boolean> {
+  const [row] = await sql`select 1 from ${tableOf(sql, kind)} where tenant_id is null and slug = ${slug}`;
+  return row !== undefined;
+}
+
+export async function insertChainPreset(
+  sql: Queryable,
+  preset: { tenantId: string; slug: string; name: string; family: string; chainId: number | null; explorerUrl: string | null },
+): Promise<ChainPresetRow> {
+  const [row] = await sql<ChainPresetRow[]>`
+    insert into catalog_chain_presets (id, tenant_id, slug, name, family, chain_id, explorer_url)
+    values (${randomUUID()}, ${preset.tenantId}, ${preset.slug}, ${preset.name}, ${preset.family},
+            ${preset.chainId}, ${preset.explorerUrl})
+    returning *`;
+  return row!;
+}
+
+export async function insertWorkloadPreset(
+  sql: Queryable,
+  preset: { tenantId: string; slug: string; name: string; family: string; description: string; workload: Record<string, unknown> },
+): Promise<WorkloadPresetRow> {
+  const [row] = await sql<WorkloadPresetRow[]>`
+    insert into catalog_workload_presets (id, tenant_id, slug, name, family, description, workload)
+    values (${randomUUID()}, ${preset.tenantId}, ${preset.slug}, ${preset.name}, ${preset.family},
+            ${preset.description}, ${sql.json(preset.workload as never)})
+    returning *`;
+  return row!;
+}
+
+/** Deletes a tenant-owned entry; built-ins (tenant_id null) are never matched. */
+export async function deleteTenantPreset(sql: Queryable, kind: CatalogKind, tenantId: string, id: string): Promise<boolean> {
+  const rows = await sql`delete from ${tableOf(sql, kind)} where id = ${id} and tenant_id = ${tenantId} returning id`;
+  return rows.length > 0;
+}
