@@ -3,9 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger';
 import { registerAuth } from './http/auth';
 import { registerErrorHandling } from './http/error-handler';
+import { registerIdempotency } from './http/idempotency';
+import { registerRateLimits } from './http/rate-limit';
 import { registerApiKeyRoutes } from './http/routes/api-keys';
 import { registerDashboardRoutes } from './http/routes/dashboard';
 import { registerCatalogRoutes } from './http/routes/catalog';
+import { registerOpenApiRoutes } from './http/routes/openapi';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import type { Deps } from './services/context';
@@ -31,11 +34,14 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
-  registerAuth(app, deps);
+  registerAuth(app, deps, deps.config.rateLimits);
+  registerRateLimits(app, deps, deps.config.rateLimits);
+  registerIdempotency(app, deps);
   registerResourceRoutes(app);
   registerCatalogRoutes(app);
   registerRunRoutes(app);
   registerDashboardRoutes(app, deps);
   registerApiKeyRoutes(app);
+  registerOpenApiRoutes(app);
   return app;
 }
