@@ -78,6 +78,7 @@ async function main(): Promise<void> {
   say('');
   say(`Run Verification Service is up`);
   say(`  API:          ${api.url}/v1`);
+  say(`  API docs:     ${api.url}/docs   (OpenAPI: ${api.url}/v1/openapi.json)`);
   say(`  Temporal:     ${temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
   say(`  Temporal UI:  ${temporalUi}`);
   if (api.generatedApiKey) say(`  API key:      ${api.generatedApiKey}   (admin key of the default tenant, shown only this once)`);
