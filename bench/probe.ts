@@ -1,0 +1,255 @@
+/**
+ * npm run bench:probe — our probe engine (createJsonRpcClient + probeRange, closed loop) against
+ * autocannon, on the same local JSON-RPC server with the same number of connections.
+ *
+ * The server runs in a child process so its CPU is not spent inside the measured event loop. On a
+ * 2-core machine client and server still share the two cores (and loopback), so the figures are a
+ * comparison between the two clients, not a measure of either client's ceiling.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { createJsonRpcClient, type CallResult } from '../src/probe/json-rpc-client';
+import { probeRange } from '../src/probe/probe-range';
+import { createPlanner } from '../src/probe/workload';
+import { fmt, machineLine, percentile, startRpcServer, table } from './lib';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = 2;
+const ROUNDS = 2;
+const BATCH_CALLS = 1_000; // activities/probe-chunk.ts BATCH_CALLS
+const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+
+interface Measurement {
+  tool: string;
+  round: number;
+  calls: number;
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+  failed: number;
+  clientCpuPct: number;
+  serverCpuPct: number;
+}
+
+/** utime + stime of a process, in seconds, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat (utime, stime); the slice starts at field 3. Clock ticks are 100 Hz on Linux.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function measure(
+  tool: string,
+  round: number,
+  serverPid: number,
+  body: () => Promise<Omit<Measurement, 'tool' | 'round' | 'clientCpuPct' | 'serverCpuPct'>>,
+): Promise<Measurement> {
+  const serverBefore = cpuSeconds(serverPid);
+  const clientBefore = process.cpuUsage();
+  const m = await body();
+  const client = process.cpuUsage(clientBefore);
+  const serverCpu = cpuSeconds(serverPid) - serverBefore;
+  return {
+    tool,
+    round,
+    ...m,
+    clientCpuPct: ((client.user + client.system) / 1e6 / m.seconds) * 100,
+    serverCpuPct: (serverCpu / m.seconds) * 100,
+  };
+}
+
+async function runAutocannon(url: string, seconds: number) {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+  });
+  return {
+    calls: result.requests.total,
+    seconds: result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failed: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+function summarise(results: CallResult[], seconds: number) {
+  const latencies = Float64Array.from(results, (r) => r.latencyUs / 1000).sort();
+  return {
+    calls: results.length,
+    seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    failed: results.filter((r) => r.outcome !== 'ok').length,
+  };
+}
+
+/** One probeRange over the whole duration, every result kept in probeRange's array. */
+async function runOurs(url: string, seconds: number) {
+  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true });
+  const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
+  try {
+    const started = process.hrtime.bigint();
+    const { results } = await probeRange({
+      client,
+      plan,
+      from: 0,
+      to: Number.POSITIVE_INFINITY,
+      concurrency: CONNECTIONS,
+      deadlineMs: Date.now() + seconds * 1000,
+    });
+    return summarise(results, Number(process.hrtime.bigint() - started) / 1e9);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Diagnostic, not our engine: undici's Pool.request with the same options minus everything our
+ * client adds (timeout signal, timing, classification, hashing). The ceiling of an undici-based client.
+ */
+async function runUndiciRaw(url: string, seconds: number) {
+  const pool = new Pool(new URL(url).origin, { connections: CONNECTIONS, pipelining: 1 });
+  const latencies: number[] = [];
+  let failed = 0;
+  try {
+    const started = process.hrtime.bigint();
+    const deadlineMs = Date.now() + seconds * 1000;
+    const caller = async () => {
+      while (Date.now() < deadlineMs) {
+        const t0 = process.hrtime.bigint();
+        const response = await pool.request({ method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: BODY });
+        await response.body.text();
+        if (response.statusCode !== 200) failed++;
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, caller));
+    const seconds_ = Number(process.hrtime.bigint() - started) / 1e9;
+    const sorted = Float64Array.from(latencies).sort();
+    return { calls: latencies.length, seconds: seconds_, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), failed };
+  } finally {
+    await pool.close();
+  }
+}
+
+/**
+ * As activities/probe-chunk.ts drives it: probeRange per batch of 1,000 calls (every batch drains
+ * before the next starts), each batch's results turned into sample rows and kept. No database.
+ */
+async function runOursBatched(url: string, seconds: number) {
+  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true });
+  const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
+  try {
+    const started = process.hrtime.bigint();
+    const deadlineMs = Date.now() + seconds * 1000;
+    const all: CallResult[] = [];
+    const rows: object[] = [];
+    let next = 0;
+    while (Date.now() < deadlineMs) {
+      const { results, nextSeq } = await probeRange({ client, plan, from: next, to: next + BATCH_CALLS, concurrency: CONNECTIONS, deadlineMs });
+      for (const r of results) {
+        all.push(r);
+        rows.push({ seq: r.seq, method: r.method, started_at: r.startedAt, latency_us: r.latencyUs, ok: r.outcome === 'ok', outcome: r.outcome });
+      }
+      next = nextSeq;
+    }
+    return summarise(all, Number(process.hrtime.bigint() - started) / 1e9);
+  } finally {
+    await client.close();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(machineLine());
+  console.log(`${CONNECTIONS} connections, ${DURATION_S} s per measurement, ${ROUNDS} rounds in alternating order, after a ${WARMUP_S} s warm-up of each`);
+  const server = await startRpcServer();
+  // Never run away: the whole benchmark is bounded well under its expected ~100 s.
+  const watchdog = setTimeout(() => {
+    console.error('bench:probe took too long; aborting');
+    void server.close().finally(() => process.exit(2));
+  }, 170_000);
+  try {
+    console.log(`server: ${server.url} (pid ${server.pid}, separate process)`);
+    await runAutocannon(server.url, WARMUP_S);
+    await runOurs(server.url, WARMUP_S);
+    await runOursBatched(server.url, WARMUP_S);
+    await runUndiciRaw(server.url, WARMUP_S);
+
+    type Runner = [string, (url: string, seconds: number) => Promise<Omit<Measurement, 'tool' | 'round' | 'clientCpuPct' | 'serverCpuPct'>>];
+    const ac: Runner = ['autocannon', runAutocannon];
+    const ours: Runner = ['probeRange (one range)', runOurs];
+    const batched: Runner = ['probeRange (1,000-call batches)', runOursBatched];
+    const raw: Runner = ['undici Pool.request only', runUndiciRaw];
+    const measurements: Measurement[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order = round % 2 === 1 ? [ac, ours, batched, raw] : [raw, batched, ours, ac];
+      for (const [tool, run] of order) {
+        const m = await measure(tool, round, server.pid, () => run(server.url, DURATION_S));
+        measurements.push(m);
+        console.log(`  round ${round} ${tool}: ${fmt(m.calls / m.seconds)} req/s`);
+      }
+    }
+
+    const reference = (round: number) => measurements.find((m) => m.tool === 'autocannon' && m.round === round)!;
+    console.log('');
+    console.log(
+      table(
+        ['round / client', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'client CPU', 'server CPU', 'req/s ÷ autocannon'],
+        measurements.map((m) => [
+          `${m.round} ${m.tool}`,
+          fmt(m.calls / m.seconds),
+          fmt(m.p50Ms, 2),
+          fmt(m.p99Ms, 2),
+          fmt(m.failed),
+          `${fmt(m.clientCpuPct)}%`,
+          `${fmt(m.serverCpuPct)}%`,
+          `${fmt(m.calls / m.seconds / (reference(m.round).calls / reference(m.round).seconds), 3)}×`,
+        ]),
+      ),
+    );
+
+    const mean = (tool: string, f: (m: Measurement) => number) => {
+      const of = measurements.filter((m) => m.tool === tool);
+      return of.reduce((s, m) => s + f(m), 0) / of.length;
+    };
+    const rate = (m: Measurement) => m.calls / m.seconds;
+    const acRate = mean('autocannon', rate);
+    console.log('');
+    console.log(
+      table(
+        ['mean of rounds', 'req/s', 'p50 ms', 'p99 ms', 'req/s ratio', 'p50 ratio', 'p99 ratio'],
+        [ac, ours, batched, raw].map(([tool]) => [
+          tool,
+          fmt(mean(tool, rate)),
+          fmt(mean(tool, (m) => m.p50Ms), 2),
+          fmt(mean(tool, (m) => m.p99Ms), 2),
+          `${fmt(mean(tool, rate) / acRate, 3)}×`,
+          `${fmt(mean(tool, (m) => m.p50Ms) / mean('autocannon', (m) => m.p50Ms), 2)}×`,
+          `${fmt(mean(tool, (m) => m.p99Ms) / mean('autocannon', (m) => m.p99Ms), 2)}×`,
+        ]),
+      ),
+    );
+    const ratio = mean(ours[0], rate) / acRate;
+    console.log('');
+    console.log(`target: probeRange ≥ 0.9× autocannon req/s → ${fmt(ratio, 3)}× ${ratio >= 0.9 ? 'MET' : 'MISSED'}`);
+    console.log(`load average at the end: ${os.loadavg().map((l) => fmt(l, 2)).join(' ')} (anything above ~0.3 before the run is other work on the machine)`);
+    console.log('note: autocannon records latency in whole milliseconds (HDR histogram); ours are microsecond samples.');
+  } finally {
+    clearTimeout(watchdog);
+    await server.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
