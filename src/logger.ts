@@ -13,8 +13,8 @@ interface LoggedRequest {
  * method, path (no query string: dashboard links carry a token there) and request id — never
  * headers — and authorization fields are censored wherever else they might appear.
  */
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     serializers: {
@@ -23,5 +23,6 @@ export function createLogger(level: string, name: string): Logger {
       err: pino.stdSerializers.err,
     },
     redact: { paths: ['authorization', '*.authorization', '*.headers'], censor: '****' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
@@ -7,8 +6,8 @@ import { createSql } from './db/client';
 import { createLogger } from './logger';
 import { onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
+import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
 
-export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
 const TEMPORAL_LOG_LEVEL = {
@@ -36,7 +35,7 @@ export async function createRunWorker(options: {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    workflowBundle: options.workflowBundle ?? { codePath: await bundleWorkflowsInChildProcess() },
     activities: createActivities(options.deps),
     // Probing is I/O-bound; this bounds how many targets one worker probes at once.
     maxConcurrentActivityTaskExecutions: 20,

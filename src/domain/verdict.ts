@@ -233,12 +233,24 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
     }
     lines.push('');
   }
-  const s = input.candidate;
-  lines.push(
-    '| Calls | Failed | p50 | p95 | p99 |',
-    '| --- | --- | --- | --- | --- |',
-    `| ${s.calls.total} | ${s.calls.failed} | ${s.latency.successful.p50_ms} ms | ${s.latency.successful.p95_ms} ms | ${s.latency.successful.p99_ms} ms |`,
-  );
+  const row = (name: string, s: RunStats) =>
+    `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${s.latency.successful.p50_ms} ms | ${s.latency.successful.p95_ms} ms | ${s.latency.successful.p99_ms} ms |`;
+  lines.push('| Endpoint | Calls | Failed | p50 | p95 | p99 |', '| --- | --- | --- | --- | --- | --- |', row('candidate', input.candidate));
+  if (input.reference) lines.push(row(`reference (${input.reference.endpoint_name.replace(/\|/g, '\\|')})`, input.reference.stats));
+  const mismatches = (checks.find((c) => c.name === 'correctness')?.details.mismatches ?? []) as {
+    method: string;
+    params: unknown;
+    candidate_hash: string;
+    reference_hash: string;
+  }[];
+  if (mismatches.length > 0) {
+    lines.push('', '<details><summary>Top mismatches</summary>', '');
+    for (const m of mismatches.slice(0, 5)) {
+      const params = JSON.stringify(m.params).slice(0, 120).replace(/`/g, "'");
+      lines.push(`- \`${m.method}\` \`${params}\`: candidate \`${m.candidate_hash.slice(0, 12)}\` ≠ reference \`${m.reference_hash.slice(0, 12)}\``);
+    }
+    lines.push('', '</details>');
+  }
   return lines.join('\n');
 }
 

@@ -52,8 +52,8 @@ export function guardedLookup(allowPrivateTargets: boolean) {
 }
 
 function outcomeOfError(error: unknown): SampleOutcome {
-  // The per-request AbortSignal.timeout rejects with a DOMException named TimeoutError (whose
-  // numeric `code` means nothing here); undici's own errors carry a string code.
+  // An AbortSignal.timeout rejects with a DOMException named TimeoutError (whose numeric `code`
+  // means nothing here); undici's own errors carry a string code.
   const { code, name } = error as { code?: unknown; name?: unknown };
   switch (typeof code === 'string' ? code : name) {
     case 'UND_ERR_HEADERS_TIMEOUT':
@@ -103,7 +103,12 @@ export function createJsonRpcClient(
     keepAliveTimeout: 30_000,
   });
   const path = `${url.pathname}${url.search}`;
-  const headers = { 'content-type': 'application/json', ...target.headers };
+  // Credentials in the URL's userinfo become Basic auth (the pool is keyed by origin, which drops
+  // them); an explicit Authorization header wins.
+  const basic = url.username || url.password
+    ? { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` }
+    : {};
+  const headers = { 'content-type': 'application/json', ...basic, ...target.headers };
 
   return {
     async call(planned, intendedStartNs) {
@@ -118,7 +123,8 @@ export function createJsonRpcClient(
           path,
           headers,
           body,
-          signal: AbortSignal.timeout(target.timeoutMs),
+          // No per-request AbortSignal: the pool's connect, headers and body timeouts bound the
+          // call, and a signal per request cost a fifth of the probe's throughput.
         });
         const text = await response.body.text();
         const latencyUs = elapsedUs();

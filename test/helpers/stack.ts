@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app';
@@ -13,7 +13,8 @@ import { createSql, type Sql } from '../../src/db/client';
 import { insertApiKey } from '../../src/db/api-keys';
 import { ensureTenant } from '../../src/db/tenants';
 import { createLogger } from '../../src/logger';
-import { createRunWorker, WORKFLOWS_PATH } from '../../src/worker';
+import { bundleWorkflows } from '../../src/temporal/bundle-workflows';
+import { createRunWorker } from '../../src/worker';
 
 export interface Stack {
   app: FastifyInstance;
@@ -22,6 +23,8 @@ export interface Stack {
   client: Client;
   config: Config;
   taskQueue: string;
+  /** Every log line the API wrote, when started with `captureLogs` (at trace level). */
+  logs: string[];
   /** A fresh tenant per test keeps tests independent without truncating anything. */
   newTenant(scopes?: readonly Scope[]): Promise<{ tenantId: string; key: string; auth: { authorization: string } }>;
   close(): Promise<void>;
@@ -37,12 +40,14 @@ function installQuietRuntime(): void {
 let bundle: Promise<WorkflowBundle> | undefined;
 /** One workflow bundle per test file (webpack is the slow part of creating a worker). */
 export function workflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as never });
+  bundle ??= bundleWorkflows();
   return bundle;
 }
 
 /** The real API, a real worker on its own task queue, the real database and Temporal server. */
-export async function startStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(
+  options: { worker?: boolean; env?: Record<string, string>; captureLogs?: boolean } = {},
+): Promise<Stack> {
   installQuietRuntime();
   const taskQueue = `test-${randomUUID()}`;
   const config = loadConfig({
@@ -64,7 +69,11 @@ export async function startStack(options: { worker?: boolean; env?: Record<strin
   const connection = await Connection.connect({ address: config.temporal.address! });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const jwt = createJwtVerifier(config.jwt);
-  const app = buildApp({ config, sql, box, temporal: client, jwt }, createLogger('silent', 'test'));
+  const logs: string[] = [];
+  const logger = options.captureLogs
+    ? createLogger('trace', 'test', { write: (line: string) => void logs.push(line) })
+    : createLogger('silent', 'test');
+  const app = buildApp({ config, sql, box, temporal: client, jwt }, logger);
   await app.ready();
 
   let worker: Worker | undefined;
@@ -89,6 +98,7 @@ export async function startStack(options: { worker?: boolean; env?: Record<strin
     client,
     config,
     taskQueue,
+    logs,
     async newTenant(scopes = SCOPES) {
       const slug = `t-${randomUUID()}`;
       const tenant = await ensureTenant(sql, slug, `Tenant ${slug}`);

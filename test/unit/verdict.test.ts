@@ -452,7 +452,7 @@ describe('computeVerdict: overall verdict', () => {
 });
 
 describe('computeVerdict: markdown_summary', () => {
-  it('has a heading, one table row per check and a row of candidate stats', () => {
+  it('has a heading, one table row per check and rows of candidate and reference stats', () => {
     const result = computeVerdict(
       input({
         candidate: stats({ p50: 40, p95: 150, p99: 180, calls: 120, failed: 3 }),
@@ -467,8 +467,24 @@ describe('computeVerdict: markdown_summary', () => {
     expect(lines).toContain('| latency_p95 | ✅ pass | p95 150 ms <= 200 ms |');
     expect(lines).toContain('| latency_vs_reference | ❌ fail | candidate p95 150 ms vs reference 100 ms (+50%, max +20%) |');
     expect(lines).toContain('| latency_vs_baseline | ✅ pass | candidate p95 150 ms vs baseline 145 ms (+3.4%, max +10%) |');
-    expect(lines).toContain('| Calls | Failed | p50 | p95 | p99 |');
-    expect(lines).toContain('| 120 | 3 | 40 ms | 150 ms | 180 ms |');
+    expect(lines).toContain('| Endpoint | Calls | Failed | p50 | p95 | p99 |');
+    expect(lines).toContain('| candidate | 120 | 3 | 40 ms | 150 ms | 180 ms |');
+    expect(lines.some((l) => l.startsWith('| reference (trusted reference) |') && l.includes('| 100 ms |'))).toBe(true);
+    expect(result.markdown_summary).not.toContain('Top mismatches');
+  });
+
+  it('lists the top mismatches for a pull-request reviewer', () => {
+    const mismatch = { method: 'eth_getBalance', params: ['0xaa', '0x10'], candidate_hash: 'b'.repeat(32), reference_hash: 'a'.repeat(32) };
+    const result = computeVerdict(
+      input({
+        thresholds: { ...THRESHOLDS, correctness_enabled: true, correctness_min_pct: 99 },
+        reference: reference(stats({ p95: 100 })),
+        correctness: { ...emptyTally(), matched: 90, mismatched: 10, mismatches: Array(10).fill(mismatch) },
+      }),
+    );
+    const listed = result.markdown_summary.split('\n').filter((l) => l.startsWith('- `eth_getBalance`'));
+    expect(listed).toHaveLength(5);
+    expect(listed[0]).toBe('- `eth_getBalance` `["0xaa","0x10"]`: candidate `bbbbbbbbbbbb` ≠ reference `aaaaaaaaaaaa`');
   });
 
   it('starts with a pass heading when everything passes', () => {
