@@ -4,9 +4,10 @@
  * against a multi-row INSERT … ON CONFLICT DO NOTHING of the same rows, on a fresh database that
  * is dropped at the end.
  *
- * Besides the service's own client (createSql: TCP, Nagle on, as postgres.js leaves it), it writes
- * through two bench-only connections to show what the transport costs: a TCP socket with
- * TCP_NODELAY, and the server's Unix-domain socket when there is one.
+ * Besides the service's own client (createSql: TCP with TCP_NODELAY, src/db/client.ts), it writes
+ * through a bench-only connection over the server's Unix-domain socket, when there is one, to show
+ * what the transport costs. (A bench-only TCP_NODELAY client used to be compared too; createSql now
+ * connects that way itself.)
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -148,16 +149,6 @@ function benchClient(url: string, socket: (() => Promise<net.Socket>) | null, ho
   });
 }
 
-function noDelaySocket(url: string): () => Promise<net.Socket> {
-  const { hostname, port } = new URL(url);
-  return () =>
-    new Promise((resolve, reject) => {
-      const socket = net.connect({ host: hostname, port: Number(port || 5432), noDelay: true });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
-    });
-}
-
 async function connection(label: string, sql: Sql): Promise<Connection> {
   const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
   let backendPid: number | null = row!.pid;
@@ -186,16 +177,13 @@ async function main(): Promise<void> {
     // One connection per client, used sequentially, as one activity writes its batches.
     const service = createSql(db.url, { max: 1 });
     clients.push(service);
-    const connections: Connection[] = [await connection('createSql (TCP)', service)];
-    const noDelay = benchClient(db.url, noDelaySocket(db.url));
-    clients.push(noDelay);
-    connections.push(await connection('TCP_NODELAY (bench only)', noDelay));
+    const connections: Connection[] = [await connection('createSql (TCP_NODELAY)', service)];
     if (existsSync(`${UNIX_SOCKET_DIR}/.s.PGSQL.${new URL(db.url).port || 5432}`)) {
       const unix = benchClient(db.url, null, UNIX_SOCKET_DIR);
       clients.push(unix);
       connections.push(await connection('Unix socket (bench only)', unix));
     }
-    const [main_, noDelayConnection, unixConnection] = connections as [Connection, Connection, Connection | undefined];
+    const [main_, unixConnection] = connections as [Connection, Connection | undefined];
 
     const [server] = await service<{ version: string }[]>`select current_setting('server_version') as version`;
     const settings = await service<{ name: string; setting: string }[]>`
@@ -208,7 +196,7 @@ async function main(): Promise<void> {
     const plans: [Connection, string, Writer, number][] = [];
     for (const chunk of CHUNKS) plans.push([main_, COPY, copyWriter, chunk]);
     for (const chunk of INSERT_CHUNKS) plans.push([main_, INSERT, insertWriter, chunk]);
-    for (const extra of [noDelayConnection, unixConnection]) {
+    for (const extra of [unixConnection]) {
       if (extra) for (const chunk of INSERT_CHUNKS) plans.push([extra, COPY, copyWriter, chunk]);
     }
     const results: Result[] = [];

@@ -1,6 +1,7 @@
 /**
  * npm run bench:worker-rss — a 1,000,000-call run through the real path: Temporal dev server,
- * fresh database, the worker as a child process (`tsx src/worker.ts`), a fast JSON-RPC server in
+ * fresh database, the worker as a child process started as `npm run worker` starts it
+ * (`node --max-old-space-size=160 --import tsx src/worker.ts`), a fast JSON-RPC server in
  * another child process, and the API (buildApp + inject) in this process to create the suite and
  * trigger the run. Samples the worker's RSS every 500 ms and reports peak RSS, duration and calls/s.
  * Everything is on 127.0.0.1; the benchmark aborts itself after 10 minutes.
@@ -32,6 +33,8 @@ const ABORT_AFTER_MS = 10 * 60_000;
 const RSS_EVERY_MS = 500;
 const TARGET_PEAK_RSS_MB = 300;
 const ROOT = path.resolve(__dirname, '..');
+/** Node's arguments in package.json's "worker" script: `node --max-old-space-size=160 --import tsx src/worker.ts`. */
+const WORKER_NODE_ARGS = ['--max-old-space-size=160', '--import', 'tsx'];
 
 // ---- /proc helpers (Linux) ----
 
@@ -107,8 +110,8 @@ interface Cleanup {
 }
 
 /**
- * Stops the worker: SIGTERM to tsx, which relays it to the node process it started (a second
- * SIGTERM would make the worker exit at once instead of draining); SIGKILL to both after 15 s.
+ * Stops the worker: one SIGTERM to its node process (a second SIGTERM would make the worker exit at
+ * once instead of draining); SIGKILL to it and any child it still has after 15 s.
  * Only processes this benchmark started.
  */
 async function stopWorker(worker: ChildProcess): Promise<void> {
@@ -173,8 +176,9 @@ async function main(): Promise<void> {
       RVS_ALLOW_PRIVATE_TARGETS: 'true',
       LOG_LEVEL: 'warn',
     };
-    // Only what the worker needs: PATH and HOME for tsx, and the service's own variables.
-    c.worker = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/worker.ts'], {
+    // As `npm run worker` starts it (package.json): node itself, with tsx as a loader, no tsx parent
+    // process. Only what the worker needs: PATH and HOME, and the service's own variables.
+    c.worker = spawn(process.execPath, [...WORKER_NODE_ARGS, 'src/worker.ts'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
@@ -239,10 +243,10 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 
-    // The node process running the worker: tsx starts node as its child.
-    const nodes = descendants(c.worker.pid!).filter((pid) => commandLine(pid).includes('src/worker.ts'));
-    const workerPid = nodes.at(-1) ?? c.worker.pid!;
-    console.log(`worker: tsx pid ${c.worker.pid}, node pid ${workerPid} (${commandLine(workerPid).slice(0, 80)}…)`);
+    // The worker is the spawned node process itself (its workflow-bundling child has exited by now).
+    const workerPid = c.worker.pid!;
+    const others = descendants(workerPid);
+    console.log(`worker: node pid ${workerPid} (${commandLine(workerPid).slice(0, 80)}…), child processes: ${others.length}`);
     const idleRssKb = statusKb(workerPid, 'VmRSS') ?? 0;
     const cpuBefore = cpuSeconds(workerPid) ?? 0;
     const rpcCpuBefore = cpuSeconds(c.rpc.pid) ?? 0;
@@ -321,7 +325,7 @@ async function main(): Promise<void> {
           [`worker RSS peak, sampled every ${RSS_EVERY_MS} ms (MB)`, `${fmt(mb(peak.kb), 1)} at ${fmt((peak.t - started) / 1000, 1)} s`],
           ['worker VmHWM, kernel high-water mark (MB)', hwmKb === null ? 'n/a' : fmt(mb(hwmKb), 1)],
           ['worker RSS at the end (MB)', fmt(mb(rss.at(-1)!.kb), 1)],
-          ['tsx + worker tree RSS peak (MB)', fmt(mb(peakTree), 1)],
+          ['worker process tree RSS peak (MB)', fmt(mb(peakTree), 1)],
           ['RSS samples', fmt(rss.length)],
           ['worker CPU during the run (s, % of one core)', `${fmt(workerCpu, 1)} (${fmt((workerCpu / wallSeconds) * 100)}%)`],
           ['json-rpc server CPU during the run (s, % of one core)', `${fmt(rpcCpu, 1)} (${fmt((rpcCpu / wallSeconds) * 100)}%)`],
