@@ -14,7 +14,7 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
-  options: { timeoutMs: number; connections: number },
+  options: { timeoutMs: number; connections: number; fingerprintResults?: boolean },
 ): JsonRpcClient {
   const headers = endpoint.headers_encrypted
     ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
@@ -22,7 +22,11 @@ export function openEndpointClient(
   try {
     return createJsonRpcClient(
       { url: deps.box.decrypt(endpoint.url_encrypted), headers, timeoutMs: options.timeoutMs },
-      { connections: options.connections, allowPrivateTargets: deps.allowPrivateTargets },
+      {
+        connections: options.connections,
+        allowPrivateTargets: deps.allowPrivateTargets,
+        fingerprintResults: options.fingerprintResults,
+      },
     );
   } catch (error) {
     throw asActivityFailure(error, endpoint.name);

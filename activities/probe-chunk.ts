@@ -110,7 +110,12 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       const heartbeatTimer = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
       try {
         const { client, fresh } = deps.clients.get(target.id, () =>
-          openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: workload.concurrency }),
+          openEndpointClient(deps, endpoint, {
+            timeoutMs: workload.timeout_ms,
+            connections: workload.concurrency,
+            // Answers are fingerprinted only when finalize will compare them with the reference.
+            fingerprintResults: observeHeads && run.config_snapshot.suite.config.thresholds.correctness_enabled,
+          }),
         );
         // Warm-up opens the keep-alive connections of a new pool; it is never recorded or counted.
         if (fresh && workload.warmup_requests > 0) {

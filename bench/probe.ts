@@ -94,7 +94,7 @@ function summarise(results: CallResult[], seconds: number) {
 
 /** One probeRange over the whole duration, every result kept in probeRange's array. */
 async function runOurs(url: string, seconds: number) {
-  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true });
+  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, fingerprintResults: false });
   const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
   try {
     const started = process.hrtime.bigint();
@@ -146,7 +146,7 @@ async function runUndiciRaw(url: string, seconds: number) {
  * before the next starts), each batch's results turned into sample rows and kept. No database.
  */
 async function runOursBatched(url: string, seconds: number) {
-  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true });
+  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, fingerprintResults: false });
   const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
   try {
     const started = process.hrtime.bigint();

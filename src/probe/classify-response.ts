@@ -24,9 +24,10 @@ export function canonicalJson(value: unknown): string {
  * is a failed call (rpc_error), never a success. The response hash of a success is the
  * JSON-RPC-aware fingerprint of the result for `method` (quantities by value, key order and
  * log order ignored, …), so equal hashes of a candidate and a reference sample mean matching
- * answers for the correctness check.
+ * answers for the correctness check. With `method` null no fingerprint is computed (a run
+ * that compares nothing does not pay for hashing every answer).
  */
-export function classifyResponse(status: number, body: string, method: string): Classified {
+export function classifyResponse(status: number, body: string, method: string | null): Classified {
   if (status < 200 || status > 299) return { outcome: 'http_error', rpcErrorCode: null, responseHash: null };
   let parsed: unknown;
   try {
@@ -52,6 +53,6 @@ export function classifyResponse(status: number, body: string, method: string): 
   return {
     outcome: 'ok',
     rpcErrorCode: null,
-    responseHash: fingerprint(method, message.result),
+    responseHash: method === null ? null : fingerprint(method, message.result),
   };
 }

@@ -85,7 +85,12 @@ export interface JsonRpcClient {
  */
 export function createJsonRpcClient(
   target: ProbeTarget,
-  options: { connections: number; allowPrivateTargets: boolean },
+  options: {
+    connections: number;
+    allowPrivateTargets: boolean;
+    /** Fingerprint every result for the correctness check (off when the run compares nothing). */
+    fingerprintResults?: boolean;
+  },
 ): JsonRpcClient {
   const url = new URL(target.url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -128,7 +133,11 @@ export function createJsonRpcClient(
         });
         const text = await response.body.text();
         const latencyUs = elapsedUs();
-        const classified = classifyResponse(response.statusCode, text, planned.method);
+        const classified = classifyResponse(
+          response.statusCode,
+          text,
+          options.fingerprintResults === false ? null : planned.method,
+        );
         return { seq: planned.seq, method: planned.method, startedAt, latencyUs, httpStatus: response.statusCode, ...classified };
       } catch (error) {
         if (error instanceof OutboundAddressRefusedError || (error as Error).cause instanceof OutboundAddressRefusedError) {
