@@ -16,13 +16,27 @@ export const WORKLOAD_LIMITS = {
 
 const uuid = z.uuid();
 
+const thresholdFields = {
+  latency_p95_max_ms: z.number().min(0).max(600_000),
+  latency_regression_max_pct: z.number().min(0).max(10_000),
+  latency_vs_reference_max_pct: z.number().min(-100).max(10_000),
+  correctness_min_pct: z.number().min(0).max(100),
+  correctness_enabled: z.boolean(),
+};
+
 export const thresholdsSchema = z.strictObject({
-  latency_p95_max_ms: z.number().min(0).max(600_000).default(500),
-  latency_regression_max_pct: z.number().min(0).max(10_000).default(20),
-  latency_vs_reference_max_pct: z.number().min(-100).max(10_000).default(25),
-  correctness_min_pct: z.number().min(0).max(100).default(99.9),
-  correctness_enabled: z.boolean().default(false),
+  latency_p95_max_ms: thresholdFields.latency_p95_max_ms.default(500),
+  latency_regression_max_pct: thresholdFields.latency_regression_max_pct.default(20),
+  latency_vs_reference_max_pct: thresholdFields.latency_vs_reference_max_pct.default(25),
+  correctness_min_pct: thresholdFields.correctness_min_pct.default(99.9),
+  correctness_enabled: thresholdFields.correctness_enabled.default(false),
 });
+
+/**
+ * A per-run override: only the fields given replace the suite's. (A `.partial()` of the schema
+ * above would fill the missing fields with defaults and silently reset the suite's thresholds.)
+ */
+export const thresholdOverridesSchema = z.strictObject(thresholdFields).partial();
 
 const methodSchema = z.strictObject({
   method: z.string().min(1).max(100).regex(/^[A-Za-z0-9_]+$/, 'must be a JSON-RPC method name'),

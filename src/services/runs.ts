@@ -21,7 +21,7 @@ import {
 import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { emptyStats } from '../domain/stats';
-import { thresholdsSchema } from '../domain/suite-config';
+import { thresholdOverridesSchema } from '../domain/suite-config';
 import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
@@ -35,7 +35,7 @@ export const triggerRunInput = z.strictObject({
     .record(z.string(), z.unknown())
     .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 16 * 1024, 'must be at most 16 KiB as JSON')
     .default({}),
-  thresholds: thresholdsSchema.partial().strict().default({}),
+  thresholds: thresholdOverridesSchema.default({}),
 });
 
 function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], callsDone: number) {

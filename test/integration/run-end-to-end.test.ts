@@ -162,4 +162,26 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       await slow.close();
     }
   });
+
+  it('applies per-run threshold overrides on top of the suite, changing only the fields given', async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [node.url],
+      config: { thresholds: { latency_vs_reference_max_pct: 1000, correctness_min_pct: 95 } },
+    });
+    const created = await post<Record<string, any>>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth, {
+      thresholds: { latency_p95_max_ms: 0 },
+    });
+    expect(created.body.config_snapshot.thresholds).toEqual({
+      latency_p95_max_ms: 0,
+      latency_regression_max_pct: 20,
+      latency_vs_reference_max_pct: 1000,
+      correctness_min_pct: 95,
+      correctness_enabled: false,
+    });
+    await waitForRun(stack.app, auth, created.body.id);
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${created.body.id}/verdict`, auth);
+    expect(verdict.body.thresholds.latency_vs_reference_max_pct).toBe(1000);
+    expect(verdict.body).toMatchObject({ verdict: 'fail', exit_code: 1 });
+  });
 });
