@@ -105,6 +105,26 @@ describe('rate limits', () => {
     expect((await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: other.auth })).statusCode).toBe(200);
   });
 
+  it('holds across API processes: two app instances share one quota through Postgres', async () => {
+    const second = await startStack({
+      worker: false,
+      env: { RVS_RATE_LIMIT_PER_MINUTE: '8', RVS_TRIGGER_LIMIT_PER_MINUTE: '2', RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '3' },
+    });
+    try {
+      const { auth } = await stack.newTenant();
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const app = i % 2 === 0 ? stack.app : second.app;
+        statuses.push((await app.inject({ method: 'GET', url: '/v1/users/me', headers: auth })).statusCode);
+      }
+      // Barring a minute boundary mid-loop, exactly 8 pass, whichever instance served them.
+      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(8);
+      expect(statuses).toContain(429);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('limits run triggers more strictly', async () => {
     const { auth } = await stack.newTenant();
     const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
