@@ -15,7 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import postgres from 'postgres';
 import { createSql, type Sql } from '../src/db/client';
-import { writeSampleChunk, type SampleOutcome, type SampleRow } from '../src/db/samples';
+import { SAMPLE_COLUMNS, writeSampleChunk, type SampleOutcome, type SampleRow } from '../src/db/samples';
 import { createFreshDatabase, fmt, machineLine, table } from './lib';
 
 const TOTAL = Number(process.env.BENCH_INGEST_TOTAL ?? 300_000);
@@ -27,21 +27,7 @@ const ROUNDS = 2;
 const UNIX_SOCKET_DIR = process.env.BENCH_PG_SOCKET_DIR ?? '/var/run/postgresql';
 const TARGET_ROWS_PER_S = 100_000;
 
-const COLUMNS = [
-  'run_id',
-  'target_id',
-  'seq',
-  'role',
-  'method',
-  'started_at',
-  'latency_us',
-  'ok',
-  'outcome',
-  'http_status',
-  'rpc_error_code',
-  'response_hash',
-  'matches_reference',
-] as const;
+const COLUMNS = SAMPLE_COLUMNS;
 
 const METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_call', 'eth_getBlockByNumber'];
 

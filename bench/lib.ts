@@ -1,7 +1,6 @@
 /** Shared helpers of the benchmarks in bench/ (not tests: they print figures, they assert little). */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createSql, type Sql } from '../src/db/client';
@@ -36,17 +35,6 @@ export async function startRpcServer(): Promise<RpcServer> {
   };
 }
 
-/** A port that was free a moment ago on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** The PostgreSQL server the benchmarks create their throw-away database on. */
 export function serverUrl(): string {

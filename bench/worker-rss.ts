@@ -24,7 +24,8 @@ import { ensureTenant } from '../src/db/tenants';
 import { createLogger } from '../src/logger';
 import { resolveTemporalCli } from '../src/temporal/cli';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
-import { createFreshDatabase, fmt, freePort, machineLine, startRpcServer, table, type FreshDatabase, type RpcServer } from './lib';
+import { freePort } from '../test/helpers/free-port';
+import { createFreshDatabase, fmt, machineLine, startRpcServer, table, type FreshDatabase, type RpcServer } from './lib';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const CONCURRENCY = 32;

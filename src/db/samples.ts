@@ -22,7 +22,7 @@ export interface SampleRow {
   matches_reference: boolean | null;
 }
 
-const SAMPLE_COLUMNS = [
+export const SAMPLE_COLUMNS = [
   'run_id',
   'target_id',
   'seq',
