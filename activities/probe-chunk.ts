@@ -129,22 +129,37 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
           });
         }
         if (observeHeads && !signal.aborted) await observeHead(sql, client, run.id, target.id);
-        while (progress.nextSeq < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
-          const { results, nextSeq } = await probeRange({
-            client,
-            plan,
-            from: progress.nextSeq,
-            to: Math.min(chunkEnd, progress.nextSeq + BATCH_CALLS),
-            concurrency: workload.concurrency,
-            ratePerSecond: workload.rate_per_second,
-            deadlineMs,
-            signal,
-          });
-          if (signal.aborted) break;
-          const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r));
-          await writeSampleChunk(sql, { runId: run.id, targetId: target.id, fromSeq: progress.nextSeq, toSeq: nextSeq }, rows);
-          progress.nextSeq = nextSeq;
-          context.heartbeat(progress);
+        // A batch is written while the next one is probed; progress (what a retry resumes from)
+        // advances only once a batch's rows are committed.
+        let probed = progress.nextSeq;
+        let writing: Promise<void> = Promise.resolve();
+        try {
+          while (probed < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
+            const { results, nextSeq } = await probeRange({
+              client,
+              plan,
+              from: probed,
+              to: Math.min(chunkEnd, probed + BATCH_CALLS),
+              concurrency: workload.concurrency,
+              ratePerSecond: workload.rate_per_second,
+              deadlineMs,
+              signal,
+            });
+            if (signal.aborted) break;
+            await writing;
+            const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r));
+            const batch = { runId: run.id, targetId: target.id, fromSeq: probed, toSeq: nextSeq };
+            probed = nextSeq;
+            writing = writeSampleChunk(sql, batch, rows).then(() => {
+              progress.nextSeq = batch.toSeq;
+              context.heartbeat(progress);
+            });
+            // Handled here so a failure while the next batch is probed is not an unhandled
+            // rejection; it is rethrown by the next `await writing`.
+            writing.catch(() => undefined);
+          }
+        } finally {
+          await writing;
         }
       } catch (error) {
         await deps.clients.drop(target.id);
