@@ -38,9 +38,4 @@ export class ClientCache {
       if (entry.lastUsed < idleBefore) void this.drop(key);
     }
   }
-
-  async closeAll(): Promise<void> {
-    clearInterval(this.sweeper);
-    await Promise.all([...this.entries.keys()].map((key) => this.drop(key)));
-  }
 }

@@ -149,18 +149,22 @@ export async function main(io: CliIo): Promise<number> {
     }
   };
 
-  const emit = async (report: VerdictReport) => {
-    const formatted = formatVerdict(cmd.format, report);
-    if (cmd.output) {
-      io.stdout.write(formatText(report));
-      try {
-        await writeFile(cmd.output, formatted);
-      } catch (error) {
-        throw new OutputError(`cannot write ${cmd.output}: ${(error as Error).message}`);
-      }
-    } else {
+  /** With --output the formatted result goes to the file and the text summary to stdout. */
+  const output = async (formatted: string, text: () => string) => {
+    if (!cmd.output) {
       io.stdout.write(formatted);
+      return;
     }
+    io.stdout.write(text());
+    try {
+      await writeFile(cmd.output, formatted);
+    } catch (error) {
+      throw new OutputError(`cannot write ${cmd.output}: ${(error as Error).message}`);
+    }
+  };
+
+  const emit = async (report: VerdictReport) => {
+    await output(formatVerdict(cmd.format, report), () => formatText(report));
     const stepSummary = io.env.GITHUB_STEP_SUMMARY;
     if (stepSummary) {
       try {
@@ -184,17 +188,8 @@ export async function main(io: CliIo): Promise<number> {
       created = await client.triggerRun(cmd.suiteId, body, randomUUID());
       runId = created.id;
       if (!cmd.wait) {
-        const formatted = formatRun(cmd.format, created, client.runUrl(runId));
-        if (cmd.output) {
-          io.stdout.write(formatRun('text', created, client.runUrl(runId)));
-          try {
-            await writeFile(cmd.output, formatted);
-          } catch (error) {
-            throw new OutputError(`cannot write ${cmd.output}: ${(error as Error).message}`);
-          }
-        } else {
-          io.stdout.write(formatted);
-        }
+        const run = created;
+        await output(formatRun(cmd.format, run, client.runUrl(runId)), () => formatRun('text', run, client.runUrl(runId)));
         return 0;
       }
       io.stderr.write(`run ${runId} ${created.status}: ${client.runUrl(runId)}\n`);

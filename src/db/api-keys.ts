@@ -79,13 +79,3 @@ export async function revokeApiKey(sql: Queryable, id: string, tenantId: string)
     returning *`;
   return row;
 }
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The tenant a credential names, by id (UUID) or by slug; the tenant of an identity-provider token is only known this way. */
-export async function findTenantByIdOrSlug(sql: Queryable, reference: string): Promise<{ id: string; name: string } | undefined> {
-  const [row] = UUID_PATTERN.test(reference)
-    ? await sql<{ id: string; name: string }[]>`select id, name from tenants where id = ${reference}`
-    : await sql<{ id: string; name: string }[]>`select id, name from tenants where slug = ${reference}`;
-  return row;
-}

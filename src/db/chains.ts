@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from './client';
+import { listTenantPage } from './tenant-page';
 
 export interface ChainRow {
   id: string;
@@ -35,16 +36,12 @@ export async function findChain(sql: Queryable, id: string): Promise<ChainRow | 
   return row;
 }
 
-export async function listChains(
+export function listChains(
   sql: Queryable,
   tenantId: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ChainRow[]; total: number }> {
-  const rows = await sql<ChainRow[]>`
-    select * from chains where tenant_id = ${tenantId}
-    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from chains where tenant_id = ${tenantId}`;
-  return { rows, total: count!.n };
+  return listTenantPage<ChainRow>(sql, 'chains', tenantId, page);
 }
 
 export interface ChainPatch {

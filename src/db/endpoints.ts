@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from './client';
+import { listTenantPage } from './tenant-page';
 
 export interface EndpointRow {
   id: string;
@@ -47,16 +48,12 @@ export async function findEndpoints(sql: Queryable, ids: readonly string[]): Pro
   return sql<EndpointRow[]>`select * from endpoints where id = any(${ids as string[]}::uuid[])`;
 }
 
-export async function listEndpoints(
+export function listEndpoints(
   sql: Queryable,
   tenantId: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: EndpointRow[]; total: number }> {
-  const rows = await sql<EndpointRow[]>`
-    select * from endpoints where tenant_id = ${tenantId}
-    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from endpoints where tenant_id = ${tenantId}`;
-  return { rows, total: count!.n };
+  return listTenantPage<EndpointRow>(sql, 'endpoints', tenantId, page);
 }
 
 export interface EndpointPatch {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SuiteConfig } from '../domain/suite-config';
 import type { Queryable } from './client';
+import { listTenantPage } from './tenant-page';
 
 export interface SuiteRow {
   id: string;
@@ -43,16 +44,12 @@ export async function findSuite(sql: Queryable, id: string): Promise<SuiteRow | 
   return row;
 }
 
-export async function listSuites(
+export function listSuites(
   sql: Queryable,
   tenantId: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: SuiteRow[]; total: number }> {
-  const rows = await sql<SuiteRow[]>`
-    select * from suites where tenant_id = ${tenantId}
-    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from suites where tenant_id = ${tenantId}`;
-  return { rows, total: count!.n };
+  return listTenantPage<SuiteRow>(sql, 'suites', tenantId, page);
 }
 
 /**

@@ -2,7 +2,8 @@ import { parseApiKey, secretMatches } from '../auth/api-key';
 import { looksLikeJwt } from '../auth/jwt';
 import { SCOPES, type Scope } from '../auth/scopes';
 import type { Sql } from '../db/client';
-import { findApiKeyByPrefix, findTenantByIdOrSlug, touchApiKey } from '../db/api-keys';
+import { findApiKeyByPrefix, touchApiKey } from '../db/api-keys';
+import { findTenantByIdOrSlug } from '../db/tenants';
 import { unauthorized } from '../errors';
 import type { Deps, Principal } from './context';
 

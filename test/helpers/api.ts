@@ -1,5 +1,7 @@
+import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import { workflowIdForRun } from '../../src/temporal/constants';
 
 type Auth = { authorization: string };
 
@@ -69,4 +71,28 @@ export async function waitForRun(app: FastifyInstance, auth: Auth, runId: string
     if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.body.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * Triggers a run through `idle` (an API whose queue no worker serves), then replaces its workflow
+ * with one on `worker`'s queue that has a tiny history budget, so it continues as new between
+ * chunks. Returns the run id, the workflow id and its first execution's run id, once it finished.
+ */
+export async function runWithHistoryBudget(
+  idle: { app: FastifyInstance },
+  worker: { client: Client; taskQueue: string },
+  auth: Auth,
+  suiteId: string,
+  maxHistoryEvents: number,
+) {
+  const created = await post<{ id: string }>(idle.app, `/v1/suites/${suiteId}/runs`, auth);
+  const workflowId = workflowIdForRun(created.body.id);
+  await worker.client.workflow.getHandle(workflowId).terminate('replaced by a test with a small history budget');
+  const handle = await worker.client.workflow.start('runWorkflow', {
+    workflowId,
+    taskQueue: worker.taskQueue,
+    args: [{ runId: created.body.id, maxHistoryEvents }],
+  });
+  await handle.result();
+  return { runId: created.body.id, workflowId, firstExecutionRunId: handle.firstExecutionRunId };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIdForRun } from '../../src/temporal/constants';
-import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { createSuite, get, post, runWithHistoryBudget, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -119,18 +119,10 @@ describe('run engine', () => {
           candidates: [node.url],
           config: { workload: { requests_per_target: 12_000, concurrency: 8, warmup_requests: 0 } },
         });
-        const created = await post<{ id: string }>(idle.app, `/v1/suites/${setup.suiteId}/runs`, auth);
-        const workflowId = workflowIdForRun(created.body.id);
-        await stack.client.workflow.getHandle(workflowId).terminate('replaced by the test');
-        const handle = await stack.client.workflow.start('runWorkflow', {
-          workflowId,
-          taskQueue: stack.taskQueue,
-          args: [{ runId: created.body.id, maxHistoryEvents: 20 }],
-        });
-        await handle.result();
-        const first = await stack.client.workflow.getHandle(workflowId, handle.firstExecutionRunId).describe();
+        const { runId, workflowId, firstExecutionRunId } = await runWithHistoryBudget(idle, stack, auth, setup.suiteId, 20);
+        const first = await stack.client.workflow.getHandle(workflowId, firstExecutionRunId).describe();
         expect(first.status.name).toBe('CONTINUED_AS_NEW');
-        const run = await waitForRun(idle.app, auth, created.body.id);
+        const run = await waitForRun(idle.app, auth, runId);
         expect(run.status).toBe('success');
         expect(run.stats.calls.total).toBe(12_000);
         const [counts] = await stack.sql<{ n: number; distinct_seq: number }[]>`

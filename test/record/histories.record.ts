@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, inject, it } from 'vitest';
 import { workflowIdForRun } from '../../src/temporal/constants';
-import { createSuite, post, waitForRun } from '../helpers/api';
+import { createSuite, post, runWithHistoryBudget, waitForRun } from '../helpers/api';
 import { answers, startFakeNode } from '../helpers/json-rpc-node';
 import { startStack } from '../helpers/stack';
 
@@ -53,17 +53,9 @@ describe('record workflow histories', () => {
           candidates: [reference.url],
           config: { workload: { requests_per_target: 12_000, concurrency: 8, warmup_requests: 0 } },
         });
-        const rolled = await post<{ id: string }>(idle.app, `/v1/suites/${chunked.suiteId}/runs`, idleTenant.auth);
-        const workflowId = workflowIdForRun(rolled.body.id);
-        await stack.client.workflow.getHandle(workflowId).terminate('replaced by the recorder');
-        const handle = await stack.client.workflow.start('runWorkflow', {
-          workflowId,
-          taskQueue: stack.taskQueue,
-          args: [{ runId: rolled.body.id, maxHistoryEvents: 20 }],
-        });
-        await handle.result();
-        await exportHistory('continued-as-new-first.json', workflowId, handle.firstExecutionRunId);
-        await record('continued-as-new-last', rolled.body.id);
+        const rolled = await runWithHistoryBudget(idle, stack, idleTenant.auth, chunked.suiteId, 20);
+        await exportHistory('continued-as-new-first.json', rolled.workflowId, rolled.firstExecutionRunId);
+        await record('continued-as-new-last', rolled.runId);
       } finally {
         await idle.close();
       }
