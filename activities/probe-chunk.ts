@@ -169,7 +169,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       }
       if (signal.aborted) {
         await deps.clients.drop(target.id);
-        await finishTarget(sql, target.id, 'cancelled', {});
+        // Its stats are kept like a finished target's: they are what the run's progress counts.
+        await finishTarget(sql, target.id, 'cancelled', { stats: await aggregateLatency(sql, run.id, [target.id]) });
         throw signal.reason ?? new Error('cancelled');
       }
       const campaignOver = input.campaignEndsAtMs !== null && Date.now() >= input.campaignEndsAtMs;

@@ -115,14 +115,27 @@ async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
   return run;
 }
 
+const isTerminal = (run: RunRow) => TERMINAL_RUN_STATUSES.includes(run.status);
+
+/**
+ * A finished run's sample count is the sum of its targets' stats; rows are counted only while
+ * it runs (clients poll finished runs too, and counting a million rows each time is wasted work).
+ */
+function finishedCallsDone(targets: RunTargetRow[]): number {
+  return targets.reduce(
+    (sum, t) => sum + ((t.metadata.stats as { calls?: { total?: number } } | undefined)?.calls?.total ?? 0),
+    0,
+  );
+}
+
 async function present(ctx: Ctx, run: RunRow): Promise<RunResponse> {
   const { sql } = ctx.deps;
-  const [targets, retries, callsDone] = await Promise.all([
+  const [targets, retries, counted] = await Promise.all([
     findRunTargets(sql, run.id),
     findRetryHistory(sql, run.id),
-    countRunSamples(sql, run.id),
+    isTerminal(run) ? null : countRunSamples(sql, run.id),
   ]);
-  return presentRun(run, targets, retries, callsDone);
+  return presentRun(run, targets, retries, counted ?? finishedCallsDone(targets));
 }
 
 export const listRunsQuery = paginationQuery.extend({
@@ -143,23 +156,23 @@ export async function listRuns({ ctx, input }: { ctx: Ctx; input: z.infer<typeof
   const [targets, retries, done] = await Promise.all([
     findTargetsOfRuns(sql, ids),
     findRetriesOfRuns(sql, ids),
-    countSamplesOfRuns(sql, ids),
-  ]);
-  const data = rows.map((run) =>
-    presentRun(
-      run,
-      targets.filter((t) => t.run_id === run.id),
-      retries.filter((r) => r.run_id === run.id),
-      done.get(run.id) ?? 0,
+    countSamplesOfRuns(
+      sql,
+      rows.filter((run) => !isTerminal(run)).map((run) => run.id),
     ),
-  );
+  ]);
+  const data = rows.map((run) => {
+    const runTargets = targets.filter((t) => t.run_id === run.id);
+    const callsDone = isTerminal(run) ? finishedCallsDone(runTargets) : (done.get(run.id) ?? 0);
+    return presentRun(run, runTargets, retries.filter((r) => r.run_id === run.id), callsDone);
+  });
   return page(data, total, input.limit, input.offset);
 }
 
 /** Asks the workflow to stop; probes stop within seconds and the run ends `cancelled`. */
 export async function cancelRun({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<RunResponse> {
   const run = await loadRun(ctx, input.runId);
-  if (TERMINAL_RUN_STATUSES.includes(run.status)) {
+  if (isTerminal(run)) {
     throw new AppError('conflict', `run is already ${run.status}; only a queued or running run can be cancelled`);
   }
   try {
@@ -294,7 +307,7 @@ export async function getVerdict({
     await sleep(Math.min(WAIT_POLL_MS, waitUntil - Date.now()));
     run = await loadRun(ctx, input.runId);
   }
-  if (!TERMINAL_RUN_STATUSES.includes(run.status) || !run.verdict) {
+  if (!isTerminal(run) || !run.verdict) {
     throw new AppError('run_not_finished', `run is ${run.status}; the verdict is available once it has finished`);
   }
   const { box, config } = ctx.deps;
