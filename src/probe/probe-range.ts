@@ -63,18 +63,18 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number): Promise<Pr
   const results: CallResult[] = [];
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = o.concurrency * 16;
-  const intervalNs = BigInt(Math.round(1e9 / ratePerSecond));
-  const startNs = process.hrtime.bigint();
+  const intervalMs = 1000 / ratePerSecond;
+  const startMs = performance.now();
   let seq = o.from;
   let failure: { error: unknown } | undefined;
   while (!failure && !stopped(o, seq)) {
-    const dueNs = startNs + BigInt(seq - o.from) * intervalNs;
-    const waitMs = Number(dueNs - process.hrtime.bigint()) / 1e6;
+    const dueMs = startMs + (seq - o.from) * intervalMs;
+    const waitMs = dueMs - performance.now();
     if (waitMs > 1) await sleep(waitMs);
     while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
     const current = seq++;
     const call: Promise<void> = o.client
-      .call(o.plan(current), dueNs)
+      .call(o.plan(current), dueMs)
       .then(
         (result) => {
           results[current - o.from] = result;

@@ -42,6 +42,8 @@ export interface FakeNode {
   url: string;
   /** Requests received so far, headers included (to assert what the probe sent). */
   requests: { method: string; params: unknown; headers: IncomingMessage['headers'] }[];
+  /** TCP connections accepted so far (to assert keep-alive reuse and the connection limit). */
+  connections(): number;
   setBehaviour(behaviour: Behaviour): void;
   close(): Promise<void>;
 }
@@ -63,12 +65,15 @@ export async function startFakeNode(behaviour: Behaviour = answers.ok()): Promis
       await current({ method: message.method ?? '', id: message.id ?? null, count: requests.length }, res);
     })();
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections: () => connections,
     setBehaviour: (next) => {
       current = next;
     },

@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../../src/probe/json-rpc-client';
+import { probeRange } from '../../src/probe/probe-range';
+import { createPlanner, type PlannedCall } from '../../src/probe/workload';
+import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
+
+// The probe client on its own, against a loopback node: connection reuse and limits, every
+// outcome, and the guard. (Runs go through it in run-engine.test.ts.)
+describe('JSON-RPC probe client', () => {
+  const open: { node?: FakeNode; client?: JsonRpcClient }[] = [];
+  afterEach(async () => {
+    for (const { node, client } of open.splice(0)) {
+      await client?.close();
+      await node?.close();
+    }
+  });
+
+  async function setup(behaviour: Behaviour, options: { connections?: number; timeoutMs?: number; url?: (base: string) => string; headers?: Record<string, string> } = {}) {
+    const node = await startFakeNode(behaviour);
+    const client = createJsonRpcClient(
+      { url: options.url ? options.url(node.url) : node.url, headers: options.headers ?? {}, timeoutMs: options.timeoutMs ?? 2_000 },
+      { connections: options.connections ?? 2, allowPrivateTargets: true },
+    );
+    open.push({ node, client });
+    return { node, client };
+  }
+
+  const call = (seq: number): PlannedCall => ({ seq, method: 'eth_blockNumber', params: [] });
+
+  it('carries any number of concurrent calls over at most `connections` reused keep-alive connections', async () => {
+    const { node, client } = await setup(answers.ok('0x2a'), { connections: 3 });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => client.call(call(i))));
+    expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(results.every((r) => r.outcome === 'ok' && r.httpStatus === 200)).toBe(true);
+    expect(node.requests).toHaveLength(40);
+    expect(node.connections()).toBeLessThanOrEqual(3);
+    const more = await Promise.all(Array.from({ length: 10 }, (_, i) => client.call(call(40 + i))));
+    expect(more.every((r) => r.outcome === 'ok')).toBe(true);
+    expect(node.connections()).toBeLessThanOrEqual(3);
+  });
+
+  it('close() lets calls already made finish, in flight or waiting, and fails calls made after it', async () => {
+    const { client } = await setup(answers.delay(50), { connections: 2 });
+    const pending = Array.from({ length: 6 }, (_, i) => client.call(call(i)));
+    await client.close();
+    expect((await Promise.all(pending)).map((r) => r.outcome)).toEqual(Array(6).fill('ok'));
+    await expect(client.call(call(6))).resolves.toMatchObject({ outcome: 'connection_error' });
+  });
+
+  it('keeps working after failed calls: a reset or timed-out connection gives its slot back', async () => {
+    let failing = true;
+    const { node, client } = await setup(
+      (req, res) => (failing ? answers.reset()(req, res) : answers.ok()(req, res)),
+      { connections: 2 },
+    );
+    const failed = await Promise.all(Array.from({ length: 6 }, (_, i) => client.call(call(i))));
+    expect(failed.map((r) => r.outcome)).toEqual(Array(6).fill('connection_error'));
+    failing = false;
+    const ok = await Promise.all(Array.from({ length: 6 }, (_, i) => client.call(call(6 + i))));
+    expect(ok.map((r) => r.outcome)).toEqual(Array(6).fill('ok'));
+    expect(node.requests).toHaveLength(12);
+  });
+
+  it.each([
+    ['a result', answers.ok(), { outcome: 'ok', httpStatus: 200, rpcErrorCode: null }],
+    ['a JSON-RPC error with HTTP 200', answers.rpcError(-32005), { outcome: 'rpc_error', httpStatus: 200, rpcErrorCode: -32005 }],
+    ['HTTP 503', answers.httpError(503), { outcome: 'http_error', httpStatus: 503, rpcErrorCode: null }],
+    ['a redirect, never followed', answers.redirect(), { outcome: 'http_error', httpStatus: 307, rpcErrorCode: null }],
+    ['malformed JSON', answers.malformed(), { outcome: 'invalid_response', httpStatus: 200, rpcErrorCode: null }],
+    ['a reset connection', answers.reset(), { outcome: 'connection_error', httpStatus: null, rpcErrorCode: null }],
+    ['nothing within the timeout', answers.delay(1_000), { outcome: 'timeout', httpStatus: null, rpcErrorCode: null }],
+    [
+      'a body over the 8 MiB cap',
+      ((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"jsonrpc":"2.0","id":1,"result":"${'a'.repeat(9 * 1024 * 1024)}"}`);
+      }) as Behaviour,
+      { outcome: 'invalid_response', httpStatus: null, rpcErrorCode: null },
+    ],
+  ])('turns %s into a sample outcome', async (_case, behaviour, expected) => {
+    const { node, client } = await setup(behaviour, { timeoutMs: 300 });
+    const result = await client.call(call(7));
+    expect(result).toMatchObject({ seq: 7, method: 'eth_blockNumber', ...expected });
+    expect(result.latencyUs).toBeGreaterThan(0);
+    expect(node.requests).toHaveLength(1);
+  });
+
+  it('sends a JSON-RPC 2.0 POST with the configured headers, URL credentials as Basic auth', async () => {
+    const { node, client } = await setup(answers.ok(), {
+      url: (base) => `${base.replace('http://', 'http://us%40er:p%3Ass@')}/rpc/v1?key=abc`,
+      headers: { 'x-api-key': 'k1' },
+    });
+    await client.call({ seq: 3, method: 'eth_getBalance', params: ['0xabc', 'latest'] });
+    const [request] = node.requests;
+    expect(request).toMatchObject({ method: 'eth_getBalance', params: ['0xabc', 'latest'] });
+    expect(request!.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-api-key': 'k1',
+      authorization: `Basic ${Buffer.from('us@er:p:ss').toString('base64')}`,
+    });
+  });
+
+  it('counts latency from the intended start of an open-loop call, so a late send shows as latency', async () => {
+    const { client } = await setup(answers.ok());
+    const result = await client.call(call(1), performance.now() - 250);
+    expect(result.latencyUs).toBeGreaterThanOrEqual(250_000);
+    expect(Date.now() - result.startedAt.getTime()).toBeGreaterThanOrEqual(250);
+  });
+
+  it('returns a result() value, and throws naming only the method when the call fails', async () => {
+    const { node, client } = await setup(answers.ok('0x64'), { url: (base) => `${base}/?apikey=SECRET123` });
+    await expect(client.result('eth_blockNumber', [])).resolves.toBe('0x64');
+    node.setBehaviour(answers.rpcError());
+    const error = await client.result('eth_blockNumber', []).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe('eth_blockNumber failed: rpc_error');
+  });
+
+  it('refuses a loopback target when private targets are disallowed, by literal or by name, sending nothing', async () => {
+    const node = await startFakeNode();
+    open.push({ node });
+    expect(() =>
+      createJsonRpcClient({ url: node.url, headers: {}, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: false }),
+    ).toThrow(OutboundAddressRefusedError);
+    const byName = createJsonRpcClient(
+      { url: node.url.replace('127.0.0.1', 'localhost'), headers: {}, timeoutMs: 1_000 },
+      { connections: 1, allowPrivateTargets: false },
+    );
+    open.push({ client: byName });
+    await expect(byName.call(call(1))).rejects.toThrow(/refused to connect to a loopback address/);
+    await expect(byName.result('eth_blockNumber', [])).rejects.toThrow(/refused to connect to a loopback address/);
+    expect(node.connections()).toBe(0);
+  });
+
+  it('probeRange returns a gap-free, ordered prefix in closed and open loop, and stops on abort', async () => {
+    const { client } = await setup(answers.ok(), { connections: 4 });
+    const plan = createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1);
+    const closed = await probeRange({ client, plan, from: 10, to: 60, concurrency: 4 });
+    expect(closed.nextSeq).toBe(60);
+    expect(closed.results.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => 10 + i));
+
+    const open_ = await probeRange({ client, plan, from: 0, to: 20, concurrency: 2, ratePerSecond: 200 });
+    expect(open_.results.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const stopped = await probeRange({ client, plan, from: 0, to: Number.POSITIVE_INFINITY, concurrency: 2, ratePerSecond: 50, signal: abort.signal });
+    expect(stopped.nextSeq).toBeLessThan(50);
+    expect(stopped.results).toHaveLength(stopped.nextSeq);
+    expect(stopped.results.every((r, i) => r.seq === i && r.outcome === 'ok')).toBe(true);
+  });
+});
