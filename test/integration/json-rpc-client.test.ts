@@ -1,3 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { probeRange } from '../../src/probe/probe-range';
@@ -26,6 +33,46 @@ describe('JSON-RPC probe client', () => {
   }
 
   const call = (seq: number): PlannedCall => ({ seq, method: 'eth_blockNumber', params: [] });
+
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  /** A loopback TCP server that answers every request's bytes with `respond` (raw HTTP, any framing). */
+  async function rawServer(respond: (socket: Socket, request: string) => void): Promise<{ url: string; accepted: () => number }> {
+    let accepted = 0;
+    const sockets = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      accepted++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk) => respond(socket, chunk.toString('latin1')));
+    });
+    const close = server.close.bind(server);
+    server.close = ((callback?: (error?: Error) => void) => {
+      for (const socket of sockets) socket.destroy();
+      return close(callback);
+    }) as typeof server.close;
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}/`, accepted: () => accepted };
+  }
+
+  function clientFor(url: string, options: { timeoutMs?: number; connections?: number; ca?: string } = {}): JsonRpcClient {
+    const client = createJsonRpcClient(
+      { url, headers: {}, timeoutMs: options.timeoutMs ?? 2_000 },
+      { connections: options.connections ?? 1, allowPrivateTargets: true, ca: options.ca },
+    );
+    open.push({ client });
+    return client;
+  }
+
+  const okBody = (id = 1) => `{"jsonrpc":"2.0","id":${id},"result":"0x1"}`;
 
   it('carries any number of concurrent calls over at most `connections` reused keep-alive connections', async () => {
     const { node, client } = await setup(answers.ok('0x2a'), { connections: 3 });
@@ -130,6 +177,111 @@ describe('JSON-RPC probe client', () => {
     await expect(byName.call(call(1))).rejects.toThrow(/refused to connect to a loopback address/);
     await expect(byName.result('eth_blockNumber', [])).rejects.toThrow(/refused to connect to a loopback address/);
     expect(node.connections()).toBe(0);
+  });
+
+  it.each([
+    ['chunked', (s: Socket) => s.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"jso\r\n' + (okBody().length - 5).toString(16) + '\r\n' + okBody().slice(5) + '\r\n0\r\n\r\n'), 'ok'],
+    ['delimited by the close', (s: Socket) => s.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n${okBody()}`), 'ok'],
+    ['after a 100 Continue', (s: Socket) => s.write(`HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: ${okBody().length}\r\n\r\n${okBody()}`), 'ok'],
+    ['not HTTP at all', (s: Socket) => s.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'), 'invalid_response'],
+    ['cut off mid-body', (s: Socket) => s.end('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"jsonrpc"'), 'connection_error'],
+    ['headers, then a stalled body', (s: Socket) => s.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"jsonrpc"'), 'timeout'],
+  ])('reads a response %s from a raw server', async (_case, respond, outcome) => {
+    const server = await rawServer((socket) => respond(socket));
+    const result = await clientFor(server.url, { timeoutMs: 300 }).call(call(1));
+    expect(result.outcome).toBe(outcome);
+  });
+
+  it('records a connection refused by a closed port as connection_error', async () => {
+    const server = await rawServer(() => undefined);
+    const port = new URL(server.url).port;
+    servers.pop()!.close();
+    const result = await clientFor(`http://127.0.0.1:${port}/`).call(call(1));
+    expect(result.outcome).toBe('connection_error');
+    await expect(clientFor(`http://127.0.0.1:${port}/`).result('eth_blockNumber', [])).rejects.toThrow(/^eth_blockNumber failed: connection_error$/);
+  });
+
+  it('opens a new connection when the server closed an idle one or announced its keep-alive timeout', async () => {
+    let connections = 0;
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(okBody());
+      });
+    });
+    server.on('connection', () => connections++);
+    server.keepAliveTimeout = 100; // closes idle connections itself, and says timeout=0 (rounded down)
+    servers.push(server as unknown as Server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = clientFor(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+    for (let i = 0; i < 3; i++) {
+      expect((await client.call(call(i))).outcome).toBe('ok');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(connections).toBe(3);
+  });
+
+  it('notices an idle connection the server closed without notice and sends the next call on a new one', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${okBody().length}\r\n\r\n${okBody()}`);
+      setTimeout(() => socket.destroy(), 50);
+    });
+    const client = clientFor(server.url);
+    for (let i = 0; i < 3; i++) {
+      expect((await client.call(call(i))).outcome).toBe('ok');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(server.accepted()).toBe(3);
+  });
+
+  it('reuses a connection the server keeps open, and drops one answered with Connection: close', async () => {
+    let close = false;
+    const server = await rawServer((socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\n${close ? 'connection: close\r\n' : ''}content-length: ${okBody().length}\r\n\r\n${okBody()}`);
+      if (close) socket.end();
+    });
+    const client = clientFor(server.url);
+    for (let i = 0; i < 3; i++) expect((await client.call(call(i))).outcome).toBe('ok');
+    expect(server.accepted()).toBe(1);
+    close = true;
+    for (let i = 0; i < 3; i++) expect((await client.call(call(i))).outcome).toBe('ok');
+    // The first of these still went over the kept connection; each answer then closed its own.
+    expect(server.accepted()).toBe(3);
+  });
+
+  it('speaks HTTPS, verifying the certificate: trusted when its CA is given, connection_error when not', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rvs-tls-'));
+    try {
+      execFileSync('openssl', [
+        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+      ], { stdio: 'ignore' });
+      const cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
+      const server = createHttpsServer({ key: readFileSync(path.join(dir, 'key.pem')), cert }, (req, res) => {
+        req.resume();
+        req.on('end', () => res.end(okBody()));
+      });
+      servers.push(server as unknown as Server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `https://127.0.0.1:${(server.address() as { port: number }).port}/`;
+      const trusting = clientFor(url, { ca: cert, connections: 2 });
+      const results = await Promise.all([1, 2, 3, 4].map((i) => trusting.call(call(i))));
+      expect(results.map((r) => r.outcome)).toEqual(['ok', 'ok', 'ok', 'ok']);
+      expect((await clientFor(url).call(call(5))).outcome).toBe('connection_error');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses header names and values that could split the request, naming the header but never its value', () => {
+    const make = (headers: Record<string, string>) => () =>
+      createJsonRpcClient({ url: 'http://127.0.0.1:1/', headers, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: true });
+    expect(make({ 'x-key': 'SECRET\r\nx-injected: 1' })).toThrow(/^invalid value of header x-key$/);
+    expect(make({ 'x key': 'v' })).toThrow(/invalid header name/);
+    expect(make({ Host: 'evil.example' })).toThrow(/header Host is set by the service/);
+    expect(make({ 'x-key': 'fine' })).not.toThrow();
   });
 
   it('probeRange returns a gap-free, ordered prefix in closed and open loop, and stops on abort', async () => {
