@@ -31,7 +31,8 @@ const RESERVED = blockList([
   ['192.0.0.0', 24, 'ipv4'],
   ['198.18.0.0', 15, 'ipv4'],
   ['224.0.0.0', 3, 'ipv4'],
-  ['::', 128, 'ipv6'],
+  // :: itself and the deprecated IPv4-compatible ::a.b.c.d (::7f00:1 is 127.0.0.1 in disguise).
+  ['::', 96, 'ipv6'],
   ['ff00::', 8, 'ipv6'],
   ['64:ff9b::', 96, 'ipv6'],
   ['2001:db8::', 32, 'ipv6'],

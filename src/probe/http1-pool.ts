@@ -32,14 +32,11 @@ export interface Http1PoolOptions {
   /** http: or https: origin. The host is connected to through `lookup` (a hostname) or directly (an IP literal). */
   origin: URL;
   size: number;
-  /**
-   * Bounds every phase without progress: connecting, waiting for the response to start, and
-   * each gap between the response's bytes.
-   */
+  /** Bounds a whole request, from sending it (connecting first, if need be) to its last byte. */
   timeoutMs: number;
   maxResponseBytes: number;
   lookup: LookupFunction;
-  /** Extra certificates to trust for https (a private CA); the system's are trusted always. */
+  /** A certificate authority to trust for https besides Node's bundled roots (tests, a private CA). */
   ca?: string;
 }
 
@@ -57,7 +54,7 @@ const IDLE_TIMEOUT_MS = 30_000;
 export class Http1Pool {
   private readonly all = new Set<Connection>();
   private readonly idle: Connection[] = [];
-  private readonly waiting: { request: string; listener: ResponseListener }[] = [];
+  private readonly waiting: { request: string; listener: ResponseListener; resent: boolean }[] = [];
   private waitingHead = 0;
   /** Connections that completed a response this turn of the event loop, handed on at its end. */
   private settling: Connection[] = [];
@@ -65,7 +62,9 @@ export class Http1Pool {
   private closed: Promise<void> | null = null;
   private drained: (() => void) | null = null;
 
-  constructor(readonly options: Http1PoolOptions) {}
+  constructor(readonly options: Http1PoolOptions) {
+    if (!(options.size >= 1)) throw new Error('an Http1Pool needs at least one connection');
+  }
 
   /** Sends `request` (a complete HTTP/1.1 request: head and body) on the first free connection. */
   send(request: string, listener: ResponseListener): void {
@@ -76,7 +75,7 @@ export class Http1Pool {
       this.all.add(connection);
     }
     if (connection === undefined) {
-      this.waiting.push({ request, listener });
+      this.waiting.push({ request, listener, resent: false });
       return;
     }
     connection.send(request, listener);
@@ -101,9 +100,11 @@ export class Http1Pool {
     this.settling = [];
     this.settleScheduled = false;
     for (const connection of settled) {
+      if (!this.all.has(connection)) continue; // failed while settling: already removed
       if (connection.usable()) this.release(connection);
       else this.remove(connection);
     }
+    this.checkDrained();
   };
 
   private release(connection: Connection): void {
@@ -115,7 +116,7 @@ export class Http1Pool {
         this.waiting.splice(0, this.waitingHead);
         this.waitingHead = 0;
       }
-      connection.send(next.request, next.listener);
+      connection.send(next.request, next.listener, next.resent);
       return;
     }
     this.idle.push(connection);
@@ -135,6 +136,20 @@ export class Http1Pool {
       this.release(replacement);
     }
     this.checkDrained();
+  }
+
+  /**
+   * Sends a request again that a kept-alive connection lost before any byte of its answer: on a
+   * new connection if there is room, else first in line.
+   */
+  resend(request: string, listener: ResponseListener): void {
+    if (this.all.size < this.options.size) {
+      const connection = new Connection(this);
+      this.all.add(connection);
+      connection.send(request, listener, true);
+    } else {
+      this.waiting.splice(this.waitingHead, 0, { request, listener, resent: true });
+    }
   }
 
   private takeIdle(): Connection | undefined {
@@ -171,10 +186,14 @@ class Connection {
   private listener: ResponseListener | null = null;
   private parser: Http1ResponseParser | null = null;
   private receivedBytes = false;
+  private request = '';
+  private resent = false;
+  /** Responses completed on this connection: a request on a reused one can meet a close already under way. */
+  private served = 0;
   private reusable = true;
   /** Date.now() after which this connection must not carry a new request. */
   private expiresAt = Number.POSITIVE_INFINITY;
-  /** One timer per connection, re-armed (refresh) at every sign of progress: no timer per request. */
+  /** One timer per connection, re-armed (refresh) by every request it sends: no timer per request. */
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly pool: Http1Pool) {
@@ -187,8 +206,8 @@ class Connection {
             host,
             port,
             lookup,
-            // SNI carries host names only, never IP literals.
-            servername: net.isIP(host) === 0 ? host : undefined,
+            // SNI carries host names only (without a root label's dot), never IP literals.
+            servername: net.isIP(host) === 0 ? host.replace(/\.$/, '') : undefined,
             ALPNProtocols: ['http/1.1'],
             ...(ca === undefined ? {} : { ca: [...tls.rootCertificates, ca] }),
           })
@@ -197,6 +216,9 @@ class Connection {
     this.socket.setNoDelay(true);
     this.socket.once(origin.protocol === 'https:' ? 'secureConnect' : 'connect', this.onConnect);
     this.socket.on('data', this.onData);
+    // The server closed its side: nothing more can be asked on this connection, even in the
+    // moment before the socket is destroyed.
+    this.socket.once('end', this.onEnd);
     this.socket.on('error', this.onSocketError);
     this.socket.on('close', this.onClose);
     this.timer = setTimeout(this.onTimeout, timeoutMs);
@@ -204,11 +226,13 @@ class Connection {
   }
 
   usable(): boolean {
-    return this.reusable && !this.socket.destroyed && this.socket.readyState !== 'writeOnly' && Date.now() < this.expiresAt;
+    return this.reusable && !this.socket.destroyed && this.socket.readyState === 'open' && Date.now() < this.expiresAt;
   }
 
-  send(request: string, listener: ResponseListener): void {
+  send(request: string, listener: ResponseListener, resent = false): void {
     this.listener = listener;
+    this.request = request;
+    this.resent = resent;
     this.parser = new Http1ResponseParser(this.pool.options.maxResponseBytes);
     this.receivedBytes = false;
     this.timer.refresh();
@@ -223,7 +247,6 @@ class Connection {
 
   private readonly onConnect = (): void => {
     this.connected = true;
-    if (this.listener !== null) this.timer.refresh();
   };
 
   private readonly onData = (chunk: Buffer): void => {
@@ -235,7 +258,6 @@ class Connection {
       return;
     }
     this.receivedBytes = true;
-    this.timer.refresh();
     let response: HttpResponse | null;
     try {
       response = parser.push(chunk);
@@ -249,6 +271,7 @@ class Connection {
     const listener = this.listener!;
     this.listener = null;
     this.parser = null;
+    this.served++;
     if (!response.keepAlive) this.reusable = false;
     const idleMs = response.keepAliveTimeoutMs === null ? IDLE_TIMEOUT_MS : Math.min(IDLE_TIMEOUT_MS, response.keepAliveTimeoutMs - KEEP_ALIVE_MARGIN_MS);
     this.expiresAt = Date.now() + idleMs;
@@ -262,9 +285,24 @@ class Connection {
     this.listener = null;
     this.parser = null;
     this.reusable = false;
+    // The keep-alive race: the server closed this reused connection (idle timeout, restart) just
+    // as the request went out, before any byte of an answer. HTTP clients send such a request
+    // again where that is safe (browsers; Go's net/http for idempotent requests), and the probe's
+    // JSON-RPC reads are: once, on a new connection. The call's latency counts from its first send.
+    // Queued again before this connection is removed, so a close() waiting for calls to drain
+    // still counts it.
+    if (listener !== null && this.served > 0 && !this.receivedBytes && !this.resent && isConnectionLoss(error)) {
+      this.pool.resend(this.request, listener);
+      this.pool.remove(this);
+      return;
+    }
     this.pool.remove(this);
     listener?.onError(error);
   }
+
+  private readonly onEnd = (): void => {
+    this.reusable = false;
+  };
 
   private readonly onSocketError = (error: Error): void => {
     this.fail(error);
@@ -297,4 +335,9 @@ class Connection {
     const code = !this.connected ? 'RVS_CONNECT_TIMEOUT' : this.receivedBytes ? 'RVS_BODY_TIMEOUT' : 'RVS_HEADERS_TIMEOUT';
     this.fail(new HttpClientError(code, 'timed out'));
   };
+}
+
+function isConnectionLoss(error: Error): boolean {
+  const { code } = error as { code?: unknown };
+  return code === 'RVS_CONNECTION_CLOSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED';
 }

@@ -26,14 +26,18 @@ export interface HttpResponse {
   keepAliveTimeoutMs: number | null;
 }
 
-/** Status line and headers together; real servers send well under 8 KiB. */
+/**
+ * Status lines and headers of a response, its 1xx interim heads and its trailers together; real
+ * servers send well under 8 KiB.
+ */
 export const MAX_HEAD_BYTES = 64 * 1024;
+const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_CHUNK_LINE_BYTES = 4 * 1024;
 const CRLF = Buffer.from('\r\n');
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
 const DIGITS = /^\d+$/;
 const CHUNK_SIZE = /^([0-9a-fA-F]{1,15})[ \t]*(?:;.*)?$/;
-const EMPTY = Buffer.alloc(0);
+const EMPTY: Buffer = Buffer.alloc(0);
 
 const enum State {
   Head,
@@ -48,8 +52,14 @@ const enum State {
 
 export class Http1ResponseParser {
   private state = State.Head;
-  /** Bytes not consumed yet: an incomplete head, chunk-size line or trailer. */
+  /** Bytes not consumed yet: an incomplete chunk-size line or trailer. */
   private pending: Buffer | null = null;
+  /** An incomplete head, in the pieces it came in, and its last 3 bytes. */
+  private headParts: Buffer[] | null = null;
+  private headPartsLength = 0;
+  private headTail: Buffer = EMPTY;
+  /** Bytes of heads and trailers so far, against MAX_HEAD_BYTES. */
+  private headBytes = 0;
   private parts: Buffer[] = [];
   private bodyBytes = 0;
   /** Body bytes still expected: of the Content-Length, or of the current chunk. */
@@ -66,8 +76,15 @@ export class Http1ResponseParser {
    * (which a server must not send unasked) make it not reusable.
    */
   push(chunk: Buffer): HttpResponse | null {
-    let data = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-    this.pending = null;
+    let data: Buffer;
+    if (this.headParts !== null) {
+      if (!this.completesHead(chunk)) return null;
+      data = Buffer.concat([...this.headParts, chunk]);
+      this.headParts = null;
+    } else {
+      data = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
+      this.pending = null;
+    }
     while (data.length > 0) {
       switch (this.state) {
         case State.Head:
@@ -113,7 +130,7 @@ export class Http1ResponseParser {
           data = EMPTY;
           break;
       }
-      if (this.pending !== null) return null;
+      if (this.pending !== null || this.headParts !== null) return null;
     }
     return this.state === State.Done ? this.finish() : null;
   }
@@ -124,14 +141,37 @@ export class Http1ResponseParser {
     return null;
   }
 
+  /**
+   * Whether `chunk` ends the incomplete head. The end is looked for only where it can be (across
+   * the seam and in the new bytes), and the pieces are joined once: a head arriving in many small
+   * pieces costs linear time, not quadratic.
+   */
+  private completesHead(chunk: Buffer): boolean {
+    const seam = Buffer.concat([this.headTail, chunk.subarray(0, 3)]);
+    if (seam.indexOf(HEAD_END) >= 0 || chunk.indexOf(HEAD_END) >= 0) return true;
+    this.holdHead(chunk);
+    return false;
+  }
+
+  private holdHead(piece: Buffer): void {
+    (this.headParts ??= []).push(piece);
+    this.headPartsLength += piece.length;
+    if (this.headBytes + this.headPartsLength > MAX_HEAD_BYTES) throw invalid('response head too large');
+    this.headTail = piece.length >= 3 ? piece.subarray(piece.length - 3) : Buffer.concat([this.headTail, piece]).subarray(-3);
+  }
+
   private parseHead(data: Buffer): Buffer {
-    const end = data.indexOf('\r\n\r\n', 0, 'latin1');
+    const end = data.indexOf(HEAD_END);
     if (end < 0) {
-      if (data.length > MAX_HEAD_BYTES) throw invalid('response head too large');
-      this.pending = data;
+      this.headPartsLength = 0;
+      this.headTail = EMPTY;
+      this.holdHead(data);
       return EMPTY;
     }
-    if (end > MAX_HEAD_BYTES) throw invalid('response head too large');
+    this.headPartsLength = 0;
+    this.headTail = EMPTY;
+    this.headBytes += end + 4;
+    if (this.headBytes > MAX_HEAD_BYTES) throw invalid('response head too large');
     const lines = data.toString('latin1', 0, end).split('\r\n');
     const statusLine = STATUS_LINE.exec(lines[0]!);
     if (statusLine === null) throw invalid('malformed status line');
@@ -231,9 +271,10 @@ export class Http1ResponseParser {
         this.pending = data;
         return EMPTY;
       }
-      const line = data.subarray(0, end);
+      this.headBytes += end + 2;
+      if (this.headBytes > MAX_HEAD_BYTES) throw invalid('trailers too large');
       data = data.subarray(end + 2);
-      if (line.length === 0) {
+      if (end === 0) {
         this.state = State.Done;
         return data;
       }

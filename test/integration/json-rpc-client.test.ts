@@ -186,6 +186,15 @@ describe('JSON-RPC probe client', () => {
     ['not HTTP at all', (s: Socket) => s.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'), 'invalid_response'],
     ['cut off mid-body', (s: Socket) => s.end('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"jsonrpc"'), 'connection_error'],
     ['headers, then a stalled body', (s: Socket) => s.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"jsonrpc"'), 'timeout'],
+    [
+      'trickled a byte at a time, for longer than the timeout in all',
+      (s: Socket) => {
+        s.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n');
+        const drip = setInterval(() => (s.destroyed ? clearInterval(drip) : s.write(' ')), 50);
+        setTimeout(() => clearInterval(drip), 2_000);
+      },
+      'timeout',
+    ],
   ])('reads a response %s from a raw server', async (_case, respond, outcome) => {
     const server = await rawServer((socket) => respond(socket));
     const result = await clientFor(server.url, { timeoutMs: 300 }).call(call(1));
@@ -220,6 +229,22 @@ describe('JSON-RPC probe client', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(connections).toBe(3);
+  });
+
+  it('answers every call when the server closes each connection right after its answer, without notice', async () => {
+    // Some calls go out on a connection whose close is already under way (the keep-alive race):
+    // they are sent again on a new connection instead of being recorded as failures.
+    const server = await rawServer((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-length: ${okBody().length}\r\n\r\n${okBody()}`));
+    const client = clientFor(server.url, { connections: 2 });
+    const results = await probeRange({
+      client,
+      plan: createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1),
+      from: 0,
+      to: 40,
+      concurrency: 2,
+    });
+    expect(results.results.map((r) => r.outcome)).toEqual(Array(40).fill('ok'));
+    expect(server.accepted()).toBe(40);
   });
 
   it('notices an idle connection the server closed without notice and sends the next call on a new one', async () => {
@@ -270,6 +295,15 @@ describe('JSON-RPC probe client', () => {
       const results = await Promise.all([1, 2, 3, 4].map((i) => trusting.call(call(i))));
       expect(results.map((r) => r.outcome)).toEqual(['ok', 'ok', 'ok', 'ok']);
       expect((await clientFor(url).call(call(5))).outcome).toBe('connection_error');
+      // The guard works on the TLS connect path too: a name resolving to loopback is refused.
+      const guarded = createJsonRpcClient(
+        { url: url.replace('127.0.0.1', 'localhost'), headers: {}, timeoutMs: 1_000 },
+        { connections: 1, allowPrivateTargets: false, ca: cert },
+      );
+      open.push({ client: guarded });
+      await expect(guarded.call(call(6))).rejects.toThrow(/refused to connect to a loopback address/);
+      // By name, with private targets allowed, the certificate's DNS name is checked (SNI).
+      expect((await clientFor(url.replace('127.0.0.1', 'localhost'), { ca: cert }).call(call(7))).outcome).toBe('ok');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

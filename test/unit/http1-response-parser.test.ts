@@ -37,6 +37,7 @@ describe('Http1ResponseParser', () => {
     ['HTTP/1.0 with keep-alive', 'HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\n{}', { status: 200, body: '{}', keepAlive: true }],
     ['100 Continue before the response', 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}', { status: 200, body: '{}', keepAlive: true }],
     ['103 Early Hints with headers', 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx', { status: 201, body: 'x', keepAlive: true }],
+    ['304 has no body', 'HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n', { status: 304, body: '', keepAlive: true }],
     ['204 has no body', 'HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n', { status: 204, body: '', keepAlive: true }],
     ['a redirect', 'HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:1/\r\nContent-Length: 0\r\n\r\n', { status: 307, body: '', keepAlive: true }],
     ['Keep-Alive timeout', 'HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\nContent-Length: 0\r\n\r\n', { status: 200, body: '', keepAlive: true, keepAliveTimeoutMs: 5000 }],
@@ -89,8 +90,12 @@ describe('Http1ResponseParser', () => {
     ['chunks adding up to more than the cap', `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n200\r\n${'a'.repeat(512)}\r\n201\r\n`, 'RVS_RESPONSE_TOO_LARGE'],
     ['a body delimited by the close over the cap', `HTTP/1.1 200 OK\r\n\r\n${'a'.repeat(CAP + 1)}`, 'RVS_RESPONSE_TOO_LARGE'],
     ['a head over 64 KiB', `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(MAX_HEAD_BYTES)}`, 'RVS_INVALID_HTTP'],
+    ['endless 1xx interim responses', 'HTTP/1.1 100 Continue\r\n\r\n'.repeat(MAX_HEAD_BYTES / 20), 'RVS_INVALID_HTTP'],
+    ['endless trailers', `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n${'X-T: 1\r\n'.repeat(MAX_HEAD_BYTES / 6)}`, 'RVS_INVALID_HTTP'],
   ])('fails on %s', (_case, raw, code) => {
-    for (const pieces of [splits(raw)[0]!, splits(raw)[1]!]) {
+    const bytes = Buffer.from(raw, 'latin1');
+    const pieces17 = Array.from({ length: Math.ceil(bytes.length / 17) }, (_, i) => bytes.subarray(i * 17, i * 17 + 17));
+    for (const pieces of [[bytes], pieces17]) {
       let error: unknown;
       try {
         parse(pieces, true);
