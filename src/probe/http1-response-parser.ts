@@ -90,25 +90,15 @@ export class Http1ResponseParser {
         case State.Head:
           data = this.parseHead(data);
           break;
-        case State.Length: {
-          const take = Math.min(this.remaining, data.length);
-          this.addBody(take === data.length ? data : data.subarray(0, take));
-          this.remaining -= take;
-          data = take === data.length ? EMPTY : data.subarray(take);
-          if (this.remaining === 0) this.state = State.Done;
+        case State.Length:
+          data = this.takeBody(data, State.Done);
           break;
-        }
         case State.ChunkSize:
           data = this.parseChunkSize(data);
           break;
-        case State.ChunkData: {
-          const take = Math.min(this.remaining, data.length);
-          this.addBody(take === data.length ? data : data.subarray(0, take));
-          this.remaining -= take;
-          data = take === data.length ? EMPTY : data.subarray(take);
-          if (this.remaining === 0) this.state = State.ChunkDataEnd;
+        case State.ChunkData:
+          data = this.takeBody(data, State.ChunkDataEnd);
           break;
-        }
         case State.ChunkDataEnd:
           if (data.length < 2) {
             this.pending = data;
@@ -279,6 +269,15 @@ export class Http1ResponseParser {
         return data;
       }
     }
+  }
+
+  /** Up to `remaining` bytes of `data` are body; once they are all in, the parser goes on to `then`. */
+  private takeBody(data: Buffer, then: State): Buffer {
+    const take = Math.min(this.remaining, data.length);
+    this.addBody(take === data.length ? data : data.subarray(0, take));
+    this.remaining -= take;
+    if (this.remaining === 0) this.state = then;
+    return take === data.length ? EMPTY : data.subarray(take);
   }
 
   private addBody(bytes: Buffer): void {

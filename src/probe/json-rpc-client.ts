@@ -134,7 +134,6 @@ export function createJsonRpcClient(
   });
   const head = requestHead(url, target.headers);
   const fingerprint = options.fingerprintResults !== false;
-  // The body is ASCII unless a parameter is not, so its length is usually its byte length.
   const request = (body: string) => `${head}${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
   return {
