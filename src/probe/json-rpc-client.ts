@@ -80,8 +80,8 @@ export interface JsonRpcClient {
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 const HEADER_VALUE = /^[^\r\n\0]*$/;
-/** Set by the client itself; an endpoint cannot override them (the API refuses them as well). */
-const OWN_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection']);
+/** Set by the client itself: an endpoint cannot override them (the endpoints API refuses them too). */
+export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection']);
 
 /**
  * The constant part of every request: request line and headers up to the Content-Length value.
@@ -95,7 +95,7 @@ function requestHead(url: URL, headers: Record<string, string>): string {
   for (const [name, value] of Object.entries(headers)) {
     // The messages name the header, never its value: values are secrets (API keys).
     if (!HEADER_NAME.test(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
-    if (OWN_HEADERS.has(name.toLowerCase())) throw new Error(`header ${name} is set by the service`);
+    if (CLIENT_SET_HEADERS.has(name.toLowerCase())) throw new Error(`header ${name} is set by the service`);
     if (!HEADER_VALUE.test(value)) throw new Error(`invalid value of header ${name}`);
     lines[name.toLowerCase()] = value;
   }

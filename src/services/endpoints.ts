@@ -14,11 +14,9 @@ import { redactUrl } from '../domain/redact-url';
 import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from '../http/validate';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
+import { CLIENT_SET_HEADERS } from '../probe/json-rpc-client';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
-
-// Header names a caller may not set: they would break or smuggle the JSON-RPC request.
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection']);
 
 /** Endpoint fields without defaults, so PATCH can leave them out. */
 const endpointFields = {
@@ -35,7 +33,8 @@ const endpointFields = {
         .min(1)
         .max(100)
         .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name')
-        .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'this header is set by the service'),
+        // Set by the probe client: a caller's value would break or smuggle the JSON-RPC request.
+        .refine((name) => !CLIENT_SET_HEADERS.has(name.toLowerCase()), 'this header is set by the service'),
       z.string().max(4096).regex(/^[^\r\n]*$/, 'must not contain line breaks'),
     )
     .refine((headers) => Object.keys(headers).length <= 20, 'at most 20 headers'),
