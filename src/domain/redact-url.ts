@@ -1,20 +1,15 @@
 export const REDACTED = '****';
 
-// Providers put API keys in path segments (Infura /v3/<hex>, Alchemy /v2/<key>, QuickNode /<hex>/).
-// A long token-like segment with a digit or an upper-case letter is treated as a key; a false
-// positive only hides a harmless segment, a false negative would leak a credential.
-function looksLikeKey(segment: string): boolean {
-  if (!/^[A-Za-z0-9_\-.~%]+$/.test(segment)) return false;
-  return (segment.length >= 16 && /[0-9A-Z]/.test(segment)) || (segment.length >= 24 && /^[a-z0-9]+$/.test(segment));
-}
-
-/** A segment such as `eth;apikey=XYZ` or `apikey=XYZ` keeps its names and loses its values. */
-function redactSegment(segment: string): string {
-  if (looksLikeKey(segment)) return REDACTED;
-  return segment.includes('=') ? segment.replace(/=[^;,&]*/g, `=${REDACTED}`) : segment;
-}
-
-/** Redacts userinfo, query values and key-like path segments. Returns '****' for unparsable input. */
+/**
+ * The form of an endpoint URL that may be shown: scheme, host and port stay; userinfo, every
+ * non-empty path segment and the whole query become '****'; the fragment is dropped. Returns
+ * '****' for unparsable input.
+ *
+ * Nothing in a path or query is kept, because no rule can tell a key from a harmless word:
+ * providers put keys in segments of any length and alphabet (`/v2/<key>`, `/<hex>/`, `/key:<key>`)
+ * and in query names as well as values (a bare `?<token>`). A redacted `/v1` costs a reader
+ * little; a kept credential cannot be taken back.
+ */
 export function redactUrl(raw: string): string {
   let url: URL;
   try {
@@ -23,13 +18,11 @@ export function redactUrl(raw: string): string {
     return REDACTED;
   }
   const auth = url.username || url.password ? `${REDACTED}@` : '';
+  // Empty segments (the root '/', a trailing or doubled slash) carry nothing and keep the shape.
   const path = url.pathname
     .split('/')
-    .map(redactSegment)
+    .map((segment) => (segment === '' ? '' : REDACTED))
     .join('/');
-  // A bare `?TOKEN` arrives as a key with no value: a key-like name is redacted too.
-  const query = [...url.searchParams.keys()]
-    .map((key) => `${looksLikeKey(key) ? REDACTED : encodeURIComponent(key)}=${REDACTED}`)
-    .join('&');
-  return `${url.protocol}//${auth}${url.host}${path}${query ? `?${query}` : ''}`;
+  const query = url.search === '' ? '' : `?${REDACTED}`;
+  return `${url.protocol}//${auth}${url.host}${path}${query}`;
 }

@@ -148,7 +148,7 @@ describe('API errors, authentication and validation', () => {
       headers: { 'x-api-key': 'S3cretHeader' },
     });
     expect(created.status).toBe(201);
-    expect(created.body.url).toBe('https://****@rpc.example.com/v2/****?apikey=****');
+    expect(created.body.url).toBe('https://****@rpc.example.com/****/****?****');
     expect(created.body.header_names).toEqual(['x-api-key']);
     const listed = await get<any>(stack.app, '/v1/endpoints', auth);
     const fetched = await get<any>(stack.app, `/v1/endpoints/${created.body.id}`, auth);

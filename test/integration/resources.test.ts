@@ -137,7 +137,7 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
         id: endpoint.id,
         chain_id: chain.id,
         name: 'renamed',
-        url: 'https://****@other.example.com/v3/****?apikey=****',
+        url: 'https://****@other.example.com/****/****?****',
         header_names: ['authorization'],
         timeout_ms: 3_000,
         created_at: endpoint.created_at,
