@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../probe/classify-response';
+import { canonicalJson, exceedsJsonDepth, MAX_RESULT_DEPTH } from './canonical-json';
 import type { CheckStatus } from './verdict';
 
 /*
@@ -162,11 +162,27 @@ function removePath(value: unknown, segments: readonly string[]): unknown {
   return value;
 }
 
+/** A result nested deeper than MAX_RESULT_DEPTH: it cannot be compared (see normalizeResult). */
+export class ResultTooDeepError extends Error {
+  constructor() {
+    super(`result nested deeper than ${MAX_RESULT_DEPTH} levels`);
+    this.name = 'ResultTooDeepError';
+  }
+}
+
 /**
  * Normalises one JSON-RPC `result` so that semantically equal answers are deep-equal (and so
- * have equal canonical JSON). Does not modify its input.
+ * have equal canonical JSON). Does not modify its input. The normalisation recurses once per
+ * level of nesting, so a result deeper than MAX_RESULT_DEPTH is refused up front with
+ * ResultTooDeepError instead of overflowing the stack (fingerprint returns null for it).
  */
 export function normalizeResult(method: string, result: unknown, options: NormalizeOptions = {}): unknown {
+  if (exceedsJsonDepth(result, MAX_RESULT_DEPTH)) throw new ResultTooDeepError();
+  return normalizeShallowEnough(method, result, options);
+}
+
+/** normalizeResult for a result already known to be at most MAX_RESULT_DEPTH deep. */
+function normalizeShallowEnough(method: string, result: unknown, options: NormalizeOptions): unknown {
   let value: unknown;
   if (QUANTITY_METHODS.has(method)) value = normalizeQuantity(result);
   else value = normalizeData(result);
@@ -181,11 +197,13 @@ export function normalizeResult(method: string, result: unknown, options: Normal
 
 /**
  * The response hash of a sample: sha256 hex (first 32 characters) of the canonical JSON of the
- * normalised result. Equal fingerprints ⇔ the answers match for the correctness check.
+ * normalised result. Equal fingerprints ⇔ the answers match for the correctness check. Null for
+ * a result nested deeper than MAX_RESULT_DEPTH: too deep to compare (never a throw).
  */
-export function fingerprint(method: string, result: unknown, options?: NormalizeOptions): string {
+export function fingerprint(method: string, result: unknown, options?: NormalizeOptions): string | null {
+  if (exceedsJsonDepth(result, MAX_RESULT_DEPTH)) return null;
   return createHash('sha256')
-    .update(canonicalJson(normalizeResult(method, result, options)))
+    .update(canonicalJson(normalizeShallowEnough(method, result, options ?? {})))
     .digest('hex')
     .slice(0, 32);
 }

@@ -1,23 +1,33 @@
 import type { SampleOutcome } from '../db/samples';
+import { exceedsJsonDepth, MAX_RESULT_DEPTH } from '../domain/canonical-json';
 import { fingerprint } from '../domain/correctness';
+
+/** Kept here too for the modules that imported it from the probe before it moved to the domain. */
+export { canonicalJson } from '../domain/canonical-json';
+
+/**
+ * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
+ * (which may be anything an endpoint chooses to send, secrets of other systems included).
+ */
+export const INVALID_REASONS = {
+  notJson: 'body is not JSON',
+  notJsonRpc: 'not a JSON-RPC 2.0 response object',
+  tooDeep: `result nested deeper than ${MAX_RESULT_DEPTH} levels`,
+  tooLarge: 'response larger than the size cap',
+  badHttp: 'malformed HTTP response',
+  unexpected: 'response could not be classified',
+} as const;
+export type InvalidReason = (typeof INVALID_REASONS)[keyof typeof INVALID_REASONS];
 
 export interface Classified {
   outcome: SampleOutcome;
   rpcErrorCode: number | null;
   responseHash: string | null;
+  /** Set for invalid_response only. */
+  reason: InvalidReason | null;
 }
 
-/** Key-order-independent JSON, so equal results hash equally whatever the server's key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+const invalid = (reason: InvalidReason): Classified => ({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null, reason });
 
 /**
  * Pure: turns an HTTP status and body into a sample outcome. A 200 carrying a JSON-RPC error
@@ -26,18 +36,31 @@ export function canonicalJson(value: unknown): string {
  * log order ignored, …), so equal hashes of a candidate and a reference sample mean matching
  * answers for the correctness check. With `method` null no fingerprint is computed (a run
  * that compares nothing does not pay for hashing every answer).
+ *
+ * Never throws, whatever the body: it runs inside a socket handler, where an exception would
+ * take the worker down (DESIGN §7). A result nested deeper than MAX_RESULT_DEPTH is
+ * invalid_response whether or not it is fingerprinted, so the outcome does not depend on the
+ * run's correctness setting.
  */
 export function classifyResponse(status: number, body: string, method: string | null): Classified {
-  if (status < 200 || status > 299) return { outcome: 'http_error', rpcErrorCode: null, responseHash: null };
+  try {
+    return classify(status, body, method);
+  } catch {
+    // Defence in depth: nothing above is expected to throw on any input.
+    return invalid(INVALID_REASONS.unexpected);
+  }
+}
+
+function classify(status: number, body: string, method: string | null): Classified {
+  if (status < 200 || status > 299) return { outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null };
   let parsed: unknown;
   try {
+    // V8's JSON.parse is iterative: any nesting depth parses without growing the stack.
     parsed = JSON.parse(body);
   } catch {
-    return { outcome: 'invalid_response', rpcErrorCode: null, responseHash: null };
+    return invalid(INVALID_REASONS.notJson);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return { outcome: 'invalid_response', rpcErrorCode: null, responseHash: null };
-  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return invalid(INVALID_REASONS.notJsonRpc);
   const message = parsed as Record<string, unknown>;
   if ('error' in message && message.error !== null && message.error !== undefined) {
     const code = (message.error as { code?: unknown }).code;
@@ -45,14 +68,15 @@ export function classifyResponse(status: number, body: string, method: string | 
       outcome: 'rpc_error',
       rpcErrorCode: typeof code === 'number' && Number.isInteger(code) ? code : null,
       responseHash: null,
+      reason: null,
     };
   }
-  if (message.jsonrpc !== '2.0' || !('result' in message)) {
-    return { outcome: 'invalid_response', rpcErrorCode: null, responseHash: null };
-  }
+  if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
+  if (exceedsJsonDepth(message.result, MAX_RESULT_DEPTH)) return invalid(INVALID_REASONS.tooDeep);
   return {
     outcome: 'ok',
     rpcErrorCode: null,
     responseHash: method === null ? null : fingerprint(method, message.result),
+    reason: null,
   };
 }

@@ -188,7 +188,7 @@ describe('correctness of a run against a real ganache node', () => {
     const pinnedHex = hex(pinned);
     const byAccount = new Map<string, string>();
     for (const account of chain.accounts.slice(0, 2)) {
-      byAccount.set(account, fingerprint('eth_getBalance', await rpc('eth_getBalance', [account, pinnedHex])));
+      byAccount.set(account, fingerprint('eth_getBalance', await rpc('eth_getBalance', [account, pinnedHex]))!);
     }
     const firstBalances = [...balances].sort((a, b) => a.seq - b.seq).slice(0, 10);
     d.mismatches.forEach((m: Json, i: number) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/domain/correctness';
-import { canonicalJson, classifyResponse } from '../../src/probe/classify-response';
+import { MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
+import { canonicalJson, classifyResponse, INVALID_REASONS } from '../../src/probe/classify-response';
 
 const HASH = /^[0-9a-f]{32}$/;
 const rpc = (body: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, ...body });
@@ -35,12 +36,12 @@ describe('classifyResponse', () => {
     { name: 'no code', error: { message: 'odd' }, code: null },
     { name: 'an error that is a bare string', error: 'rate limited', code: null },
   ])('200 carrying a JSON-RPC error ($name) → rpc_error, never ok', ({ error, code }) => {
-    expect(classifyResponse(200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null });
+    expect(classifyResponse(200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null, reason: null });
   });
 
   it('an error wins over a result in the same message', () => {
     const body = rpc({ result: '0x1', error: { code: -32005, message: 'limit exceeded' } });
-    expect(classifyResponse(200, body, METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null });
+    expect(classifyResponse(200, body, METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null, reason: null });
   });
 
   it.each([
@@ -56,7 +57,7 @@ describe('classifyResponse', () => {
     { status: 307, body: '' },
     { status: 101, body: '' },
   ])('HTTP $status → http_error', ({ status, body }) => {
-    expect(classifyResponse(status, body, METHOD)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null });
+    expect(classifyResponse(status, body, METHOD)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null });
   });
 
   it.each([
@@ -71,8 +72,35 @@ describe('classifyResponse', () => {
     { name: 'a wrong jsonrpc version', body: JSON.stringify({ jsonrpc: '1.0', id: 1, result: '0x1' }) },
     { name: 'a missing result', body: JSON.stringify({ jsonrpc: '2.0', id: 1 }) },
     { name: 'an empty object', body: '{}' },
-  ])('200 with $name → invalid_response', ({ body }) => {
-    expect(classifyResponse(200, body, METHOD)).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null });
+  ])('200 with $name → invalid_response with a fixed reason', ({ body }) => {
+    const classified = classifyResponse(200, body, METHOD);
+    expect(classified).toMatchObject({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null });
+    expect(Object.values(INVALID_REASONS)).toContain(classified.reason);
+  });
+
+  describe('answers too deep to compare (regression: a 4,000-deep result overflowed the stack)', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const deepBody = (depth: number) => `{"jsonrpc":"2.0","id":1,"result":${nested(depth)}}`;
+
+    it.each([
+      { name: '4,000-deep array, fingerprinted', depth: 4_000, method: METHOD },
+      { name: '4,000-deep array, quantity method', depth: 4_000, method: 'eth_getBalance' },
+      { name: '4,000-deep array, log method', depth: 4_000, method: 'eth_getLogs' },
+      { name: '100,000-deep array, fingerprinted', depth: 100_000, method: METHOD },
+      { name: '4,000-deep array, not fingerprinted', depth: 4_000, method: null },
+    ])('$name → invalid_response, never a throw', ({ depth, method }) => {
+      const classified = classifyResponse(200, deepBody(depth), method);
+      expect(classified.outcome).toBe('invalid_response');
+      expect(classified.responseHash).toBeNull();
+      expect(classified.reason).toBe(INVALID_REASONS.tooDeep);
+    });
+
+    it('a result exactly MAX_RESULT_DEPTH deep is still compared', () => {
+      const classified = classifyResponse(200, deepBody(MAX_RESULT_DEPTH), METHOD);
+      expect(classified.outcome).toBe('ok');
+      expect(classified.responseHash).toMatch(HASH);
+      expect(classifyResponse(200, deepBody(MAX_RESULT_DEPTH + 1), METHOD).reason).toBe(INVALID_REASONS.tooDeep);
+    });
   });
 
   describe('response hash', () => {

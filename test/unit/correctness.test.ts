@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
 import {
   DEFAULT_IGNORE_PATHS,
   fingerprint,
@@ -6,6 +7,7 @@ import {
   isHeadDependent,
   judgeCorrectness,
   normalizeResult,
+  ResultTooDeepError,
   summarizeCorrectness,
   tallyPairs,
   type CorrectnessPair,
@@ -276,5 +278,35 @@ describe('judgeCorrectness', () => {
   it('summarizeCorrectness is judgeCorrectness of tallyPairs', () => {
     const pairs = [match(), mismatch(1), pair({ referenceHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true })];
     expect(summarizeCorrectness(pairs, 75)).toEqual(judgeCorrectness(tallyPairs(pairs), 75));
+  });
+});
+
+describe('results too deep to compare', () => {
+  const nestedArray = (depth: number): unknown => {
+    let value: unknown = '0x1';
+    for (let i = 0; i < depth; i++) value = [value];
+    return value;
+  };
+  const nestedObject = (depth: number): unknown => {
+    let value: unknown = '0x1';
+    for (let i = 0; i < depth; i++) value = { logs: value, number: '0x01' };
+    return value;
+  };
+
+  it.each([
+    { name: '4,000-deep arrays', value: nestedArray(4_000), method: 'eth_getTransactionByHash' },
+    { name: '4,000-deep arrays, quantity method', value: nestedArray(4_000), method: 'eth_getBalance' },
+    { name: '4,000-deep objects with logs and quantity keys', value: nestedObject(4_000), method: 'eth_getBlockByNumber' },
+    { name: 'MAX_RESULT_DEPTH + 1 arrays', value: nestedArray(MAX_RESULT_DEPTH + 1), method: 'eth_getLogs' },
+  ])('$name: fingerprint is null, normalizeResult throws ResultTooDeepError (never a stack overflow)', ({ value, method }) => {
+    expect(fingerprint(method, value, { ignorePaths: ['logs.*.x'] })).toBeNull();
+    expect(() => normalizeResult(method, value)).toThrow(ResultTooDeepError);
+  });
+
+  it.each([
+    { name: 'arrays', value: nestedArray(MAX_RESULT_DEPTH) },
+    { name: 'objects', value: nestedObject(MAX_RESULT_DEPTH) },
+  ])('MAX_RESULT_DEPTH-deep $name are still fingerprinted', ({ value }) => {
+    expect(fingerprint('eth_getBlockByNumber', value)).toMatch(/^[0-9a-f]{32}$/);
   });
 });
