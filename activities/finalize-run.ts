@@ -4,6 +4,7 @@ import { referenceMethodLatency } from '../src/db/metrics';
 import {
   findPreviousSuccessfulRun,
   findRun,
+  findRunOfTenant,
   findRunTargets,
   finishRun,
   finishTarget,
@@ -20,10 +21,14 @@ import type { FinalizeRunInput, FinalizeRunResult } from './types';
 /** Below this many milliseconds a slower p95 than the baseline is noise (DESIGN.md §7). */
 export const REGRESSION_MIN_MS = 5;
 
+/**
+ * Baseline ids come from the tenant (trigger body, suite config): they are looked up within the
+ * run's tenant, so a suite stored before the API checked them cannot read another tenant's run.
+ */
 async function resolveBaseline(sql: Sql, run: RunRow): Promise<RunRow | undefined> {
-  if (run.baseline_run_id) return findRun(sql, run.baseline_run_id);
+  if (run.baseline_run_id) return findRunOfTenant(sql, run.baseline_run_id, run.tenant_id);
   const baseline = run.config_snapshot.suite.config.baseline;
-  if (baseline.mode === 'run' && baseline.run_id) return findRun(sql, baseline.run_id);
+  if (baseline.mode === 'run' && baseline.run_id) return findRunOfTenant(sql, baseline.run_id, run.tenant_id);
   if (baseline.mode === 'previous_success') return findPreviousSuccessfulRun(sql, run);
   return undefined;
 }

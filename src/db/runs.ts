@@ -101,6 +101,15 @@ export async function findRun(sql: Queryable, id: string): Promise<RunRow | unde
   return row;
 }
 
+/**
+ * A run only if it belongs to the tenant: for ids a tenant wrote itself (a baseline), where
+ * another tenant's run must look exactly like a missing one.
+ */
+export async function findRunOfTenant(sql: Queryable, id: string, tenantId: string): Promise<RunRow | undefined> {
+  const [row] = await sql<RunRow[]>`select * from runs where id = ${id} and tenant_id = ${tenantId}`;
+  return row;
+}
+
 export async function findRunTargets(sql: Queryable, runId: string): Promise<RunTargetRow[]> {
   return sql<RunTargetRow[]>`select * from run_targets where run_id = ${runId} order by order_index`;
 }

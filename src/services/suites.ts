@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { findVisiblePreset } from '../db/catalog';
 import { findChain, type ChainRow } from '../db/chains';
 import { findEndpoints } from '../db/endpoints';
+import { findRunOfTenant } from '../db/runs';
 import { onForeignKeyViolation } from '../db/pg-errors';
 import {
   countSuiteRuns,
@@ -108,6 +109,17 @@ async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): P
   if (details.length > 0) throw validationError(details);
 }
 
+/**
+ * A baseline run is named by id: it must be the caller's. Another tenant's run gets the same
+ * answer as one that does not exist, so the check does not reveal which ids exist.
+ */
+async function checkBaselineRun(ctx: Ctx, config: SuiteConfig): Promise<void> {
+  const runId = config.baseline.run_id;
+  if (runId && !(await findRunOfTenant(ctx.deps.sql, runId, ctx.principal.tenantId))) {
+    throw validationError([{ field: 'config.baseline.run_id', message: 'no such run in your tenant' }]);
+  }
+}
+
 // An endpoint or the chain deleted between the checks above and the write.
 const deletedMeanwhile = () => conflict('a chain or endpoint this suite names was deleted meanwhile; try again');
 
@@ -118,6 +130,7 @@ export async function createSuite({ ctx, input }: { ctx: Ctx; input: z.infer<typ
   }
   const config = await resolveConfig(ctx, chain, input.config);
   await checkEndpoints(ctx, chain.id, config);
+  await checkBaselineRun(ctx, config);
   const row = await onForeignKeyViolation(
     () =>
       ctx.deps.sql.begin((tx) =>
@@ -165,6 +178,7 @@ export async function patchSuite({
     const chain = (await findChain(ctx.deps.sql, suite.chain_id))!;
     config = await resolveConfig(ctx, chain, patch.config);
     await checkEndpoints(ctx, chain.id, config);
+    await checkBaselineRun(ctx, config);
   }
   const row = await onForeignKeyViolation(
     () =>

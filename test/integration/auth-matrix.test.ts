@@ -273,4 +273,55 @@ describe('authorization matrix', () => {
       });
     },
   );
+
+  /**
+   * A suite's baseline names a run by id in its body, so the route-level matrix above cannot see
+   * it: a second tenant, with its own chain and endpoint, names the owner's run. Its API key and
+   * its users' JWTs (with the same `sub` as the owner's user) get a 400 on the field; the owner's
+   * own credentials pass.
+   */
+  describe('a suite baseline naming a run of another tenant', () => {
+    let second: { auth: { authorization: string }; jwt: string; chainId: string; endpointId: string; suiteId: string };
+    let owner: { chainId: string; endpointId: string; suiteId: string; jwt: string };
+    beforeAll(async () => {
+      const tenant = await stack.newTenant();
+      const setup = await createSuite(stack.app, tenant.auth, { candidates: ['http://127.0.0.1:9/'] });
+      const sign = (tenantId: string) =>
+        signJwt(
+          { iss: ISSUER, aud: AUDIENCE, sub: 'matrix-user', tenant_id: tenantId, exp: nowSeconds() + 300, scope: SCOPES.join(' ') },
+          { alg: 'RS256', key: signing.privateKey },
+        );
+      second = { auth: tenant.auth, jwt: sign(tenant.tenantId), chainId: setup.chainId, endpointId: setup.endpointIds[0]!, suiteId: setup.suiteId };
+      const [ownerTenant] = await stack.sql<{ tenant_id: string }[]>`select tenant_id from runs where id = ${fixtures.runId}`;
+      owner = { chainId: fixtures.chainId, endpointId: fixtures.endpointId, suiteId: fixtures.suiteId, jwt: sign(ownerTenant!.tenant_id) };
+    });
+
+    const BASELINE_CASES = [
+      { who: 'owner', credential: 'API key', create: 201, patch: 200 },
+      { who: 'owner', credential: 'JWT', create: 201, patch: 200 },
+      { who: 'second tenant', credential: 'API key', create: 400, patch: 400 },
+      { who: 'second tenant', credential: 'JWT', create: 400, patch: 400 },
+    ] as const;
+
+    it.each(BASELINE_CASES)('$who with its $credential: create $create, patch $patch', async ({ who, credential, create, patch }) => {
+      const self = who === 'owner' ? owner : second;
+      const auth =
+        who === 'owner'
+          ? credential === 'API key'
+            ? (headers('valid key', ROUTES[0]!) as { authorization: string })
+            : { authorization: `Bearer ${owner.jwt}` }
+          : credential === 'API key'
+            ? second.auth
+            : { authorization: `Bearer ${second.jwt}` };
+      const config = { targets: [{ endpoint_id: self.endpointId }], baseline: { mode: 'run', run_id: fixtures.runId } };
+      const created = await stack.app.inject({ method: 'POST', url: '/v1/suites', headers: auth, payload: { chain_id: self.chainId, name: 'b', config } });
+      const patched = await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${self.suiteId}`, headers: auth, payload: { config } });
+      expect(created.statusCode, created.body).toBe(create);
+      expect(patched.statusCode, patched.body).toBe(patch);
+      for (const response of [created, patched]) {
+        if (response.statusCode !== 400) continue;
+        expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'config.baseline.run_id', message: expect.any(String) }] });
+      }
+    });
+  });
 });
