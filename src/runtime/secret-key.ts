@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readOrCreateSecretFile } from './secret-file';
 
 /**
  * RVS_SECRET_KEY, or the key generated into the data dir on first start. Every API and worker
@@ -8,19 +6,5 @@ import path from 'node:path';
  */
 export async function resolveSecretKey(configured: string | undefined, dataDir: string): Promise<string> {
   if (configured) return configured;
-  const file = path.join(dataDir, 'secret.key');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await mkdir(dataDir, { recursive: true });
-  const key = randomBytes(32).toString('base64url');
-  // 'wx' fails if another process created it first; then use theirs.
-  try {
-    await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-    return key;
-  } catch {
-    return (await readFile(file, 'utf8')).trim();
-  }
+  return (await readOrCreateSecretFile(dataDir, 'secret.key')).value;
 }
