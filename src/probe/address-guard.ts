@@ -12,10 +12,12 @@ const LOOPBACK = blockList([
   ['127.0.0.0', 8, 'ipv4'],
   ['::1', 128, 'ipv6'],
 ]);
-// Link-local includes the cloud metadata services (169.254.169.254, fd00:ec2::254 is in fc00::/7
-// but listed here so it is refused even when private targets are allowed).
+// Link-local includes the cloud metadata services: 169.254.169.254; fd00:ec2::254 (in fc00::/7)
+// and Alibaba Cloud's 100.100.100.200 (in the shared 100.64/10) are listed so they are refused
+// even when private targets are allowed. Checked before PRIVATE for that reason.
 const LINK_LOCAL = blockList([
   ['169.254.0.0', 16, 'ipv4'],
+  ['100.100.100.200', 32, 'ipv4'],
   ['fe80::', 10, 'ipv6'],
   ['fd00:ec2::254', 128, 'ipv6'],
 ]);
@@ -31,10 +33,19 @@ const RESERVED = blockList([
   ['192.0.0.0', 24, 'ipv4'],
   ['198.18.0.0', 15, 'ipv4'],
   ['224.0.0.0', 3, 'ipv4'],
+  // Documentation (TEST-NET-1/2/3): not routable, never a real endpoint.
+  ['192.0.2.0', 24, 'ipv4'],
+  ['198.51.100.0', 24, 'ipv4'],
+  ['203.0.113.0', 24, 'ipv4'],
   // :: itself and the deprecated IPv4-compatible ::a.b.c.d (::7f00:1 is 127.0.0.1 in disguise).
   ['::', 96, 'ipv6'],
   ['ff00::', 8, 'ipv6'],
+  // NAT64, well-known (RFC 6052) and local-use (RFC 8215): they wrap IPv4 addresses of any kind.
   ['64:ff9b::', 96, 'ipv6'],
+  ['64:ff9b:1::', 48, 'ipv6'],
+  // Deprecated site-local (RFC 3879) and discard-only (RFC 6666).
+  ['fec0::', 10, 'ipv6'],
+  ['100::', 64, 'ipv6'],
   ['2001:db8::', 32, 'ipv6'],
   // 6to4 and Teredo wrap IPv4 addresses (possibly link-local ones): never a probe target.
   ['2002::', 16, 'ipv6'],

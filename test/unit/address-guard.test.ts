@@ -18,6 +18,9 @@ const CASES: { address: string; kind: AddressClass }[] = [
   { address: 'febf:ffff::1', kind: 'link_local' },
   { address: 'fd00:ec2::254', kind: 'link_local' },
   { address: '[fd00:ec2::254]', kind: 'link_local' },
+  // Alibaba Cloud's metadata service sits inside the shared 100.64/10 range.
+  { address: '100.100.100.200', kind: 'link_local' },
+  { address: '::ffff:100.100.100.200', kind: 'link_local' },
   // Loopback.
   { address: '127.0.0.1', kind: 'loopback' },
   { address: '127.255.255.254', kind: 'loopback' },
@@ -63,6 +66,17 @@ const CASES: { address: string; kind: AddressClass }[] = [
   { address: 'ff02::1', kind: 'reserved' },
   { address: '2001:db8::1', kind: 'reserved' },
   { address: '64:ff9b::a9fe:a9fe', kind: 'reserved' },
+  // Local-use NAT64 (RFC 8215), deprecated site-local, discard-only: never a probe target.
+  { address: '64:ff9b:1::a9fe:a9fe', kind: 'reserved' },
+  { address: '64:ff9b:1:ffff::1', kind: 'reserved' },
+  { address: 'fec0::1', kind: 'reserved' },
+  { address: 'feff:ffff::1', kind: 'reserved' },
+  { address: '100::1', kind: 'reserved' },
+  { address: '100::ffff:ffff:ffff:ffff', kind: 'reserved' },
+  // Documentation ranges.
+  { address: '192.0.2.1', kind: 'reserved' },
+  { address: '198.51.100.1', kind: 'reserved' },
+  { address: '203.0.113.1', kind: 'reserved' },
   // IPv4-mapped IPv6 is judged by the IPv4 address it carries.
   { address: '::ffff:169.254.169.254', kind: 'link_local' },
   { address: '::ffff:a9fe:a9fe', kind: 'link_local' },
@@ -138,6 +152,11 @@ describe('isAddressAllowed', () => {
     { address: '::ffff:a9fe:a9fe', withoutPrivate: false, withPrivate: false },
     { address: 'fe80::1', withoutPrivate: false, withPrivate: false },
     { address: 'fd00:ec2::254', withoutPrivate: false, withPrivate: false },
+    { address: '100.100.100.200', withoutPrivate: false, withPrivate: false },
+    { address: '100.100.100.201', withoutPrivate: false, withPrivate: true },
+    { address: '64:ff9b:1::7f00:1', withoutPrivate: false, withPrivate: false },
+    { address: 'fec0::1', withoutPrivate: false, withPrivate: false },
+    { address: '100::1', withoutPrivate: false, withPrivate: false },
     { address: '0.0.0.0', withoutPrivate: false, withPrivate: false },
     { address: '::', withoutPrivate: false, withPrivate: false },
     { address: '224.0.0.1', withoutPrivate: false, withPrivate: false },
@@ -163,6 +182,10 @@ describe('isAlwaysRefusedHost', () => {
     { hostname: '0.0.0.0', refused: true },
     { hostname: '[::]', refused: true },
     { hostname: '224.0.0.1', refused: true },
+    { hostname: '100.100.100.200', refused: true },
+    { hostname: '[64:ff9b:1::1]', refused: true },
+    { hostname: '[fec0::1]', refused: true },
+    { hostname: '[100::1]', refused: true },
     // Loopback and private depend on RVS_ALLOW_PRIVATE_TARGETS, so they are not refused here.
     { hostname: '127.0.0.1', refused: false },
     { hostname: '[::1]', refused: false },
