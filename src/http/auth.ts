@@ -18,12 +18,13 @@ declare module 'fastify' {
 /** Every route is authenticated unless it says `scope: 'public'`; checked before the body is even parsed. */
 export function registerAuth(app: FastifyInstance, deps: Deps, limits: RateLimits): void {
   app.decorateRequest('ctx', null);
+  deps.jwt?.register(app);
   app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     if (scope === 'public' || request.routeOptions.url === undefined) return;
     let principal;
     try {
-      principal = await authenticate(deps, request.headers.authorization);
+      principal = await authenticate(deps, request.headers.authorization, request);
     } catch (error) {
       if (error instanceof AppError && error.code === 'unauthorized') {
         throw await limitAuthFailure(deps, request, reply, limits, error);

@@ -1,5 +1,6 @@
 import { parseApiKey, secretMatches } from '../auth/api-key';
-import { looksLikeJwt } from '../auth/jwt';
+import { bearerToken } from '../auth/bearer-token';
+import { looksLikeJwt, type JwtRequest } from '../auth/jwt';
 import { SCOPES, type Scope } from '../auth/scopes';
 import type { Sql } from '../db/client';
 import { findApiKeyByPrefix, touchApiKey } from '../db/api-keys';
@@ -9,14 +10,13 @@ import type { Deps, Principal } from './context';
 
 /**
  * Resolves an Authorization header to a principal, or throws 401. A token of three dot-separated
- * base64url parts is a JWT from the identity provider; anything else is an API key. Never says
- * why a key failed.
+ * base64url parts is a JWT from the identity provider, verified by @fastify/jwt through the
+ * request; anything else is an API key. Never says why a key failed.
  */
-export async function authenticate(deps: Pick<Deps, 'sql' | 'jwt'>, authorization: string | undefined): Promise<Principal> {
-  const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
-  if (!match) throw unauthorized('missing or malformed Authorization header; expected "Bearer <token>"');
-  const token = match[1]!;
-  return looksLikeJwt(token) ? authenticateJwt(deps, token) : authenticateApiKey(deps.sql, token);
+export async function authenticate(deps: Pick<Deps, 'sql' | 'jwt'>, authorization: string | undefined, request: JwtRequest): Promise<Principal> {
+  const token = bearerToken(authorization);
+  if (!token) throw unauthorized('missing or malformed Authorization header; expected "Bearer <token>"');
+  return looksLikeJwt(token) ? authenticateJwt(deps, request) : authenticateApiKey(deps.sql, token);
 }
 
 async function authenticateApiKey(sql: Sql, token: string): Promise<Principal> {
@@ -35,9 +35,9 @@ async function authenticateApiKey(sql: Sql, token: string): Promise<Principal> {
   };
 }
 
-async function authenticateJwt({ sql, jwt }: Pick<Deps, 'sql' | 'jwt'>, token: string): Promise<Principal> {
+async function authenticateJwt({ sql, jwt }: Pick<Deps, 'sql' | 'jwt'>, request: JwtRequest): Promise<Principal> {
   if (!jwt) throw unauthorized('this server does not accept JWTs; use an API key');
-  const identity = await jwt.verify(token);
+  const identity = await jwt.verify(request);
   // The tenant must already exist: a token cannot create one.
   const tenant = await findTenantByIdOrSlug(sql, identity.tenant);
   if (!tenant) throw unauthorized();

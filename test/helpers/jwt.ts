@@ -30,13 +30,17 @@ export interface RecordingServer {
   close(): Promise<void>;
 }
 
+/** A JSON answer, or a function that answers by hand (trickles, redirects, oversized bodies). */
+export type RecordedAnswer = { status: number; body: unknown } | ((res: http.ServerResponse) => void);
+
 /** A real HTTP server on 127.0.0.1; `respond` returning undefined leaves the request hanging. */
-export async function startRecordingServer(respond: (path: string) => { status: number; body: unknown } | undefined): Promise<RecordingServer> {
+export async function startRecordingServer(respond: (path: string) => RecordedAnswer | undefined): Promise<RecordingServer> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
     const answer = respond(req.url ?? '');
     if (!answer) return;
+    if (typeof answer === 'function') return answer(res);
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

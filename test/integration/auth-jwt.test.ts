@@ -1,11 +1,12 @@
 import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJwtVerifier } from '../../src/auth/jwt';
+import Fastify from 'fastify';
+import { createJwtVerifier, type JwtVerifierOptions } from '../../src/auth/jwt';
 import { ConfigError, loadConfig } from '../../src/config';
 import { ensureTenant } from '../../src/db/tenants';
 import { AppError } from '../../src/errors';
 import { get, post } from '../helpers/api';
-import { nowSeconds, signJwt, startRecordingServer, type RecordingServer, type SigningKey } from '../helpers/jwt';
+import { nowSeconds, signJwt, startRecordingServer, type RecordedAnswer, type RecordingServer, type SigningKey } from '../helpers/jwt';
 import { startStack, type Stack } from '../helpers/stack';
 
 const ISSUER = 'https://idp.example.test/';
@@ -156,6 +157,41 @@ describe('JWT authentication against a JWKS', () => {
 });
 
 describe('where JWKS keys come from', () => {
+  it('is @fastify/jwt that verifies: the plugin is registered on the app', async () => {
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: [] } }));
+    const stack = await startStack({ worker: false, env: { RVS_JWT_JWKS_URL: `${jwks.url}/keys`, RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE } });
+    try {
+      expect(stack.app.hasRequestDecorator('jwtVerify')).toBe(true);
+      expect(stack.app.hasDecorator('jwt')).toBe(true);
+    } finally {
+      await stack.close();
+      await jwks.close();
+    }
+  });
+
+  it('refuses a token for another issuer, an unpinned algorithm or without kid before fetching any key', async () => {
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256')] } }));
+    const stack = await startStack({ worker: false, env: { RVS_JWT_JWKS_URL: `${jwks.url}/keys`, RVS_JWT_ISSUER: ISSUER, RVS_JWT_AUDIENCE: AUDIENCE } });
+    try {
+      const tenant = await ensureTenant(stack.sql, `iss-${randomUUID()}`, 'iss tenant');
+      const claims = { iss: ISSUER, aud: AUDIENCE, sub: 'u', tenant_id: tenant.id, exp: nowSeconds() + 300 };
+      for (const token of [
+        signJwt({ ...claims, iss: 'https://other-idp.example.test/' }, RSA),
+        signJwt({ ...claims, iss: undefined }, RSA),
+        signJwt(claims, RSA, { alg: 'RS512' }),
+        signJwt(claims, { alg: 'RS256', key: rsa.privateKey }),
+      ]) {
+        expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token)));
+      }
+      expect(jwks.requests).toEqual([]);
+      expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims, RSA)))).status).toBe(200);
+      expect(jwks.requests).toEqual(['/keys']);
+    } finally {
+      await stack.close();
+      await jwks.close();
+    }
+  });
+
   it('fetches keys only from the configured JWKS URL, never from iss, jku or x5u of the token', async () => {
     const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256')] } }));
     const attacker = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(stranger.publicKey, 'evil', 'RS256')] } }));
@@ -166,11 +202,11 @@ describe('where JWKS keys come from', () => {
       const evil = { alg: 'RS256', key: stranger.privateKey, kid: 'evil' } as const;
       // The issuer is the attacker's own URL here, so even an issuer-based lookup would reach it.
       const token = signJwt(claims, evil, { jku: `${attacker.url}/jwks.json`, x5u: `${attacker.url}/cert.pem` });
+      expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims, RSA)))).status).toBe(200);
+      expect(jwks.requests).toEqual(['/keys']);
       expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token)));
       expect(attacker.requests).toEqual([]);
-      expect(jwks.requests).toEqual(['/keys']);
-      expect((await get(stack.app, '/v1/users/me', bearer(signJwt(claims, RSA)))).status).toBe(200);
-      expect(attacker.requests).toEqual([]);
+      expect(jwks.requests).toEqual(['/keys', '/keys']);
     } finally {
       await stack.close();
       await jwks.close();
@@ -179,55 +215,177 @@ describe('where JWKS keys come from', () => {
   });
 });
 
-describe('JWKS key rotation', () => {
-  it('picks up a key the provider adds, with at most one fetch per cooldown however many unknown key ids arrive', async () => {
+/** @fastify/jwt registered on a bare Fastify app with the verifier: real plugin, real loopback JWKS. */
+async function verifierApp(jwksUrl: string, options: JwtVerifierOptions) {
+  const verifier = createJwtVerifier({ jwksUrl, issuer: ISSUER, audience: AUDIENCE, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined }, options)!;
+  const app = Fastify();
+  verifier.register(app);
+  app.get('/', (request) => verifier.verify(request).then(() => 'ok', (error: AppError) => error.code));
+  await app.ready();
+  return {
+    outcome: async (token: string) => (await app.inject({ method: 'GET', url: '/', headers: bearer(token) })).body,
+    close: async () => {
+      await app.close();
+      await verifier.close();
+    },
+  };
+}
+
+const shortClaims = () => ({ iss: ISSUER, aud: AUDIENCE, sub: 's', tenant_id: 't', exp: nowSeconds() + 60 });
+const madeUpKid = () => signJwt(shortClaims(), { alg: 'RS256', key: stranger.privateKey, kid: `random-${randomUUID()}` });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('JWKS key rotation and kid floods', () => {
+  it('picks up a key the provider rotates in at once, as long as no made-up key id closed the gate', async () => {
     const served = [jwk(rsa.publicKey, 'rsa-1', 'RS256')];
     const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: served } }));
-    const verifier = createJwtVerifier(
-      { jwksUrl: `${jwks.url}/jwks.json`, issuer: ISSUER, audience: AUDIENCE, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
-      { jwksCooldownMs: 500 },
-    )!;
-    const claims = { iss: ISSUER, aud: AUDIENCE, sub: 's', tenant_id: 't', exp: nowSeconds() + 60 };
-    const outcome = (token: string) => verifier.verify(token).then(() => 'ok', (e: AppError) => e.code);
+    const app = await verifierApp(`${jwks.url}/jwks.json`, { jwksCooldownMs: 60_000 });
     try {
-      expect(await outcome(signJwt(claims, RSA))).toBe('ok');
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
       served.push(jwk(ec.publicKey, 'ec-2', 'ES256'));
-      const rotated = signJwt(claims, { ...EC, kid: 'ec-2' } as SigningKey);
-      // Within the cooldown the cached set is all there is: the new key is unknown for now.
-      const attempts = await Promise.all(Array.from({ length: 10 }, () => outcome(rotated)));
-      expect(attempts).toEqual(Array(10).fill('unauthorized'));
-      expect(jwks.requests).toHaveLength(1);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      const afterCooldown = await Promise.all(Array.from({ length: 10 }, () => outcome(rotated)));
-      expect(afterCooldown).toEqual(Array(10).fill('ok'));
+      const rotated = signJwt(shortClaims(), { ...EC, kid: 'ec-2' } as SigningKey);
+      // Concurrent requests for the new key share one fetch; a fetch that finds its key leaves the gate open.
+      expect(await Promise.all(Array.from({ length: 10 }, () => app.outcome(rotated)))).toEqual(Array(10).fill('ok'));
       expect(jwks.requests).toHaveLength(2);
-      expect(await outcome(signJwt(claims, RSA))).toBe('ok');
-      expect(await outcome(signJwt(claims, { alg: 'RS256', key: stranger.privateKey }))).toBe('unauthorized');
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      expect(jwks.requests).toHaveLength(2);
     } finally {
-      await verifier.close();
+      await app.close();
+      await jwks.close();
+    }
+  });
+
+  it('costs at most one fetch per cooldown however many made-up key ids arrive, and picks up a new key after it', async () => {
+    const served = [jwk(rsa.publicKey, 'rsa-1', 'RS256')];
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: served } }));
+    const app = await verifierApp(`${jwks.url}/jwks.json`, { jwksCooldownMs: 500 });
+    try {
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      const flood = await Promise.all(Array.from({ length: 20 }, () => app.outcome(madeUpKid())));
+      expect(flood).toEqual(Array(20).fill('unauthorized'));
+      expect(jwks.requests).toHaveLength(2);
+      served.push(jwk(ec.publicKey, 'ec-2', 'ES256'));
+      const rotated = signJwt(shortClaims(), { ...EC, kid: 'ec-2' } as SigningKey);
+      // The miss closed the gate: within the cooldown a new key id is refused without a fetch.
+      expect(await app.outcome(rotated)).toBe('unauthorized');
+      expect(jwks.requests).toHaveLength(2);
+      await pause(600);
+      expect(await Promise.all(Array.from({ length: 5 }, () => app.outcome(rotated)))).toEqual(Array(5).fill('ok'));
+      expect(jwks.requests).toHaveLength(3);
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      expect(jwks.requests).toHaveLength(3);
+    } finally {
+      await app.close();
+      await jwks.close();
+    }
+  });
+
+  it('keeps the keys in use working through a flood of made-up key ids: each refreshes on its own', async () => {
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256')] } }));
+    const app = await verifierApp(`${jwks.url}/jwks.json`, { jwksCooldownMs: 200, jwksCacheTtlMs: 300 });
+    try {
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      await pause(400);
+      expect(await app.outcome(madeUpKid())).toBe('unauthorized');
+      expect(jwks.requests).toHaveLength(2);
+      // Past get-jwks's TTL, with the gate for unknown ids just closed, the known key still refreshes.
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      expect(jwks.requests).toHaveLength(3);
+      expect(await app.outcome(madeUpKid())).toBe('unauthorized');
+      expect(jwks.requests).toHaveLength(3);
+    } finally {
+      await app.close();
+      await jwks.close();
+    }
+  });
+
+  it('stops accepting a key the provider drops as soon as it is asked again, and a flood of that key id costs one fetch per cooldown', async () => {
+    const served = [jwk(rsa.publicKey, 'rsa-1', 'RS256')];
+    const jwks = await startRecordingServer(() => ({ status: 200, body: { keys: served } }));
+    const app = await verifierApp(`${jwks.url}/jwks.json`, { jwksCooldownMs: 200, jwksCacheTtlMs: 300 });
+    const burst = () => Promise.all(Array.from({ length: 10 }, () => app.outcome(signJwt(shortClaims(), RSA))));
+    try {
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      served.splice(0, 1, jwk(ec.publicKey, 'ec-1', 'ES256'));
+      await pause(400);
+      expect(await burst()).toEqual(Array(10).fill('unauthorized'));
+      expect(jwks.requests).toHaveLength(2);
+      expect(await burst()).toEqual(Array(10).fill('unauthorized'));
+      expect(await burst()).toEqual(Array(10).fill('unauthorized'));
+      expect(jwks.requests).toHaveLength(3);
+    } finally {
+      await app.close();
       await jwks.close();
     }
   });
 });
 
 describe('JWKS that cannot be fetched', () => {
-  it('answers 503 within the bounded timeout rather than hanging or blaming the token', async () => {
-    const hanging = await startRecordingServer(() => undefined);
-    const verifier = createJwtVerifier(
-      { jwksUrl: `${hanging.url}/jwks.json`, issuer: ISSUER, audience: AUDIENCE, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
-      { jwksTimeoutMs: 300 },
-    )!;
-    const started = Date.now();
-    const token = signJwt({ iss: ISSUER, aud: AUDIENCE, sub: 's', tenant_id: 't', exp: nowSeconds() + 60 }, RSA);
+  const hangingCases: [string, RecordedAnswer | undefined][] = [
+    ['a server that never answers', undefined],
+    ['a server that trickles its answer forever', (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"keys":[');
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    }],
+    ['an answer over the size cap', (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256')], pad: 'x'.repeat(300 * 1024) }));
+    }],
+    ['an HTTP error', { status: 500, body: { error: 'down' } }],
+    ['a body that is not JSON', (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('<html>');
+    }],
+  ];
+
+  it.each(hangingCases)('answers 503, not 401, for %s', async (_case, answer) => {
+    const server = await startRecordingServer(() => answer);
+    const app = await verifierApp(`${server.url}/jwks.json`, { jwksTimeoutMs: 300 });
     try {
-      const error = await verifier.verify(token).then(() => null, (e: unknown) => e);
-      expect(error).toBeInstanceOf(AppError);
-      expect((error as AppError).code).toBe('service_unavailable');
-      expect(Date.now() - started).toBeLessThan(5_000);
-      expect(hanging.requests).toEqual(['/jwks.json']);
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('service_unavailable');
+      expect(server.requests).toEqual(['/jwks.json']);
+      // The failure closes the gate: the next token waits for the cooldown rather than fetch again.
+      expect(await app.outcome(signJwt(shortClaims(), EC))).toBe('service_unavailable');
+      expect(server.requests).toEqual(['/jwks.json']);
     } finally {
-      await verifier.close();
-      await hanging.close();
+      await app.close();
+      await server.close();
+    }
+  });
+
+  it('does not follow a redirect away from the configured URL', async () => {
+    const elsewhere = await startRecordingServer(() => ({ status: 200, body: { keys: [jwk(stranger.publicKey, 'rsa-1', 'RS256')] } }));
+    const server = await startRecordingServer(() => (res) => {
+      res.writeHead(302, { location: `${elsewhere.url}/jwks.json` }).end();
+    });
+    const app = await verifierApp(`${server.url}/jwks.json`, {});
+    try {
+      expect(await app.outcome(signJwt(shortClaims(), { alg: 'RS256', key: stranger.privateKey, kid: 'rsa-1' }))).toBe('service_unavailable');
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await app.close();
+      await server.close();
+      await elsewhere.close();
+    }
+  });
+
+  it('keeps serving a known key past its TTL while the provider is down, for a bounded time', async () => {
+    let up = true;
+    const jwks = await startRecordingServer(() => (up ? { status: 200, body: { keys: [jwk(rsa.publicKey, 'rsa-1', 'RS256')] } } : { status: 503, body: {} }));
+    const app = await verifierApp(`${jwks.url}/jwks.json`, { jwksCacheTtlMs: 200, jwksMaxStaleMs: 600, jwksCooldownMs: 100 });
+    try {
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      up = false;
+      await pause(300);
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('ok');
+      expect(jwks.requests).toHaveLength(2);
+      // A key id never served before has nothing to fall back on.
+      expect(await app.outcome(signJwt(shortClaims(), EC))).toBe('service_unavailable');
+      await pause(700);
+      expect(await app.outcome(signJwt(shortClaims(), RSA))).toBe('service_unavailable');
+    } finally {
+      await app.close();
+      await jwks.close();
     }
   });
 });
