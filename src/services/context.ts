@@ -25,6 +25,15 @@ export interface Principal {
   scopes: readonly Scope[];
 }
 
+/**
+ * One string per principal, for what is kept per caller (rate-limit buckets, Idempotency-Key
+ * records). The tenant is part of it: a JWT subject is only unique within its identity provider's
+ * tenant claim, so two tenants' users may share a `sub`.
+ */
+export function principalKey(principal: Pick<Principal, 'kind' | 'id' | 'tenantId'>): string {
+  return `${principal.kind}:${principal.tenantId}:${principal.id}`;
+}
+
 /** What every verb receives: who is calling, and the dependencies to act with. */
 export interface Ctx {
   principal: Principal;

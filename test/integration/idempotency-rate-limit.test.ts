@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/auth/api-key';
+import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
+import type { Scope } from '../../src/auth/scopes';
+import { insertApiKey } from '../../src/db/api-keys';
 import { createSuite } from '../helpers/api';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -65,6 +67,73 @@ describe('Idempotency-Key', () => {
     const bad = await create(a.auth, 'has space', 'two');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.details[0].field).toBe('Idempotency-Key');
+  });
+
+  it('replays carry Cache-Control: no-store', async () => {
+    const { auth } = await stack.newTenant();
+    const create = () =>
+      stack.app.inject({ method: 'POST', url: '/v1/chains', headers: { ...auth, 'idempotency-key': 'cache' }, payload: { name: 'c', slug: 'cache' } });
+    expect((await create()).statusCode).toBe(201);
+    const replay = await create();
+    expect(replay.headers['idempotency-replayed']).toBe('true');
+    expect(replay.headers['cache-control']).toBe('no-store');
+  });
+
+  /** Another API key of the tenant, with only the given scopes. */
+  async function keyWithScopes(tenantId: string, scopes: Scope[]): Promise<{ authorization: string }> {
+    const key = generateApiKey();
+    await insertApiKey(stack.sql, { tenantId, name: scopes.join(' '), prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes });
+    return { authorization: `Bearer ${key.key}` };
+  }
+
+  const createKey = (auth: { authorization: string }, idempotencyKey: string) =>
+    stack.app.inject({
+      method: 'POST',
+      url: '/v1/api-keys',
+      headers: { ...auth, 'idempotency-key': idempotencyKey },
+      payload: { name: 'ci', scopes: ['runs:read', 'runs:write'] },
+    });
+
+  it('keys belong to the principal: another key of the tenant replaying the same key and body runs its own request', async () => {
+    const admin = await stack.newTenant();
+    const keysAdminOnly = await keyWithScopes(admin.tenantId, ['keys:admin']);
+    const first = await createKey(admin.auth, 'mint-1');
+    expect(first.statusCode).toBe(201);
+    const secret = first.json().key as string;
+    // Not the admin's new key with scopes this caller lacks: its own request, refused on scopes.
+    const stolen = await createKey(keysAdminOnly, 'mint-1');
+    expect(stolen.statusCode, stolen.body).toBe(403);
+    expect(stolen.headers['idempotency-replayed']).toBeUndefined();
+    expect(stolen.body).not.toContain(secret);
+    expect(stolen.body).not.toContain(first.json().id);
+    // A second key with the scopes creates its own key under the same Idempotency-Key.
+    const other = await createKey(await keyWithScopes(admin.tenantId, ['keys:admin', 'runs:read', 'runs:write']), 'mint-1');
+    expect(other.statusCode).toBe(201);
+    expect(other.json().id).not.toBe(first.json().id);
+  });
+
+  it('never stores a created API key\'s secret: a replay answers without it, uncached', async () => {
+    const admin = await stack.newTenant();
+    const first = await createKey(admin.auth, 'mint-2');
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['cache-control']).toBe('no-store');
+    const secret = first.json().key as string;
+    expect(secret).toMatch(/^rvs_/);
+    const stored = await stack.sql<{ response_body: string }[]>`select response_body from idempotency_keys where tenant_id = ${admin.tenantId}`;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.response_body).not.toContain(secret.split('_').at(-1));
+
+    const replay = await createKey(admin.auth, 'mint-2');
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotency-replayed']).toBe('true');
+    expect(replay.headers['cache-control']).toBe('no-store');
+    expect(replay.headers.location).toBe(first.headers.location);
+    const withoutSecret = first.json();
+    delete withoutSecret.key;
+    expect(replay.json()).toEqual(withoutSecret);
+    expect(replay.body).not.toContain(secret.split('_').at(-1));
+    const [count] = await stack.sql<{ n: number }[]>`select count(*)::int as n from api_keys where tenant_id = ${admin.tenantId} and name = 'ci'`;
+    expect(count!.n).toBe(1);
   });
 });
 

@@ -8,3 +8,13 @@ update endpoints set url_redacted = coalesce(
       || case when coalesce(m[5], '') in ('', '?') then '' else '?****' end
    from regexp_match(url_redacted, '^([a-z][a-z0-9+.-]*://)(\*\*\*\*@)?([^/?#]*)(/[^?#]*)?(\?[^#]*)?') as r(m)),
   '****');
+
+-- Idempotency records belong to the principal that sent the request (API key id, or the JWT's
+-- tenant and subject), not to the whole tenant: another key of the tenant, holding other scopes,
+-- must not replay (and so read) someone else's response. Records kept so far may hold a created
+-- API key's plaintext secret, so all of them are dropped; they live 24 hours only, and a client
+-- retrying across this upgrade runs its request once more.
+delete from idempotency_keys;
+alter table idempotency_keys add column principal text not null;
+alter table idempotency_keys drop constraint idempotency_keys_pkey;
+alter table idempotency_keys add primary key (tenant_id, principal, key);
