@@ -31,6 +31,7 @@ interface KnownKey {
 const MAX_KNOWN_KEYS = 100;
 
 const unavailable = () => new AppError('service_unavailable', 'the identity provider keys could not be fetched; try again later');
+const isOutage = (error: unknown) => error instanceof AppError && error.code === 'service_unavailable';
 
 /**
  * Public keys of the identity provider, looked up with get-jwks at the configured URL only — never
@@ -76,9 +77,9 @@ export class JwksKeys {
   /** The PEM public key for a token's `kid` and pinned `alg`; 401 when there is none, 503 when the set cannot be fetched. */
   async publicKey(alg: JwksAlgorithm, kid: string): Promise<string> {
     const cacheKey = this.getJwks.generateCacheKey(alg, kid, this.domain);
-    // A key get-jwks holds, or is fetching already, costs no fetch.
-    if (this.getJwks.cache.get(cacheKey) !== undefined) return this.lookUp(alg, kid);
     const known = this.known.get(cacheKey);
+    // A key get-jwks holds, or is fetching already, costs no fetch.
+    if (this.getJwks.cache.get(cacheKey) !== undefined) return this.orStale(this.lookUp(alg, kid), known);
     if (known) {
       if (Date.now() - known.checkedAt < this.options.cooldownMs) return this.staleOrUnavailable(known);
       return this.refresh(alg, kid, cacheKey, known);
@@ -88,7 +89,7 @@ export class JwksKeys {
     if (this.getJwks.cache.get(cacheKey) !== undefined) return this.lookUp(alg, kid);
     if (Date.now() - this.unknownGate.closedAt < this.options.cooldownMs) throw this.unknownGate.outage ? unavailable() : unauthorized();
     const fetch = this.fetch(alg, kid, cacheKey).catch((error: unknown) => {
-      this.unknownGate = { closedAt: Date.now(), outage: !(error instanceof AppError && error.code === 'unauthorized') };
+      this.unknownGate = { closedAt: Date.now(), outage: isOutage(error) };
       throw error;
     });
     this.unknownFetch = fetch;
@@ -109,12 +110,19 @@ export class JwksKeys {
     // ourselves, so that a key the provider has dropped stops working at once.
     this.getJwks.staleCache.delete(cacheKey);
     try {
-      return await this.fetch(alg, kid, cacheKey);
+      return await this.orStale(this.fetch(alg, kid, cacheKey), known);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'service_unavailable') return this.staleOrUnavailable(known);
-      this.known.delete(cacheKey);
+      if (!isOutage(error)) this.known.delete(cacheKey);
       throw error;
     }
+  }
+
+  /** While the provider is unreachable a known key serves its last good value; requests joining a refresh under way too. */
+  private orStale(lookup: Promise<string>, known: KnownKey | undefined): Promise<string> {
+    return lookup.catch((error: unknown) => {
+      if (known && isOutage(error)) return this.staleOrUnavailable(known);
+      throw error;
+    });
   }
 
   private staleOrUnavailable(known: KnownKey): string {
