@@ -129,6 +129,14 @@ describe('JWT authentication against a JWKS', () => {
     expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token())));
   });
 
+  it('tolerates 30 seconds of clock skew on exp and nbf, and not more', async () => {
+    const status = async (overrides: Record<string, unknown>) => (await get(stack.app, '/v1/users/me', bearer(signJwt(claims(overrides), RSA)))).status;
+    expect(await status({ exp: nowSeconds() - 20 })).toBe(200);
+    expect(await status({ nbf: nowSeconds() + 20 })).toBe(200);
+    expect(await status({ exp: nowSeconds() - 45 })).toBe(401);
+    expect(await status({ nbf: nowSeconds() + 45 })).toBe(401);
+  });
+
   it('says when a token has expired, and nothing more for other failures', async () => {
     const expired = await get<any>(stack.app, '/v1/users/me', bearer(signJwt(claims({ exp: nowSeconds() - 600 }), RSA)));
     expect(expired.body.error.message).toMatch(/expired/);
