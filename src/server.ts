@@ -7,9 +7,15 @@ import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
 import { migrate } from './db/migrate';
 import { createLogger, type Logger } from './logger';
-import { onShutdownSignal } from './runtime/shutdown';
+import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
+
+/** How long a shutdown waits for in-flight requests before closing their connections. */
+const DRAIN_MS = 10_000;
+const SQL_END_TIMEOUT_S = 5;
+/** Past this, a shutdown that is still waiting on something exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 25_000;
 
 export interface RunningApi {
   app: FastifyInstance;
@@ -38,11 +44,20 @@ export async function startApi(
     url: address.replace('0.0.0.0', 'localhost'),
     generatedApiKey,
     async close() {
-      // In-flight requests finish before the connections they use are closed.
-      await app.close();
+      // In-flight requests get DRAIN_MS to finish before the connections they use are closed;
+      // idle keep-alive connections close at once, and new requests meanwhile get a 503. A
+      // request still running after that (a long poll, a query stuck on a lock) is cut off:
+      // an orchestrator's stop timeout is usually 30 s.
+      const cutOff = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cutOff);
+      }
       await jwt?.close();
       await connection.close();
-      await sql.end({ timeout: 5 });
+      // Queries still waiting after this are ended with CONNECTION_DESTROYED.
+      await sql.end({ timeout: SQL_END_TIMEOUT_S });
     },
   };
 }
@@ -55,9 +70,19 @@ async function main(): Promise<void> {
     process.stderr.write('npm run api needs DATABASE_URL and TEMPORAL_ADDRESS (npm start runs both for you)\n');
     process.exit(1);
   }
+  exitOnUncaughtError(logger);
   const api = await startApi({ ...config, databaseUrl, temporal: { ...temporal, address: temporal.address } }, logger);
   if (api.generatedApiKey) process.stdout.write(`bootstrap API key (shown once): ${api.generatedApiKey}\n`);
-  onShutdownSignal(() => api.close());
+  logger.info({ url: api.url }, 'api started');
+  onShutdownSignal(async () => {
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    await api.close().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+    logger.info('api stopped');
+    process.exit(0);
+  });
 }
 
 if (require.main === module) {

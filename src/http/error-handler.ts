@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from '../db/client';
 import { AppError, errorEnvelope, type ErrorCode } from '../errors';
 
 // Fastify's own errors, mapped once to the closed set of codes.
@@ -15,6 +16,10 @@ function toAppError(error: FastifyError | AppError): AppError {
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return new AppError(mapped[0], mapped[1]);
   if (error instanceof SyntaxError && error.statusCode === 400) return new AppError('invalid_json', 'request body is not valid JSON');
+  // The pool reconnects by itself within a second or so of the database coming back.
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'the database is unavailable; try again later', [], { 'retry-after': '5' });
+  }
   // Anything else is our failure: the client gets a generic message, the log gets the error.
   return new AppError('internal_error', 'internal server error');
 }
