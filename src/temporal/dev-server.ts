@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_KEYS } from './constants';
+import { ensureSearchAttributes } from './search-attributes';
 
 export interface DevServer {
   address: string;
@@ -18,9 +18,15 @@ export interface DevServerOptions {
   dbFile: string | null;
   namespace: string;
   log: (line: string) => void;
+  /**
+   * Own process group, so a Ctrl-C in the terminal reaches only the supervisor, which stops the
+   * dev server last, after the worker has drained (npm start). Off for tests: an interrupted test
+   * run should take its dev server with it.
+   */
+  detached?: boolean;
 }
 
-async function waitUntilServing(address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+async function waitUntilServing(address: string, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -29,6 +35,7 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.getSystemInfo({});
+        await ensureSearchAttributes(connection, namespace);
         return;
       } finally {
         await connection.close();
@@ -41,7 +48,7 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
   throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
-/** Runs `temporal server start-dev` as a child process with the project's search attributes. */
+/** Runs `temporal server start-dev` as a child process and registers the project's search attributes. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
   const args = ['server', 'start-dev', '--ip', host, '--port', String(options.port), '--namespace', options.namespace];
@@ -49,16 +56,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', host);
-  for (const key of Object.values(SEARCH_ATTRIBUTE_KEYS)) args.push('--search-attribute', `${key.name}=Keyword`);
 
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
   let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4_000);
   });
   const address = `${host}:${options.port}`;
   try {
-    await waitUntilServing(address, child, 60_000);
+    await waitUntilServing(address, options.namespace, child, 60_000);
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}\n${stderrTail}`);
