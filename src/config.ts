@@ -25,6 +25,12 @@ function isSupportedJwtPublicKey(pem: string): boolean {
   }
 }
 
+/**
+ * A tenant's default quota is this many of its identities' quotas: a team runs a few CI keys and
+ * users at once, but minting a hundred keys must not buy a hundred times the quota.
+ */
+export const TENANT_QUOTA_FACTOR = 5;
+
 /** Every environment variable the service reads. Nothing else reads process.env. */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -49,6 +55,10 @@ const envSchema = z.object({
   RVS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RVS_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  // Unset: TENANT_QUOTA_FACTOR times the per-identity quota.
+  RVS_TENANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).optional(),
+  RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).optional(),
+  RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   RVS_JWT_JWKS_URL: urlString(['http:', 'https:']).optional(),
   RVS_JWT_ISSUER: z.string().min(1).optional(),
   RVS_JWT_AUDIENCE: z.string().min(1).optional(),
@@ -89,8 +99,15 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   allowPrivateTargets: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
-  /** Per-identity quotas in one-minute windows; failed authentication per client address. */
-  rateLimits: { perMinute: number; triggersPerMinute: number; authFailuresPerMinute: number };
+  /** Quotas in one-minute windows (src/http/rate-limit.ts says what each one counts). */
+  rateLimits: {
+    perMinute: number;
+    triggersPerMinute: number;
+    authFailuresPerMinute: number;
+    tenantPerMinute: number;
+    tenantTriggersPerMinute: number;
+    dashboardPerMinute: number;
+  };
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
     jwksUrl: string | undefined;
@@ -140,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       perMinute: e.RVS_RATE_LIMIT_PER_MINUTE,
       triggersPerMinute: e.RVS_TRIGGER_LIMIT_PER_MINUTE,
       authFailuresPerMinute: e.RVS_AUTH_FAILURE_LIMIT_PER_MINUTE,
+      tenantPerMinute: e.RVS_TENANT_RATE_LIMIT_PER_MINUTE ?? TENANT_QUOTA_FACTOR * e.RVS_RATE_LIMIT_PER_MINUTE,
+      tenantTriggersPerMinute: e.RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE ?? TENANT_QUOTA_FACTOR * e.RVS_TRIGGER_LIMIT_PER_MINUTE,
+      dashboardPerMinute: e.RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE,
     },
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,

@@ -1,12 +1,35 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hitRateLimit, purgeOldRateLimitWindows } from '../db/rate-limits';
 import { AppError } from '../errors';
-import type { Deps } from '../services/context';
+import { principalKey, type Deps } from '../services/context';
 
 export interface RateLimits {
+  /** Requests per principal (API key, or JWT tenant+subject). */
   perMinute: number;
+  /** Run triggers per principal. */
   triggersPerMinute: number;
+  /** Failed authentications per client address. */
   authFailuresPerMinute: number;
+  /** Requests per tenant, over all its keys and users. */
+  tenantPerMinute: number;
+  /** Run triggers per tenant, over all its keys and users. */
+  tenantTriggersPerMinute: number;
+  /** Dashboard requests per link token; a client address gets DASHBOARD_ADDRESS_FACTOR times it. */
+  dashboardPerMinute: number;
+}
+
+/**
+ * Many viewers may share one address (an office, a NAT) and each open dashboard polls every 2 s
+ * (30 a minute), so an address gets several links' worth.
+ */
+export const DASHBOARD_ADDRESS_FACTOR = 5;
+
+interface Quota {
+  bucket: string;
+  limit: number;
+  /** For the 429 message: "rate limit exceeded for <what>". */
+  what: string;
 }
 
 function setHeaders(reply: FastifyReply, limit: number, count: number, windowStart: Date): number {
@@ -23,6 +46,22 @@ function limited(resetSeconds: number, what: string): AppError {
   });
 }
 
+/**
+ * Counts one hit against each quota in order and stops at the first one exceeded (429), so a
+ * request refused by a narrow quota (one key) does not also use up a wide one (its tenant):
+ * a runaway key cannot starve the rest of its tenant. The RateLimit headers describe the quota
+ * closest to running out.
+ */
+async function enforce(deps: Deps, reply: FastifyReply, quotas: readonly Quota[]): Promise<void> {
+  let tightest: { quota: Quota; count: number; windowStart: Date } | undefined;
+  for (const quota of quotas) {
+    const { count, windowStart } = await hitRateLimit(deps.sql, quota.bucket);
+    if (count > quota.limit) throw limited(setHeaders(reply, quota.limit, count, windowStart), quota.what);
+    if (!tightest || quota.limit - count < tightest.quota.limit - tightest.count) tightest = { quota, count, windowStart };
+  }
+  if (tightest) setHeaders(reply, tightest.quota.limit, tightest.count, tightest.windowStart);
+}
+
 /** Counts a failed authentication against the client's address; past the quota it is a 429. */
 export async function limitAuthFailure(
   deps: Deps,
@@ -36,27 +75,53 @@ export async function limitAuthFailure(
   return limited(setHeaders(reply, limits.authFailuresPerMinute, count, windowStart), 'failed authentication from this address');
 }
 
+/**
+ * Dashboard routes are public (the link's token is the credential), so they are limited per
+ * client address over all links first, then per link token — only for a token that verified, so
+ * forged tokens cannot fill the table with buckets. The bucket holds a hash, never the token.
+ */
+export async function limitDashboardRequest(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limits: RateLimits,
+  verifiedToken: string | null,
+): Promise<void> {
+  const quotas: Quota[] = [
+    { bucket: `dashboard-address:${request.ip}`, limit: limits.dashboardPerMinute * DASHBOARD_ADDRESS_FACTOR, what: 'dashboards from this address' },
+  ];
+  if (verifiedToken !== null) {
+    const tokenHash = createHash('sha256').update(verifiedToken).digest('hex').slice(0, 32);
+    quotas.push({ bucket: `dashboard-token:${tokenHash}`, limit: limits.dashboardPerMinute, what: 'this dashboard link' });
+  }
+  await enforce(deps, reply, quotas);
+}
+
 const isRunTrigger = (request: FastifyRequest) =>
   request.method === 'POST' && request.routeOptions.url === '/v1/suites/:suiteId/runs';
 
 /**
- * Per-identity quotas in fixed one-minute windows kept in Postgres, so every API replica shares
- * them. Run triggers have their own, stricter quota; failed authentication is limited per client IP.
+ * Quotas in fixed one-minute windows kept in Postgres, so every API replica shares them: per
+ * principal, and per tenant so that minting more keys does not multiply a tenant's quota. Run
+ * triggers have their own, stricter pair; failed authentication is limited per client address.
  */
 export function registerRateLimits(app: FastifyInstance, deps: Deps, limits: RateLimits): void {
   app.addHook('onRequest', async (request, reply) => {
     const principal = request.ctx?.principal;
     if (!principal) return;
-    const identity = `${principal.kind}:${principal.id}`;
-    const { count, windowStart } = await hitRateLimit(deps.sql, `requests:${identity}`);
-    const reset = setHeaders(reply, limits.perMinute, count, windowStart);
-    if (count > limits.perMinute) throw limited(reset, 'this credential');
+    const identity = principalKey(principal);
+    const tenant = `tenant:${principal.tenantId}`;
+    const quotas: Quota[] = [
+      { bucket: `requests:${identity}`, limit: limits.perMinute, what: 'this credential' },
+      { bucket: `requests:${tenant}`, limit: limits.tenantPerMinute, what: 'this tenant' },
+    ];
     if (isRunTrigger(request)) {
-      const trigger = await hitRateLimit(deps.sql, `triggers:${identity}`);
-      if (trigger.count > limits.triggersPerMinute) {
-        throw limited(setHeaders(reply, limits.triggersPerMinute, trigger.count, trigger.windowStart), 'run triggers');
-      }
+      quotas.push(
+        { bucket: `triggers:${identity}`, limit: limits.triggersPerMinute, what: 'run triggers of this credential' },
+        { bucket: `triggers:${tenant}`, limit: limits.tenantTriggersPerMinute, what: 'run triggers of this tenant' },
+      );
     }
+    await enforce(deps, reply, quotas);
   });
   const purge = setInterval(() => void purgeOldRateLimitWindows(deps.sql).catch(() => undefined), 60_000);
   purge.unref();

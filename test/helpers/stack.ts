@@ -62,6 +62,7 @@ export async function startStack(
     RVS_RATE_LIMIT_PER_MINUTE: '1000000',
     RVS_TRIGGER_LIMIT_PER_MINUTE: '100000',
     RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
+    RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: '1000000',
     ...options.env,
   });
   const sql = createSql(config.databaseUrl!);

@@ -216,3 +216,64 @@ describe('run dashboard', () => {
     expect(chooseBuckets(110_000, 480_000)).toEqual({ fromUs: 100_000, bucketUs: 20_000, buckets: 20 });
   });
 });
+
+/**
+ * Dashboard links are pasted into pull requests and every poll of the data route runs about ten
+ * aggregate queries: each link token, and each client address over all links, has a quota.
+ */
+describe('dashboard rate limits', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    // 3 per token and minute; a client address gets 5 × that (15) over all links.
+    stack = await startStack({ worker: false, env: { RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: '3' } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const link = (runId: string) => `/dashboard/runs/${runId}?token=${signDashboardToken(stack.box, runId, new Date(Date.now() + HOUR))}`;
+  const open = (url: string, remoteAddress: string) => stack.app.inject({ method: 'GET', url, remoteAddress });
+
+  /** Repeats when a minute boundary passed meanwhile: the windows are fixed minutes. */
+  async function withinOneWindow(attempt: (n: number) => Promise<void>): Promise<void> {
+    const minute = () => Math.floor(Date.now() / 60_000);
+    for (let n = 0; ; n++) {
+      const start = minute();
+      await attempt(n);
+      if (minute() === start || n === 2) return;
+    }
+  }
+
+  it('limits each link token, whatever the address, with RateLimit headers and Retry-After', async () => {
+    await withinOneWindow(async (n) => {
+      const url = link(randomUUID());
+      const responses = [];
+      for (let i = 0; i < 4; i++) responses.push(await open(url, `127.0.1.${10 * n + i + 1}`));
+      expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 429]);
+      expect(responses[0]!.headers['ratelimit-limit']).toBe('3');
+      expect(responses[0]!.headers['ratelimit-remaining']).toBe('2');
+      const refused = responses[3]!;
+      expect(refused.json().error.code).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // The data route shares the token's quota.
+      const runId = new URL(url, 'http://x').pathname.split('/').at(-1)!;
+      const data = await stack.app.inject({ method: 'GET', url: url.replace(`/dashboard/runs/${runId}`, `/dashboard/api/runs/${runId}`), remoteAddress: `127.0.1.${10 * n + 9}` });
+      expect(data.statusCode).toBe(429);
+      // Another link is not affected.
+      expect((await open(link(randomUUID()), `127.0.1.${10 * n + 1}`)).statusCode).toBe(200);
+    });
+  });
+
+  it('limits each client address over all links, valid or not', async () => {
+    await withinOneWindow(async (n) => {
+      const address = `127.0.2.${n + 1}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 15; i++) statuses.push((await open(i % 2 === 0 ? link(randomUUID()) : `/dashboard/runs/${randomUUID()}?token=forged`, address)).statusCode);
+      expect(statuses.filter((s) => s === 429)).toEqual([]);
+      const over = await open(link(randomUUID()), address);
+      expect(over.statusCode).toBe(429);
+      expect(over.headers['ratelimit-limit']).toBe('15');
+      expect((await open(link(randomUUID()), `127.0.2.${n + 101}`)).statusCode).toBe(200);
+    });
+  });
+});

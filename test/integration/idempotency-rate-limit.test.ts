@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
-import type { Scope } from '../../src/auth/scopes';
+import { SCOPES, type Scope } from '../../src/auth/scopes';
 import { insertApiKey } from '../../src/db/api-keys';
 import { createSuite } from '../helpers/api';
+import { nowSeconds, signJwt } from '../helpers/jwt';
 import { startStack, type Stack } from '../helpers/stack';
 
 describe('Idempotency-Key', () => {
@@ -137,13 +139,36 @@ describe('Idempotency-Key', () => {
   });
 });
 
+/**
+ * Runs `attempt` again (with its attempt number, so it can use fresh identities) when a minute
+ * boundary passed while it ran: the windows are fixed minutes, and a rollover restarts the counts.
+ */
+async function withinOneWindow<T>(attempt: (n: number) => Promise<T>): Promise<T> {
+  const minute = () => Math.floor(Date.now() / 60_000);
+  for (let n = 0; ; n++) {
+    const start = minute();
+    const result = await attempt(n);
+    if (minute() === start || n === 2) return result;
+  }
+}
+
 describe('rate limits', () => {
+  const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const JWT_ENV = {
+    RVS_JWT_PUBLIC_KEY: signing.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    RVS_JWT_ISSUER: 'https://idp.rate-limit.test/',
+    RVS_JWT_AUDIENCE: 'rvs-rate-limit',
+  };
+  const LIMIT_ENV = {
+    RVS_RATE_LIMIT_PER_MINUTE: '8',
+    RVS_TRIGGER_LIMIT_PER_MINUTE: '2',
+    RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '3',
+    RVS_TENANT_RATE_LIMIT_PER_MINUTE: '12',
+    RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: '3',
+  };
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({
-      worker: false,
-      env: { RVS_RATE_LIMIT_PER_MINUTE: '8', RVS_TRIGGER_LIMIT_PER_MINUTE: '2', RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '3' },
-    });
+    stack = await startStack({ worker: false, env: { ...LIMIT_ENV, ...JWT_ENV } });
   });
   afterAll(async () => {
     await stack.close();
@@ -175,10 +200,7 @@ describe('rate limits', () => {
   });
 
   it('holds across API processes: two app instances share one quota through Postgres', async () => {
-    const second = await startStack({
-      worker: false,
-      env: { RVS_RATE_LIMIT_PER_MINUTE: '8', RVS_TRIGGER_LIMIT_PER_MINUTE: '2', RVS_AUTH_FAILURE_LIMIT_PER_MINUTE: '3' },
-    });
+    const second = await startStack({ worker: false, env: LIMIT_ENV });
     try {
       const { auth } = await stack.newTenant();
       const statuses: number[] = [];
@@ -202,6 +224,69 @@ describe('rate limits', () => {
       statuses.push((await stack.app.inject({ method: 'POST', url: `/v1/suites/${suiteId}/runs`, headers: auth })).statusCode);
     }
     expect(statuses).toEqual([201, 201, 429]);
+  });
+
+  it('holds quotas per tenant too: more API keys do not multiply them', async () => {
+    await withinOneWindow(async () => {
+      const tenant = await stack.newTenant();
+      const keys = [tenant.auth];
+      for (let i = 0; i < 2; i++) {
+        const key = generateApiKey();
+        await insertApiKey(stack.sql, { tenantId: tenant.tenantId, name: `k${i}`, prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes: [...SCOPES] });
+        keys.push({ authorization: `Bearer ${key.key}` });
+      }
+      // 3 keys × 6 requests: each key stays under its own 8, the tenant's 12 is what stops them.
+      const responses = [];
+      for (let i = 0; i < 6; i++) {
+        for (const auth of keys) responses.push(await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: auth }));
+      }
+      expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(12);
+      const refused = responses.filter((r) => r.statusCode === 429);
+      expect(refused).toHaveLength(6);
+      expect(refused[0]!.json().error.code).toBe('rate_limited');
+      expect(refused[0]!.json().error.message).toMatch(/tenant/);
+      expect(refused[0]!.headers['ratelimit-limit']).toBe('12');
+      expect(Number(refused[0]!.headers['retry-after'])).toBeGreaterThan(0);
+      // Another tenant has its own quota.
+      const other = await stack.newTenant();
+      expect((await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: other.auth })).statusCode).toBe(200);
+    });
+  });
+
+  it('holds run triggers per tenant too', async () => {
+    await withinOneWindow(async () => {
+      const tenant = await stack.newTenant();
+      const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: ['http://127.0.0.1:9/'] });
+      const key = generateApiKey();
+      await insertApiKey(stack.sql, { tenantId: tenant.tenantId, name: 'second', prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes: [...SCOPES] });
+      const statuses: number[] = [];
+      for (const auth of [tenant.auth, { authorization: `Bearer ${key.key}` }]) {
+        for (let i = 0; i < 2; i++) {
+          statuses.push((await stack.app.inject({ method: 'POST', url: `/v1/suites/${suiteId}/runs`, headers: auth })).statusCode);
+        }
+      }
+      // Each key may trigger 2, the tenant 3.
+      expect(statuses).toEqual([201, 201, 201, 429]);
+    });
+  });
+
+  it('keys JWT buckets by tenant and subject: the same sub in two tenants does not share a quota', async () => {
+    await withinOneWindow(async () => {
+      const a = await stack.newTenant();
+      const b = await stack.newTenant();
+      const token = (tenantId: string) => ({
+        authorization: `Bearer ${signJwt(
+          { iss: JWT_ENV.RVS_JWT_ISSUER, aud: JWT_ENV.RVS_JWT_AUDIENCE, sub: 'same-user', tenant_id: tenantId, exp: nowSeconds() + 300, scope: 'runs:read' },
+          { alg: 'RS256', key: signing.privateKey },
+        )}`,
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 9; i++) statuses.push((await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: token(a.tenantId) })).statusCode);
+      expect(statuses).toEqual([...Array(8).fill(200), 429]);
+      const otherTenant = await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: token(b.tenantId) });
+      expect(otherTenant.statusCode).toBe(200);
+      expect(otherTenant.headers['ratelimit-remaining']).toBe('7');
+    });
   });
 
   it('turns repeated failed authentication from one address into 429', async () => {

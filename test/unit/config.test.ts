@@ -28,7 +28,14 @@ describe('loadConfig: defaults', () => {
       bootstrapApiKey: undefined,
       allowPrivateTargets: false,
       logLevel: 'info',
-      rateLimits: { perMinute: 600, triggersPerMinute: 60, authFailuresPerMinute: 60 },
+      rateLimits: {
+        perMinute: 600,
+        triggersPerMinute: 60,
+        authFailuresPerMinute: 60,
+        tenantPerMinute: 3000,
+        tenantTriggersPerMinute: 300,
+        dashboardPerMinute: 120,
+      },
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -94,7 +101,14 @@ describe('loadConfig: valid values', () => {
       bootstrapApiKey: BOOTSTRAP_KEY,
       allowPrivateTargets: true,
       logLevel: 'debug',
-      rateLimits: { perMinute: 600, triggersPerMinute: 60, authFailuresPerMinute: 60 },
+      rateLimits: {
+        perMinute: 600,
+        triggersPerMinute: 60,
+        authFailuresPerMinute: 60,
+        tenantPerMinute: 3000,
+        tenantTriggersPerMinute: 300,
+        dashboardPerMinute: 120,
+      },
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -122,8 +136,25 @@ describe('loadConfig: valid values', () => {
   });
 });
 
+describe('loadConfig: rate limits', () => {
+  it.each([
+    { name: 'tenant quotas default to 5 × the identity quotas', env: { RVS_RATE_LIMIT_PER_MINUTE: '100', RVS_TRIGGER_LIMIT_PER_MINUTE: '7' }, tenant: [500, 35] },
+    { name: 'tenant quotas can be set', env: { RVS_TENANT_RATE_LIMIT_PER_MINUTE: '50', RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: '5' }, tenant: [50, 5] },
+  ])('$name', ({ env, tenant }) => {
+    const { rateLimits } = loadConfig(env);
+    expect([rateLimits.tenantPerMinute, rateLimits.tenantTriggersPerMinute]).toEqual(tenant);
+  });
+
+  it('reads the dashboard quota', () => {
+    expect(loadConfig({ RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: '30' }).rateLimits.dashboardPerMinute).toBe(30);
+  });
+});
+
 describe('loadConfig: invalid values', () => {
   it.each([
+    { name: 'RVS_TENANT_RATE_LIMIT_PER_MINUTE', value: '0' },
+    { name: 'RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE', value: '1.5' },
+    { name: 'RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE', value: 'many' },
     { name: 'PORT', value: 'abc' },
     { name: 'PORT', value: '3000.5' },
     { name: 'PORT', value: '65536' },

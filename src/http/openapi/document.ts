@@ -237,8 +237,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
           in: 'header',
           required: false,
           description:
-            'The first response (2xx or 4xx) to a key is kept for 24 hours: the same request again replays it ' +
-            '(Idempotency-Replayed: true); a different request with the key is 409 idempotency_conflict.',
+            'The first response (2xx or 4xx) to a key is kept for 24 hours, per credential (an API key, or a JWT\'s tenant and ' +
+            'subject): the same request again from the same credential replays it (Idempotency-Replayed: true, ' +
+            'Cache-Control: no-store); a different request with the key is 409 idempotency_conflict.',
           schema: { type: 'string', pattern: '^[!-~]{1,255}$' },
         },
       },

@@ -419,7 +419,9 @@ export const ROUTES: readonly RouteDoc[] = [
     path: '/v1/api-keys',
     operationId: 'createApiKey',
     summary: 'Issue an API key',
-    description: 'The key itself is in this response only. A caller can grant only scopes it holds.',
+    description:
+      'The key itself is in this response only (`Cache-Control: no-store`); it is never stored, so an Idempotency-Key ' +
+      'replay answers without `key` (revoke that key and issue another if the secret was lost). A caller can grant only scopes it holds.',
     tag: 'api-keys',
     scope: 'keys:admin',
     body: apiKeys.createApiKeyInput,

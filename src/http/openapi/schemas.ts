@@ -450,7 +450,13 @@ export const ApiKey = component('ApiKey', z.strictObject(apiKeyFields));
 
 export const ApiKeyCreated = component(
   'ApiKeyCreated',
-  z.strictObject({ ...apiKeyFields, key: z.string().describe('the whole key, rvs_<prefix>_<secret>; shown only in this response') }),
+  z.strictObject({
+    ...apiKeyFields,
+    key: z
+      .string()
+      .optional()
+      .describe('the whole key, rvs_<prefix>_<secret>; shown only in this response, never stored, so absent from an Idempotency-Key replay'),
+  }),
 );
 
 // ---- catalog ---------------------------------------------------------------------------------

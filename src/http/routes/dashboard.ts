@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '../../errors';
 import type { Deps } from '../../services/context';
+import { limitDashboardRequest } from '../rate-limit';
 import { dashboardAccessAllowed, getDashboardData } from '../../services/dashboard';
 
 /** The page's static files (src/dashboard/), read once at startup and served from memory. */
@@ -73,6 +74,12 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
   const secureHeaders = async (_request: FastifyRequest, reply: FastifyReply) => {
     void reply.headers(PAGE_HEADERS);
   };
+  // Links are public (pasted into pull requests) and each data poll runs ~10 aggregate queries.
+  const rateLimit = async (request: FastifyRequest<{ Params: { runId: string } }>, reply: FastifyReply) => {
+    const token = tokenOf(request);
+    const verified = typeof token === 'string' && dashboardAccessAllowed(deps, request.params.runId, token) ? token : null;
+    await limitDashboardRequest(deps, request, reply, deps.config.rateLimits, verified);
+  };
   const hidden = { hide: true } as Record<string, unknown>;
 
   for (const asset of [script, style, icon]) {
@@ -87,7 +94,7 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
 
   app.get<{ Params: { runId: string } }>(
     '/dashboard/runs/:runId',
-    { config: { scope: 'public' }, schema: hidden, onRequest: secureHeaders },
+    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
     async (request, reply) => {
       const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
       // The page itself carries no run data: its script fetches it with the same token.
@@ -100,7 +107,7 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
 
   app.get<{ Params: { runId: string } }>(
     '/dashboard/api/runs/:runId',
-    { config: { scope: 'public' }, schema: hidden, onRequest: secureHeaders },
+    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
     async (request) => {
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
