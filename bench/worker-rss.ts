@@ -1,7 +1,7 @@
 /**
  * npm run bench:worker-rss — a 1,000,000-call run through the real path: Temporal dev server,
  * fresh database, the worker as a child process started as `npm run worker` starts it
- * (`node --max-old-space-size=160 --import tsx src/worker.ts`), a fast JSON-RPC server in
+ * (`NODE_OPTIONS="--max-old-space-size=160 $NODE_OPTIONS" node --import tsx src/worker.ts`), a fast JSON-RPC server in
  * another child process, and the API (buildApp + inject) in this process to create the suite and
  * trigger the run. Samples the worker's RSS every 500 ms and reports peak RSS, duration and calls/s.
  * Everything is on 127.0.0.1; the benchmark aborts itself after 10 minutes.
@@ -22,6 +22,7 @@ import { insertApiKey } from '../src/db/api-keys';
 import { createSql } from '../src/db/client';
 import { ensureTenant } from '../src/db/tenants';
 import { createLogger } from '../src/logger';
+import { workerNodeOptions } from '../src/runtime/worker-heap';
 import { resolveTemporalCli } from '../src/temporal/cli';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/helpers/free-port';
@@ -34,8 +35,8 @@ const ABORT_AFTER_MS = 10 * 60_000;
 const RSS_EVERY_MS = 500;
 const TARGET_PEAK_RSS_MB = 300;
 const ROOT = path.resolve(__dirname, '..');
-/** Node's arguments in package.json's "worker" script: `node --max-old-space-size=160 --import tsx src/worker.ts`. */
-const WORKER_NODE_ARGS = ['--max-old-space-size=160', '--import', 'tsx'];
+/** Node's arguments in package.json's "worker" script; the heap cap goes in NODE_OPTIONS (workerNodeOptions). */
+const WORKER_NODE_ARGS = ['--import', 'tsx'];
 
 // ---- /proc helpers (Linux) ----
 
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
         HOME: process.env.HOME ?? os.homedir(),
         ...env,
         // For experiments, e.g. BENCH_WORKER_NODE_OPTIONS=--max-old-space-size=128 (see docs/performance.md).
-        ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
+        NODE_OPTIONS: workerNodeOptions(process.env.BENCH_WORKER_NODE_OPTIONS),
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
