@@ -2,8 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger';
 import { registerAuth } from './http/auth';
-import { registerErrorHandling } from './http/error-handler';
+import { handleClientError, handleFrameworkError, registerErrorHandling } from './http/error-handler';
 import { registerIdempotency } from './http/idempotency';
+import { registerInputGuard } from './http/input-guard';
 import { registerRateLimits } from './http/rate-limit';
 import { registerApiKeyRoutes } from './http/routes/api-keys';
 import { registerDashboardRoutes } from './http/routes/dashboard';
@@ -27,6 +28,9 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
+    // Router and HTTP-parser errors happen before any hook runs; these answer them in the envelope.
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   }) as unknown as FastifyInstance;
   // Bodies are JSON only: any other content type is a 415, not a string handed to validation.
   app.removeContentTypeParser(['text/plain']);
@@ -36,6 +40,7 @@ export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
   registerErrorHandling(app);
   registerAuth(app, deps, deps.config.rateLimits);
   registerRateLimits(app, deps, deps.config.rateLimits);
+  registerInputGuard(app);
   registerIdempotency(app, deps);
   registerResourceRoutes(app);
   registerCatalogRoutes(app);

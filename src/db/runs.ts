@@ -208,13 +208,18 @@ export async function listRuns(
   sql: Queryable,
   tenantId: string,
   filter: { suiteId: string | null; status: RunStatus | null; limit: number; offset: number },
-): Promise<{ rows: RunRow[]; total: number }> {
+): Promise<{ rows: RunListRow[]; total: number }> {
   const where = sql`
     where tenant_id = ${tenantId}
     ${filter.suiteId ? sql`and test_suite_id = ${filter.suiteId}` : sql``}
     ${filter.status ? sql`and status = ${filter.status}` : sql``}`;
-  const rows = await sql<RunRow[]>`
-    select * from runs ${where} order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
+  // Columns named one by one so the large ones never leave the database; a column added to
+  // RunRow that lists should show must be added here too.
+  const rows = await sql<RunListRow[]>`
+    select id, tenant_id, test_suite_id, triggered_by, status, requested_at, claimed_at, started_at, finished_at,
+           failure_reason, baseline_run_id, acknowledged_count, metadata, stats, seed, pinned_block, workflow_id, created_at,
+           jsonb_build_object('suite', (config_snapshot -> 'suite') - 'config', 'chain', config_snapshot -> 'chain') as config_snapshot
+    from runs ${where} order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs ${where}`;
   return { rows, total: count!.n };
 }
@@ -242,6 +247,14 @@ export async function recordHead(
 /**
  * Head lag of the candidates behind (negative) or ahead of (positive) the reference, in blocks:
  * for every candidate observation, its head minus the reference head observed nearest in time;
+/**
+ * A run as a list shows it: no config snapshot (up to 64 KiB each, and a page holds 200) and no
+ * verdict; the run's own resource and its verdict route read those.
+ */
+export type RunListRow = Omit<RunRow, 'config_snapshot' | 'verdict'> & {
+  config_snapshot: { suite: Omit<RunConfigSnapshot['suite'], 'config'>; chain: RunConfigSnapshot['chain'] };
+};
+
  * the median of those differences, rounded to an integer. Null when there is no pair (no
  * candidate observation, or no reference observation).
  */

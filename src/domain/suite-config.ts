@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-bounds';
 
 /** Limits that protect the service (and the probed endpoints) from oversized workloads. */
 export const WORKLOAD_LIMITS = {
@@ -13,6 +14,19 @@ export const WORKLOAD_LIMITS = {
   maxRatePerSecond: 10_000,
   maxBlockLag: 10_000,
 } as const;
+
+/**
+ * A suite config as stored (defaults applied, a preset resolved) is at most this big as JSON: every
+ * run copies it into its snapshot, so an unbounded config multiplies into every run read (DESIGN §5).
+ */
+export const MAX_SUITE_CONFIG_BYTES = 64 * 1024;
+
+/**
+ * Free-form JSON (workload params, run metadata) nests at most MAX_JSON_DEPTH levels: the probe
+ * serialises and canonicalises params, and both walk them.
+ */
+export const boundedJsonDepth = <S extends z.ZodType>(schema: S) =>
+  schema.refine((value) => jsonDepth(value, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must nest at most ${MAX_JSON_DEPTH} levels`);
 
 const uuid = z.uuid();
 
@@ -40,7 +54,7 @@ export const thresholdOverridesSchema = z.strictObject(thresholdFields).partial(
 
 const methodSchema = z.strictObject({
   method: z.string().min(1).max(100).regex(/^[A-Za-z0-9_]+$/, 'must be a JSON-RPC method name'),
-  params: z.array(z.unknown()).max(20).default([]),
+  params: boundedJsonDepth(z.array(z.unknown()).max(20)).default([]),
   weight: z.number().positive().max(1_000).default(1),
 });
 
@@ -108,6 +122,9 @@ export const suiteConfigSchema = z
     }
     if (config.baseline.mode === 'run' && !config.baseline.run_id) {
       ctx.addIssue({ code: 'custom', path: ['baseline', 'run_id'], message: 'required when mode is "run"' });
+    }
+    if (Buffer.byteLength(JSON.stringify(config)) > MAX_SUITE_CONFIG_BYTES) {
+      ctx.addIssue({ code: 'custom', path: [], message: `must be at most ${MAX_SUITE_CONFIG_BYTES / 1024} KiB as JSON (workload params included)` });
     }
   });
 

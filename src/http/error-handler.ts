@@ -1,4 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/client';
 import { AppError, errorEnvelope, type ErrorCode } from '../errors';
 
@@ -9,6 +12,8 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'request body is not valid JSON'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'request body is empty but the content type is application/json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
+  FST_ERR_BAD_URL: ['validation_error', 'the URL is malformed (invalid percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', 'a path parameter is longer than 100 characters'],
 };
 
 function toAppError(error: FastifyError | AppError): AppError {
@@ -24,18 +29,73 @@ function toAppError(error: FastifyError | AppError): AppError {
   return new AppError('internal_error', 'internal server error');
 }
 
+function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  void reply
+    .code(appError.status)
+    .header('x-request-id', request.id)
+    .headers(appError.headers)
+    .send(errorEnvelope(appError, request.id));
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply
-      .code(appError.status)
-      .headers(appError.headers)
-      .send(errorEnvelope(appError, request.id));
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
       .send(errorEnvelope(new AppError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`), request.id));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors the router raises before a route (and so before any
+ * hook) runs — a malformed percent-encoding in the path (FST_ERR_BAD_URL), a path parameter over
+ * maxParamLength (FST_ERR_MAX_PARAM_LENGTH, 414). Without it Fastify answers its own body shape
+ * and no X-Request-Id.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  sendError(error, request, reply);
+}
+
+// Node's HTTP parser errors, before any request exists: the only ones that deserve their own status.
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: ['request_header_fields_too_large', 'the request headers are larger than the server accepts (16 KiB)'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'the request was not received in time'],
+};
+/** How long a socket answered with a parser error may linger while the client reads the answer. */
+const CLIENT_ERROR_LINGER_MS = 5_000;
+
+/**
+ * Fastify's `clientErrorHandler` option, Node's `clientError` event: the HTTP parser refused the
+ * bytes (oversized headers, a malformed request line or header), so there is no request, no route
+ * and no hook. Answers a minimal, well-formed HTTP/1.1 response carrying the error envelope and a
+ * fresh request id (also logged, to correlate), then closes the connection.
+ */
+export function handleClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody to answer (Node's own handler returns here too).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = randomUUID();
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['validation_error', 'the request is not valid HTTP/1.1'];
+  const appError = new AppError(code, message);
+  this.log.info({ reqId: requestId, code: error.code, status: appError.status }, 'client error');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorEnvelope(appError, requestId));
+  socket.end(
+    [
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${requestId}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  // Read and drop what the client still sends, so closing is a FIN it can read the answer before, not a reset.
+  socket.resume();
+  socket.setTimeout(CLIENT_ERROR_LINGER_MS, () => socket.destroy());
 }

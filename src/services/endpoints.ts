@@ -10,11 +10,11 @@ import {
   type EndpointRow,
 } from '../db/endpoints';
 import { onForeignKeyViolation } from '../db/pg-errors';
+import { HEADER_NAME, isClientSetHeader, isValidHeaderValue } from '../domain/http-fields';
 import { redactUrl } from '../domain/redact-url';
 import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from '../http/validate';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
-import { CLIENT_SET_HEADERS } from '../probe/json-rpc-client';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 
@@ -26,16 +26,25 @@ const endpointFields = {
     .max(2048)
     // Refinements run even when the URL check above failed: only look at the host of a real URL.
     .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never probed'),
+  // The probe client sends these headers under the same rule (domain/http-fields.ts): a header
+  // accepted here can never be refused at run time, failing every run. Values are secrets, so
+  // the messages name the header and never repeat the value.
   headers: z
     .record(
       z
         .string()
         .min(1)
         .max(100)
-        .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name')
+        .regex(HEADER_NAME, 'must be an HTTP header name')
         // Set by the probe client: a caller's value would break or smuggle the JSON-RPC request.
-        .refine((name) => !CLIENT_SET_HEADERS.has(name.toLowerCase()), 'this header is set by the service'),
-      z.string().max(4096).regex(/^[^\r\n]*$/, 'must not contain line breaks'),
+        .refine((name) => !isClientSetHeader(name), 'this header is set by the service'),
+      z
+        .string()
+        .max(4096)
+        .refine(
+          isValidHeaderValue,
+          'must be an HTTP header value: visible characters, with spaces or tabs only between them (no control characters)',
+        ),
     )
     .refine((headers) => Object.keys(headers).length <= 20, 'at most 20 headers'),
   timeout_ms: z.number().int().min(100).max(60_000),

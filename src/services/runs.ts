@@ -15,13 +15,14 @@ import {
   listRuns as listRunRows,
   TERMINAL_RUN_STATUSES,
   type RetryRow,
+  type RunListRow,
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
 import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { emptyStats } from '../domain/stats';
-import { thresholdOverridesSchema } from '../domain/suite-config';
+import { boundedJsonDepth, thresholdOverridesSchema } from '../domain/suite-config';
 import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
@@ -29,16 +30,19 @@ import { page, paginationQuery, type Page } from '../http/validate';
 import { assertSameTenant, type Ctx } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
 
+/** DESIGN §6: a CI attaches build facts, not payloads; every run read (lists too) carries it. */
+export const MAX_RUN_METADATA_BYTES = 16 * 1024;
+
 export const triggerRunInput = z.strictObject({
   baseline_run_id: z.uuid().nullable().default(null),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 16 * 1024, 'must be at most 16 KiB as JSON')
+  metadata: boundedJsonDepth(z.record(z.string(), z.unknown()))
+    .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_RUN_METADATA_BYTES, 'must be at most 16 KiB as JSON')
     .default({}),
   thresholds: thresholdOverridesSchema.default({}),
 });
 
-function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], callsDone: number) {
+/** A run as lists show it: everything but the suite config it ran with (see presentRun). */
+function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retries: RetryRow[], callsDone: number) {
   const snapshot = run.config_snapshot;
   return {
     id: run.id,
@@ -54,7 +58,6 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
     baseline_run_id: run.baseline_run_id,
     acknowledged_count: run.acknowledged_count,
     metadata: run.metadata,
-    config_snapshot: snapshot.suite.config,
     stats: run.stats ?? emptyStats(),
     progress: {
       // Null for a duration-bound closed-loop campaign: its call count is not known in advance.
@@ -77,13 +80,14 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
       target_id: r.target_id,
       endpoint_id: r.endpoint_id,
       activity: r.activity,
+      chunk: r.chunk_seq,
       attempt: r.attempt,
       error_type: r.error_type,
       message: r.message,
       failed_at: r.failed_at,
       next_attempt_at: r.next_attempt_at,
     })),
-    suite: { id: snapshot.suite.id, name: snapshot.suite.name, config: snapshot.suite.config },
+    suite: { id: snapshot.suite.id, name: snapshot.suite.name },
     chain: {
       id: snapshot.chain.id,
       name: snapshot.chain.name,
@@ -91,6 +95,15 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
       explorer_url: snapshot.chain.explorer_url,
     },
   };
+}
+
+export type RunSummaryResponse = ReturnType<typeof presentRunSummary>;
+
+/** The run resource: the summary plus the suite config the run executes (thresholds overridden). */
+function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], callsDone: number) {
+  const summary = presentRunSummary(run, targets, retries, callsDone);
+  const { config } = run.config_snapshot.suite;
+  return { ...summary, config_snapshot: config, suite: { ...summary.suite, config } };
 }
 
 export type RunResponse = ReturnType<typeof presentRun>;
@@ -115,7 +128,7 @@ async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
   return run;
 }
 
-const isTerminal = (run: RunRow) => TERMINAL_RUN_STATUSES.includes(run.status);
+const isTerminal = (run: Pick<RunRow, 'status'>) => TERMINAL_RUN_STATUSES.includes(run.status);
 
 /**
  * A finished run's sample count is the sum of its targets' stats; rows are counted only while
@@ -143,8 +156,12 @@ export const listRunsQuery = paginationQuery.extend({
   status: z.enum(['queued', 'claimed', 'running', 'success', 'failed', 'cancelled']).optional(),
 });
 
-/** Newest first. Targets and retries of the whole page are read in two queries, not two per run. */
-export async function listRuns({ ctx, input }: { ctx: Ctx; input: z.infer<typeof listRunsQuery> }): Promise<Page<RunResponse>> {
+/**
+ * Newest first. Targets and retries of the whole page are read in two queries, not two per run.
+ * Items leave out the suite config (config_snapshot and suite.config): a page of 200 runs would
+ * otherwise carry up to 200 copies of a 64 KiB config.
+ */
+export async function listRuns({ ctx, input }: { ctx: Ctx; input: z.infer<typeof listRunsQuery> }): Promise<Page<RunSummaryResponse>> {
   const { sql } = ctx.deps;
   const { rows, total } = await listRunRows(sql, ctx.principal.tenantId, {
     suiteId: input.suite_id ?? null,
@@ -164,7 +181,7 @@ export async function listRuns({ ctx, input }: { ctx: Ctx; input: z.infer<typeof
   const data = rows.map((run) => {
     const runTargets = targets.filter((t) => t.run_id === run.id);
     const callsDone = isTerminal(run) ? finishedCallsDone(runTargets) : (done.get(run.id) ?? 0);
-    return presentRun(run, runTargets, retries.filter((r) => r.run_id === run.id), callsDone);
+    return presentRunSummary(run, runTargets, retries.filter((r) => r.run_id === run.id), callsDone);
   });
   return page(data, total, input.limit, input.offset);
 }

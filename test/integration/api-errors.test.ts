@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key';
 import { get, post } from '../helpers/api';
@@ -177,5 +178,96 @@ describe('API errors, authentication and validation', () => {
       expect(bad.status, query).toBe(400);
       expect(bad.body.error.code).toBe('validation_error');
     }
+  });
+
+  describe('framework and parser errors come in the envelope with the request id', () => {
+    const cases: [string, { method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: string }, number, string][] = [
+      ['malformed percent-encoding in the path', { method: 'GET', url: '/v1/chains/%E0%A4%A' }, 400, 'validation_error'],
+      ['a path parameter over 100 characters', { method: 'GET', url: `/v1/runs/${'a'.repeat(101)}` }, 414, 'uri_too_long'],
+      ['an over-long parameter of a public route', { method: 'GET', url: `/dashboard/api/runs/${'a'.repeat(101)}` }, 414, 'uri_too_long'],
+      ['a body that is not JSON', { method: 'POST', url: '/v1/chains', headers: { 'content-type': 'application/xml' }, payload: '<a/>' }, 415, 'unsupported_media_type'],
+      ['a body without a content type', { method: 'POST', url: '/v1/chains', headers: { 'content-type': '' }, payload: '{}' }, 415, 'unsupported_media_type'],
+      ['an empty JSON body', { method: 'POST', url: '/v1/chains', headers: { 'content-type': 'application/json' }, payload: '' }, 400, 'invalid_json'],
+      ['malformed JSON', { method: 'POST', url: '/v1/chains', headers: { 'content-type': 'application/json' }, payload: '{"a":' }, 400, 'invalid_json'],
+      ['a __proto__ key', { method: 'POST', url: '/v1/chains', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' }, 400, 'invalid_json'],
+      [
+        'a body over 1 MiB',
+        { method: 'POST', url: '/v1/chains', headers: { 'content-type': 'application/json' }, payload: `{"name":"${'x'.repeat(1024 * 1024)}"}` },
+        413,
+        'payload_too_large',
+      ],
+      ['an unknown route', { method: 'GET', url: '/v1/no-such-thing' }, 404, 'not_found'],
+      ['an unknown method on a known path', { method: 'POST', url: '/v1/users/me' }, 404, 'not_found'],
+    ];
+
+    it.each(cases)('%s', async (_name, request, status, code) => {
+      const { auth } = await stack.newTenant();
+      const response = await stack.app.inject({ ...request, headers: { ...auth, ...request.headers } });
+      expect(response.statusCode).toBe(status);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      const requestId = response.headers['x-request-id'];
+      expect(requestId).toEqual(expect.any(String));
+      expect(response.json()).toEqual({ error: { code, message: expect.any(String), details: [], request_id: requestId } });
+    });
+
+    it('echoes a well-formed X-Request-Id on router errors too', async () => {
+      for (const url of ['/v1/chains/%E0%A4%A', `/v1/runs/${'a'.repeat(101)}`]) {
+        const response = await stack.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'ci-router-1' } });
+        expect(response.headers['x-request-id'], url).toBe('ci-router-1');
+        expect(response.json().error.request_id, url).toBe('ci-router-1');
+      }
+    });
+
+    describe('over a real socket (Node\u2019s HTTP parser answers before Fastify sees a request)', () => {
+      let port: number;
+      beforeAll(async () => {
+        await stack.app.listen({ port: 0, host: '127.0.0.1' });
+        port = (stack.app.server.address() as { port: number }).port;
+      });
+
+      /** Sends raw bytes, returns everything the server wrote until it closed the connection. */
+      function exchange(bytes: string): Promise<string> {
+        return new Promise((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1');
+          let received = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (chunk: string) => (received += chunk));
+          socket.on('end', () => resolve(received));
+          socket.on('error', reject);
+          socket.setTimeout(10_000, () => reject(new Error(`no close; received ${JSON.stringify(received)}`)));
+          socket.on('connect', () => socket.write(bytes));
+        });
+      }
+
+      function parse(raw: string) {
+        const [head, body] = [raw.slice(0, raw.indexOf('\r\n\r\n')), raw.slice(raw.indexOf('\r\n\r\n') + 4)];
+        const [statusLine, ...headerLines] = head.split('\r\n');
+        const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(body) };
+      }
+
+      it('answers headers over 16 KiB with 431 in the envelope, with X-Request-Id, and closes', async () => {
+        const bigHeaders = Array.from({ length: 20 }, (_, i) => `X-Filler-${i}: ${'f'.repeat(1_000)}\r\n`).join('');
+        const raw = await exchange(`GET /v1/users/me HTTP/1.1\r\nHost: 127.0.0.1\r\n${bigHeaders}\r\n`);
+        const response = parse(raw);
+        expect(response.status).toBe(431);
+        expect(response.headers['content-type']).toMatch(/^application\/json/);
+        expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(response.body)));
+        expect(response.headers.connection).toBe('close');
+        expect(response.body).toEqual({
+          error: { code: 'request_header_fields_too_large', message: expect.any(String), details: [], request_id: response.headers['x-request-id'] },
+        });
+        expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      });
+
+      it('answers bytes that are not HTTP with 400 in the envelope, and the server keeps serving', async () => {
+        const response = parse(await exchange('NOT HTTP AT ALL\r\n\r\n'));
+        expect(response.status).toBe(400);
+        expect(response.body.error).toEqual({ code: 'validation_error', message: expect.any(String), details: [], request_id: response.headers['x-request-id'] });
+        const after = parse(await exchange('GET /v1/users/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+        expect(after.status).toBe(401);
+        expect(after.body.error.request_id).toBe(after.headers['x-request-id']);
+      });
+    });
   });
 });

@@ -29,6 +29,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -188,7 +189,10 @@ Runs execute as durable Temporal workflows; a verdict gives pass/fail with a CI 
 - **Authentication**: \`Authorization: Bearer <token>\`, an API key (\`rvs_<prefix>_<secret>\`) or a JWT of
   the identity provider. Each operation names the scope it needs in \`x-required-scope\` (\`null\`: any
   valid credential; \`"public"\`: no credential). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}.
-- **Errors**: every non-2xx body is \`{"error": {"code", "message", "details": [{"field", "message"}], "request_id"}}\`.
+- **Errors**: every non-2xx body is \`{"error": {"code", "message", "details": [{"field", "message"}], "request_id"}}\`,
+  with the same request id in \`X-Request-Id\` — parser errors before any route too: request headers over
+  16 KiB are 431 \`request_header_fields_too_large\`, a request not received in time is 408 \`request_timeout\`,
+  bytes that are not HTTP/1.1 are 400 \`validation_error\` (the connection is then closed).
 - **Lists**: \`limit\` (1–200, default 50) and \`offset\` (default 0); newest first; \`{data, pagination}\`.
 - **Headers**: \`X-Request-Id\` on every response; \`RateLimit-Limit\`, \`RateLimit-Remaining\`,
   \`RateLimit-Reset\` on authenticated ones, \`Retry-After\` on a 429; \`Idempotency-Key\` on any

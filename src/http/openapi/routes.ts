@@ -25,7 +25,7 @@ import * as S from './schemas';
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 429 | 500 | 503;
 export type SuccessStatus = 200 | 201 | 202 | 204;
 export type Auth = 'bearer' | 'none' | 'dashboard-token';
 
@@ -97,9 +97,13 @@ function op(draft: Draft): RouteDoc {
   const errors: Partial<Record<ErrorStatus, string[]>> = {};
   const add = (status: ErrorStatus, why: string) => (errors[status] ??= []).push(why);
   const auth: Auth = draft.scope !== 'public' ? 'bearer' : draft.path.startsWith('/dashboard/') ? 'dashboard-token' : 'none';
+  // The router checks path parameters before any authentication, on every kind of route.
+  if (draft.params) add(414, '`uri_too_long`: a path parameter longer than 100 characters');
   if (auth === 'bearer') {
     if (draft.params) add(400, 'a malformed path parameter (the field is its name)');
     if (draft.query) add(400, 'a bad query parameter');
+    add(400, 'a NUL (\\u0000) anywhere in a parameter or the body, or a body nested deeper than 64 levels: `validation_error`');
+    add(400, 'a malformed percent-encoding in the path: `validation_error`');
     if (draft.method === 'POST' || draft.method === 'PATCH') {
       add(400, 'a bad body field (every one listed, by path; unknown fields too): `validation_error`');
       add(400, 'a body that is not valid JSON: `invalid_json`');

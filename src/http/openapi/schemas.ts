@@ -271,6 +271,14 @@ export const Run = component(
 );
 
 // ---- verdict -------------------------------------------------------------------------------------
+/** A run as GET /v1/runs lists it: the run without the suite config it ran with. */
+export const RunSummary = component(
+  'RunSummary',
+  Run.omit({ config_snapshot: true })
+    .extend({ suite: z.strictObject({ id: uuid, name: z.string() }) })
+    .describe('A run without config_snapshot and suite.config (GET /v1/runs/{runId} has them): a page stays small whatever the configs.'),
+);
+
 
 const checkOf = <N extends string, D extends z.ZodType>(name: N, details: D, appears: string) =>
   z.strictObject({ name: z.literal(name), status: checkStatus, message: z.string(), details }).describe(appears);
@@ -531,7 +539,7 @@ export const DashboardData = component(
 export const ChainPage = pageOf('ChainPage', Chain);
 export const EndpointPage = pageOf('EndpointPage', Endpoint);
 export const SuitePage = pageOf('SuitePage', Suite);
-export const RunPage = pageOf('RunPage', Run);
+export const RunPage = pageOf('RunPage', RunSummary);
 export const SamplePage = pageOf('SamplePage', Sample);
 export const ApiKeyPage = pageOf('ApiKeyPage', ApiKey);
 export const ChainPresetPage = pageOf('ChainPresetPage', ChainPreset);

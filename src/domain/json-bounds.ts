@@ -1,0 +1,116 @@
+/*
+ * Bounds on JSON a tenant sends us, checked before anything walks it recursively. Zod, JSON.stringify,
+ * canonicalisation and the probe's request building all recurse over nested values, so a body of
+ * 100,000 nested arrays (200 KB, well under the body limit) would overflow the stack in any of them;
+ * Postgres refuses a NUL in text and jsonb, which would surface as a 500. Both walks here use an
+ * explicit stack: they must not themselves be the recursion they guard against.
+ */
+
+/** Nesting allowed in a free-form field (run metadata, workload params); generous for any real JSON-RPC params. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Nesting allowed in a whole request body or query: a free-form field at MAX_JSON_DEPTH sits a few
+ * levels down (config.workload.methods[i].params), so this only stops bodies no field could accept.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+export type JsonPath = (string | number)[];
+
+const isContainer = (value: unknown): value is object => value !== null && typeof value === 'object';
+
+function childrenOf(value: object): [string | number, unknown][] {
+  return Array.isArray(value) ? value.map((child, index) => [index, child] as [number, unknown]) : Object.entries(value);
+}
+
+/**
+ * Nesting depth: a scalar is 0, `[]` and `{}` are 1, `[[1]]` is 2. Stops as soon as the depth is
+ * known to be above `stopAbove` and returns `stopAbove + 1`, so a hostile value costs no more than
+ * its first `stopAbove` levels (and a cyclic object, which JSON cannot produce, still terminates).
+ */
+export function jsonDepth(value: unknown, stopAbove = Number.MAX_SAFE_INTEGER): number {
+  if (!isContainer(value)) return 0;
+  let deepest = 0;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > stopAbove) return stopAbove + 1;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (isContainer(child)) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
+export type JsonProblem = { kind: 'nul'; path: JsonPath } | { kind: 'too_deep'; path: JsonPath };
+
+/**
+ * The first problem in document order: a NUL in a string or in an object key (the path then ends
+ * at that key; array indices are numbers, so a string segment is always a key), or a container
+ * nested deeper than `maxDepth` (the path leads to it). Null when there is none.
+ */
+export function findJsonProblem(value: unknown, maxDepth: number): JsonProblem | null {
+  // Each entry links to its parent instead of copying the path, so a walk stays linear in the
+  // size of the value; the path is built only for the problem reported.
+  const stack: Visit[] = [{ node: value, key: undefined, depth: 0, parent: null }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const { node, key } = visit;
+    if (typeof key === 'string' && key.includes('\u0000')) return { kind: 'nul', path: pathOf(visit) };
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) return { kind: 'nul', path: pathOf(visit) };
+      continue;
+    }
+    if (!isContainer(node)) continue;
+    if (visit.depth >= maxDepth) return { kind: 'too_deep', path: pathOf(visit) };
+    const children = childrenOf(node);
+    // Pushed in reverse so the first child is visited first: the problem named is the first one a reader meets.
+    for (let i = children.length - 1; i >= 0; i--) {
+      const [childKey, child] = children[i]!;
+      stack.push({ node: child, key: childKey, depth: visit.depth + 1, parent: visit });
+    }
+  }
+  return null;
+}
+
+interface Visit {
+  node: unknown;
+  /** Undefined for the root; a number for an array element, a string for an object member. */
+  key: string | number | undefined;
+  /** Containers above this node: its path length. */
+  depth: number;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit): JsonPath {
+  const path: JsonPath = [];
+  for (let at: Visit | null = visit; at && at.key !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+const SEGMENT_SHOWN = 64;
+const SEGMENTS_SHOWN = 12;
+
+function escapeControls(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    out += code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return out;
+}
+
+/**
+ * A path as a field name for an error detail: dotted, control characters escaped (a key may hold
+ * the very NUL being reported), long keys and long paths cut, since the name is echoed to the caller
+ * and written to logs.
+ */
+export function formatJsonPath(path: JsonPath, prefix?: string): string {
+  const segments = path.slice(0, SEGMENTS_SHOWN).map((segment) => {
+    const text = String(segment);
+    return text.length > SEGMENT_SHOWN ? `${escapeControls(text.slice(0, SEGMENT_SHOWN))}…` : escapeControls(text);
+  });
+  if (path.length > SEGMENTS_SHOWN) segments.push('…');
+  return [prefix, ...segments].filter((s) => s !== undefined && s !== '').join('.');
+}
