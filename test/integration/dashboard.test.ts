@@ -261,6 +261,11 @@ describe('dashboard rate limits', () => {
       expect(data.statusCode).toBe(429);
       // Another link is not affected.
       expect((await open(link(randomUUID()), `127.0.1.${10 * n + 1}`)).statusCode).toBe(200);
+      // The quota table names a hash of the token, never the token (it is the link's credential).
+      const token = new URL(url, 'http://x').searchParams.get('token')!;
+      const buckets = await stack.sql<{ bucket: string }[]>`select bucket from rate_limit_windows where bucket like 'dashboard-token:%'`;
+      expect(buckets.length).toBeGreaterThan(0);
+      for (const { bucket } of buckets) expect(bucket).not.toContain(token.split('.')[1]!.slice(0, 16));
     });
   });
 
