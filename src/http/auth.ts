@@ -32,7 +32,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, limits: RateLimit
       throw error;
     }
     if (scope && !principal.scopes.includes(scope)) throw forbidden(`this operation needs the scope ${scope}`);
-    request.ctx = { principal, deps };
+    request.ctx = { principal, deps, log: request.log };
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { BaseLogger } from 'pino';
 import type { JwtVerifier } from '../auth/jwt';
 import type { Scope } from '../auth/scopes';
 import type { Config } from '../config';
@@ -38,6 +39,8 @@ export function principalKey(principal: Pick<Principal, 'kind' | 'id' | 'tenantI
 export interface Ctx {
   principal: Principal;
   deps: Deps;
+  /** The request's logger (its lines carry the request id), when the verb runs for a request. */
+  log?: Pick<BaseLogger, 'error' | 'warn' | 'info'>;
 }
 
 /** Another tenant's resource is a 403, as the spec says; callers 404 on a missing row first. */

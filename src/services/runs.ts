@@ -281,6 +281,9 @@ export async function triggerRun({
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+      // The caller only learns "unavailable"; the operator needs Temporal's reason (no such
+      // namespace, nothing listening, TLS, permission…). Workflow args hold ids only, no secrets.
+      ctx.log?.error({ runId, workflowId, cause: describeCause(error) }, 'workflow start failed');
       // Without a workflow nothing would ever move the run on: end it now, visibly.
       const run = (await findRun(sql, runId))!;
       const failureReason = 'the run could not be scheduled (workflow service unavailable)';
@@ -295,6 +298,31 @@ export async function triggerRun({
     }
   }
   return getRun({ ctx, input: { runId } });
+}
+
+interface CauseSummary {
+  name: string;
+  message: string;
+  code?: string | number;
+  cause?: CauseSummary;
+}
+
+/**
+ * Name, message and code of an error and of the errors it wraps (the Temporal client wraps the
+ * gRPC error that says what went wrong), at most four levels: what an operator needs and no stack.
+ */
+function describeCause(error: unknown): CauseSummary {
+  const chain: CauseSummary[] = [];
+  for (let at: unknown = error; at !== undefined && at !== null && chain.length < 4; at = (at as { cause?: unknown }).cause) {
+    if (!(at instanceof Error)) {
+      chain.push({ name: typeof at, message: String(at) });
+      break;
+    }
+    const { code } = at as { code?: unknown };
+    chain.push({ name: at.name, message: at.message, ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}) });
+  }
+  for (let i = chain.length - 2; i >= 0; i--) chain[i]!.cause = chain[i + 1];
+  return chain[0]!;
 }
 
 export type VerdictResponse = ComputedVerdict & { dashboard_url: string };
