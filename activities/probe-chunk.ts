@@ -49,6 +49,7 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
     rpc_error_code: r.rpcErrorCode,
     response_hash: r.responseHash,
     matches_reference: null,
+    reason: r.reason,
   };
 }
 

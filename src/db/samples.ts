@@ -21,6 +21,8 @@ export interface SampleRow {
   response_hash: string | null;
   matches_reference: boolean | null;
 }
+  /** invalid_response only: a fixed text from the probe (INVALID_REASONS), never answer bytes. */
+  reason?: string | null;
 
 export const SAMPLE_COLUMNS = [
   'run_id',
@@ -37,6 +39,7 @@ export const SAMPLE_COLUMNS = [
   'response_hash',
   'matches_reference',
 ] as const;
+  'reason',
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
 function copyField(value: unknown): string {
@@ -73,7 +76,7 @@ export async function writeSampleChunk(
         `${copyField(s.run_id)}\t${copyField(s.target_id)}\t${copyField(s.seq)}\t${copyField(s.role)}\t` +
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
-        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\n`;
+        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';

@@ -84,9 +84,10 @@ export class ResponseBudget {
       expected += READ_ESTIMATE_BYTES;
       woken.push(holder);
     }
-    // Over budget with nobody woken: the oldest holder may be among the waiting, and must read on.
+    // The oldest holder must always read on, whoever else is woken: the others may pause again at
+    // their next chunk, and then only the oldest can complete and free budget.
     const oldest = this.holders.values().next().value;
-    if (woken.length === 0 && oldest !== undefined && this.waiting.has(oldest)) woken.push(oldest);
+    if (oldest !== undefined && this.waiting.has(oldest) && !woken.includes(oldest)) woken.push(oldest);
     for (const holder of woken) this.waiting.delete(holder);
     // Resumed later, not here: release() runs inside another response's parser callback, and an
     // undici parser must not be resumed from within a parser callback.

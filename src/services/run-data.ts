@@ -87,6 +87,7 @@ export async function listRunSamples({
     rpc_error_code: s.rpc_error_code,
     response_hash: s.response_hash,
     matches_reference: s.matches_reference,
+    reason: s.reason ?? null,
   }));
   return page(data, total, query.limit, query.offset);
 }

@@ -172,10 +172,15 @@ describe('a run whose candidate answers 4,000-deep nesting, with a reference and
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
     expect(run.retry_count).toBe(0);
     const candidateId = run.targets.find((t: { role: string }) => t.role === 'primary').id as string;
-    const samples = await get<{ data: { outcome: string }[] }>(stack.app, `/v1/runs/${run.id}/samples?limit=100&target_id=${candidateId}`, auth);
+    const samples = await get<{ data: { outcome: string; reason: string | null }[] }>(stack.app, `/v1/runs/${run.id}/samples?limit=100&target_id=${candidateId}`, auth);
     expect(samples.status).toBe(200);
     expect(samples.body.data).toHaveLength(30);
-    expect(samples.body.data.every((s) => s.outcome === 'invalid_response')).toBe(true);
+    for (const sample of samples.body.data) {
+      expect(sample).toMatchObject({ outcome: 'invalid_response', reason: INVALID_REASONS.tooDeep });
+    }
+    const referenceId = run.targets.find((t: { role: string }) => t.role === 'reference').id as string;
+    const referenceSamples = await get<{ data: { outcome: string; reason: string | null }[] }>(stack.app, `/v1/runs/${run.id}/samples?limit=5&target_id=${referenceId}`, auth);
+    expect(referenceSamples.body.data.map((s) => [s.outcome, s.reason])).toEqual(Array(5).fill(['ok', null]));
     expect(hostile.requests()).toBeGreaterThanOrEqual(30);
     expect(exits).toBe(0);
     expect(worker.exitCode).toBeNull();

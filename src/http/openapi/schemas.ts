@@ -426,6 +426,10 @@ export const Sample = component(
     response_hash: z.string().nullable(),
     matches_reference: z.boolean().nullable(),
   }),
+    reason: z
+      .string()
+      .nullable()
+      .describe('invalid_response only: why the answer was unusable, a fixed text (e.g. "result nested deeper than 64 levels"), never bytes of the answer'),
 );
 
 // ---- identity --------------------------------------------------------------------------------
