@@ -85,7 +85,7 @@ const codesOf = (status: number) => (Object.keys(ERROR_STATUS) as ErrorCode[]).f
 function errorResponse(route: RouteDoc, status: ErrorStatus, whys: string[]): Json {
   const codes = codesOf(status);
   const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
-  if (route.auth === 'bearer' && status !== 401) {
+  if (route.auth !== 'none' && status !== 401) {
     Object.assign(headers, {
       'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
       'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
@@ -103,8 +103,8 @@ function errorResponse(route: RouteDoc, status: ErrorStatus, whys: string[]): Js
 function successResponse(route: RouteDoc): Json {
   const { success } = route;
   const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
-  if (route.auth === 'bearer') {
-    // Always set on a success of an authenticated request: the request was counted.
+  if (route.auth !== 'none') {
+    // Always set on a success of an authenticated or dashboard request: the request was counted.
     Object.assign(headers, {
       'RateLimit-Limit': { ...HEADERS.RateLimitLimit, required: true },
       'RateLimit-Remaining': { ...HEADERS.RateLimitRemaining, required: true },

@@ -119,12 +119,13 @@ function op(draft: Draft): RouteDoc {
     if (draft.scope) add(403, `the credential lacks the scope \`${draft.scope}\``);
     if (draft.params) add(403, 'the resource belongs to another tenant');
     if (draft.params) add(404, 'no such resource');
-    add(429, 'over the per-identity request quota (or too many failed authentications from this address); see Retry-After');
+    add(429, 'over the request quota of the credential or of its tenant (or too many failed authentications from this address); see Retry-After');
     add(500, 'our failure; the body carries no internal detail');
     add(503, 'the identity provider\'s JWKS cannot be fetched (JWT credentials)');
   } else if (auth === 'dashboard-token') {
     add(403, 'the link token is missing, invalid, expired or signed for another run');
     add(404, 'no such run');
+    add(429, 'over the quota of this link token or of this client address; see Retry-After');
     add(500, 'our failure');
   } else {
     add(500, 'our failure');
@@ -344,7 +345,7 @@ export const ROUTES: readonly RouteDoc[] = [
     success: { status: 201, description: 'the run, queued', schema: S.Run, location: true },
     errors: {
       400: ['`baseline_run_id` names no run of the caller\'s tenant'],
-      429: ['over the run-trigger quota'],
+      429: ['over the run-trigger quota of the credential or of its tenant'],
       503: ['the workflow service is unavailable; the run was recorded as failed'],
     },
   }),
