@@ -43,12 +43,23 @@ export function jsonDepth(value: unknown, stopAbove = Number.MAX_SAFE_INTEGER): 
   return deepest;
 }
 
-export type JsonProblem = { kind: 'nul'; path: JsonPath } | { kind: 'too_deep'; path: JsonPath };
+export type JsonProblem = { kind: 'nul' | 'lone_surrogate' | 'too_deep'; path: JsonPath };
+
+// With the u flag a surrogate pair is one code point, so this matches only a surrogate left alone.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Why a string cannot be stored as it is: Postgres refuses NUL in text and jsonb, and lone surrogates in jsonb. */
+function stringProblem(text: string): 'nul' | 'lone_surrogate' | null {
+  if (text.includes('\u0000')) return 'nul';
+  if (LONE_SURROGATE.test(text)) return 'lone_surrogate';
+  return null;
+}
 
 /**
- * The first problem in document order: a NUL in a string or in an object key (the path then ends
- * at that key; array indices are numbers, so a string segment is always a key), or a container
- * nested deeper than `maxDepth` (the path leads to it). Null when there is none.
+ * The first problem in document order: a NUL or a lone surrogate (not Unicode: JSON.parse lets
+ * "\\ud800" through) in a string or in an object key (the path then ends at that key; array indices
+ * are numbers, so a string segment is always a key), or a container nested deeper than `maxDepth`
+ * (the path leads to it). Null when there is none.
  */
 export function findJsonProblem(value: unknown, maxDepth: number): JsonProblem | null {
   // Each entry links to its parent instead of copying the path, so a walk stays linear in the
@@ -57,9 +68,11 @@ export function findJsonProblem(value: unknown, maxDepth: number): JsonProblem |
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const { node, key } = visit;
-    if (typeof key === 'string' && key.includes('\u0000')) return { kind: 'nul', path: pathOf(visit) };
+    const keyProblem = typeof key === 'string' ? stringProblem(key) : null;
+    if (keyProblem) return { kind: keyProblem, path: pathOf(visit) };
     if (typeof node === 'string') {
-      if (node.includes('\u0000')) return { kind: 'nul', path: pathOf(visit) };
+      const problem = stringProblem(node);
+      if (problem) return { kind: problem, path: pathOf(visit) };
       continue;
     }
     if (!isContainer(node)) continue;
@@ -96,14 +109,16 @@ function escapeControls(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.charCodeAt(0);
-    out += code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+    // for…of yields a surrogate pair as one character, so a lone surrogate is a character of its own here.
+    const escape = code < 0x20 || code === 0x7f || (char.length === 1 && code >= 0xd800 && code <= 0xdfff);
+    out += escape ? `\\u${code.toString(16).padStart(4, '0')}` : char;
   }
   return out;
 }
 
 /**
- * A path as a field name for an error detail: dotted, control characters escaped (a key may hold
- * the very NUL being reported), long keys and long paths cut, since the name is echoed to the caller
+ * A path as a field name for an error detail: dotted, control characters and lone surrogates
+ * escaped (a key may hold the very character being reported), long keys and long paths cut, since the name is echoed to the caller
  * and written to logs.
  */
 export function formatJsonPath(path: JsonPath, prefix?: string): string {

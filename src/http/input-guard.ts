@@ -1,15 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH } from '../domain/json-bounds';
+import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH, type JsonProblem } from '../domain/json-bounds';
 import { validationError } from '../errors';
 
 /*
  * One check of everything a request carries, before any route schema, the idempotency hash or a
- * query sees it: no NUL anywhere (Postgres refuses it in text and jsonb, which would be a 500), and
+ * query sees it: no NUL and no lone surrogate anywhere (Postgres refuses them, which would be a
+ * 500; a text column would silently store U+FFFD for the surrogate), and
  * no body nested deeper than MAX_BODY_DEPTH (every later step — zod, JSON.stringify,
  * canonicalisation — recurses). preValidation runs after the body is parsed and before the
  * preHandler hooks (idempotency), so nothing downstream meets such input. Free-form fields have
  * their own, tighter depth cap in their schemas (MAX_JSON_DEPTH), with a message naming the field.
  */
+const MESSAGES: Record<JsonProblem['kind'], string> = {
+  nul: 'must not contain a NUL (\\u0000) character',
+  lone_surrogate: 'must be well-formed Unicode (a lone surrogate such as \\ud800 is not)',
+  too_deep: `nests deeper than ${MAX_BODY_DEPTH} levels`,
+};
+
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     for (const value of [request.params, request.query, request.body]) {
@@ -18,11 +25,7 @@ export function registerInputGuard(app: FastifyInstance): void {
       if (!problem) continue;
       // The root of the body itself has no name; parameters always sit under theirs.
       const field = formatJsonPath(problem.path) || '(body)';
-      throw validationError([
-        problem.kind === 'nul'
-          ? { field, message: 'must not contain a NUL (\\u0000) character' }
-          : { field, message: `nests deeper than ${MAX_BODY_DEPTH} levels` },
-      ]);
+      throw validationError([{ field, message: MESSAGES[problem.kind] }]);
     }
   });
 }

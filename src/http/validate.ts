@@ -1,18 +1,26 @@
 import { z } from 'zod';
+import { formatJsonPath } from '../domain/json-bounds';
 import { validationError } from '../errors';
 
-/** Parses with zod or throws validation_error listing every bad field by its path. */
+/** Problems listed in one error: a body of 1 MiB can hold 100,000 unknown keys, each a detail. */
+export const MAX_ERROR_DETAILS = 50;
+
+/** Parses with zod or throws validation_error listing the bad fields by their paths (the first MAX_ERROR_DETAILS). */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where?: string): z.infer<S> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
+  // Field names are built like the input guard's: long or control-character keys are cut and escaped, not echoed.
+  const details = result.error.issues.flatMap((issue) => {
+    const path = issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: formatJsonPath([...path, key], where), message: 'unknown field' }));
+    }
+    return [{ field: formatJsonPath(path, where) || '(body)', message: issue.message }];
+  });
+  if (details.length <= MAX_ERROR_DETAILS) throw validationError(details);
   throw validationError(
-    result.error.issues.flatMap((issue) => {
-      const base = [where, ...issue.path.map(String)].filter(Boolean).join('.');
-      if (issue.code === 'unrecognized_keys') {
-        return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'unknown field' }));
-      }
-      return [{ field: base || '(body)', message: issue.message }];
-    }),
+    details.slice(0, MAX_ERROR_DETAILS),
+    `request is invalid (${details.length.toLocaleString('en-US')} problems; the first ${MAX_ERROR_DETAILS} are listed)`,
   );
 }
 

@@ -228,6 +228,32 @@ describe('input bounds', () => {
     });
   });
 
+  describe('lone surrogates (not Unicode; Postgres refuses them in jsonb)', () => {
+    it('refuses a lone surrogate in run metadata, workload params and text fields with 400 naming the field', async () => {
+      const { auth, suiteId, endpointIds } = await tenantWithSuite();
+      const url = `/v1/suites/${suiteId}/runs`;
+      expectValidationError(await send('POST', url, auth, '{"metadata":{"k":"\\ud800"}}'), 'metadata.k');
+      expectValidationError(await send('POST', url, auth, '{"metadata":{"\\udc00x":1}}'), 'metadata.\\udc00x');
+      const config = { targets: [{ endpoint_id: endpointIds[0] }], workload: { methods: [{ method: 'eth_call', params: ['\ud800'] }] } };
+      expectValidationError(await send('PATCH', `/v1/suites/${suiteId}`, auth, JSON.stringify({ config })), 'config.workload.methods.0.params.0');
+      // A text column would silently store U+FFFD instead.
+      expectValidationError(await send('POST', '/v1/chains', auth, '{"name":"a\\udbffb","slug":"lone"}'), 'name');
+      // A well-formed pair is fine.
+      const emoji = await post<any>(stack.app, url, auth, { metadata: { note: 'ok \u{1F600}' } });
+      expect(emoji.status, JSON.stringify(emoji.body)).toBe(201);
+      expect(emoji.body.metadata.note).toBe('ok \u{1F600}');
+    });
+  });
+
+  it('lists at most 50 problems, whatever the body holds, and says how many there were', async () => {
+    const { auth } = await stack.newTenant();
+    const body = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1]));
+    const response = await post<any>(stack.app, '/v1/chains', auth, body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toHaveLength(50);
+    expect(response.body.error.message).toMatch(/50,000 problems/);
+  });
+
   describe('endpoint header values follow the probe client\u2019s rule', () => {
     const BAD_VALUES: [string, string][] = [
       ['NUL', 'S3cret\u0000tail'],

@@ -65,6 +65,10 @@ describe('findJsonProblem', () => {
     ['one level over the cap', { a: { b: { c: [[]] } } }, 4, { kind: 'too_deep', path: ['a', 'b', 'c', 0] }],
     ['a deep array', nestedArrays(100_000), MAX_BODY_DEPTH, { kind: 'too_deep', path: Array(MAX_BODY_DEPTH).fill(0) }],
     ['a cap of 0 allows only scalars', [], 0, { kind: 'too_deep', path: [] }],
+    ['a lone high surrogate', { a: ['x\ud800'] }, 4, { kind: 'lone_surrogate', path: ['a', 0] }],
+    ['a lone low surrogate in a key', { '\udc00': 1 }, 4, { kind: 'lone_surrogate', path: ['\udc00'] }],
+    ['a reversed pair is two lone surrogates', { a: '\udc00\ud800' }, 4, { kind: 'lone_surrogate', path: ['a'] }],
+    ['a well-formed pair is fine', { a: '\u{1F600}', '\u{1F601}': 'ok' }, 4, null],
   ])('%s', (_name, value, maxDepth, problem) => {
     expect(findJsonProblem(value, maxDepth)).toEqual(problem);
   });
@@ -82,6 +86,7 @@ describe('formatJsonPath', () => {
     ['an empty path without prefix', [], undefined, ''],
     ['a NUL in a key is escaped, not echoed', ['k\u0000ey'], undefined, 'k\\u0000ey'],
     ['other control characters too', ['a\nb\u007f'], undefined, 'a\\u000ab\\u007f'],
+    ['a lone surrogate is escaped, a pair kept', ['\ud800-\u{1F600}'], undefined, '\\ud800-\u{1F600}'],
     ['a long key is cut', ['x'.repeat(100)], undefined, `${'x'.repeat(64)}…`],
     ['a long path is cut', Array(20).fill('a'), undefined, `${Array(12).fill('a').join('.')}.…`],
   ])('%s', (_name, path, prefix, formatted) => {
