@@ -102,7 +102,7 @@ function op(draft: Draft): RouteDoc {
   if (auth === 'bearer') {
     if (draft.params) add(400, 'a malformed path parameter (the field is its name)');
     if (draft.query) add(400, 'a bad query parameter');
-    add(400, 'a NUL (\\u0000) anywhere in a parameter or the body, or a body nested deeper than 64 levels: `validation_error`');
+    add(400, 'a NUL (\\u0000) or a lone surrogate anywhere in a parameter or the body, or a body nested deeper than 64 levels: `validation_error`');
     add(400, 'a malformed percent-encoding in the path: `validation_error`');
     if (draft.method === 'POST' || draft.method === 'PATCH') {
       add(400, 'a bad body field (every one listed, by path; unknown fields too): `validation_error`');
