@@ -1,5 +1,6 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import type { Sql } from '../src/db/client';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type postgres from 'postgres';
+import type { Queryable, Sql } from '../src/db/client';
 import { referenceMethodLatency } from '../src/db/metrics';
 import {
   findPreviousSuccessfulRun,
@@ -8,6 +9,7 @@ import {
   findRunTargets,
   finishRun,
   finishTarget,
+  lockRunForFinalize,
   medianHeadLag,
   type RunRow,
 } from '../src/db/runs';
@@ -25,7 +27,7 @@ export const REGRESSION_MIN_MS = 5;
  * Baseline ids come from the tenant (trigger body, suite config): they are looked up within the
  * run's tenant, so a suite stored before the API checked them cannot read another tenant's run.
  */
-async function resolveBaseline(sql: Sql, run: RunRow): Promise<RunRow | undefined> {
+async function resolveBaseline(sql: Queryable, run: RunRow): Promise<RunRow | undefined> {
   if (run.baseline_run_id) return findRunOfTenant(sql, run.baseline_run_id, run.tenant_id);
   const baseline = run.config_snapshot.suite.config.baseline;
   if (baseline.mode === 'run' && baseline.run_id) return findRunOfTenant(sql, baseline.run_id, run.tenant_id);
@@ -58,7 +60,7 @@ function headDependentMethods(run: RunRow): Set<string> {
  * pinned block" would be a different request. Also sets matches_reference on candidate samples.
  */
 async function tallyCorrectness(
-  sql: Sql,
+  sql: postgres.TransactionSql,
   run: RunRow,
   candidateTargetIds: string[],
   referenceTargetId: string,
@@ -93,11 +95,37 @@ async function tallyCorrectness(
   return tally;
 }
 
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/** Heartbeats while `work` runs, so a finalize that lost its worker is retried within the heartbeat timeout. */
+async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  let context: Context | undefined;
+  try {
+    context = Context.current();
+  } catch {
+    // Called outside an activity: nobody to heartbeat to.
+  }
+  const timer = context ? setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS) : undefined;
+  context?.heartbeat();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /**
- * Aggregates stats in Postgres, judges the run and moves it to its terminal state. Idempotent:
- * a run that is already terminal is reported as it is.
+ * Aggregates stats in Postgres, judges the run and moves it to its terminal state, in one
+ * transaction that holds the run's finalize lock: a retried finalize (its first attempt timed
+ * out but is still working) waits for the first one, then finds the run terminal and reports it
+ * as it is, so two finalizes never work on the same rows at once and a run gets one verdict.
  */
 export async function finalizeRun(sql: Sql, input: FinalizeRunInput): Promise<FinalizeRunResult> {
+  return heartbeating(() => sql.begin((tx) => finalizeLocked(tx, input)));
+}
+
+async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunInput): Promise<FinalizeRunResult> {
+  await lockRunForFinalize(sql, input.runId);
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   if (run.verdict && (run.status === 'success' || run.status === 'failed' || run.status === 'cancelled')) {

@@ -5,7 +5,7 @@ import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
 import { usesPinnedBlock } from '../src/probe/workload';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { asActivityFailure, openEndpointClient } from './endpoint-client';
-import { withRetryRecording } from './retry-recording';
+import { endpointFailure, withRetryRecording } from './retry-recording';
 import type { PlanRunResult, RetrySummary } from './types';
 
 /**
@@ -26,16 +26,19 @@ export async function planRun(
   const source = targets.find((t) => t.role === 'reference') ?? targets[0]!;
   return withRetryRecording(
     sql,
-    { runId: run.id, targetId: source.id, endpointId: source.endpoint_id, activity: 'planRun', retry: input.retry },
+    { runId: run.id, targetId: source.id, endpointId: source.endpoint_id, activity: 'planRun', chunkSeq: null, retry: input.retry },
     async () => {
       const endpoint = (await findEndpoint(sql, source.endpoint_id))!;
       const client = openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: 1 });
       try {
+        // The endpoint's failures spend the suite's retry budget (an ECONNREFUSED here is the
+        // endpoint's, not our database's: marked before it could be taken for ours).
         const head = await client.result('eth_blockNumber', []).catch((error: unknown) => {
-          throw asActivityFailure(error, endpoint.name);
+          const refused = asActivityFailure(error, endpoint.name);
+          throw refused === error ? endpointFailure(error instanceof Error ? error.message : String(error)) : refused;
         });
         if (typeof head !== 'string' || !/^0x[0-9a-fA-F]+$/.test(head)) {
-          throw new Error(`endpoint ${endpoint.name} answered eth_blockNumber with something that is not a block number`);
+          throw endpointFailure(`endpoint ${endpoint.name} answered eth_blockNumber with something that is not a block number`);
         }
         const pinned = Math.max(0, Number.parseInt(head, 16) - workload.block_lag);
         await setPinnedBlock(sql, run.id, pinned);

@@ -81,16 +81,25 @@ async function observeHead(sql: Sql, client: JsonRpcClient, runId: string, targe
  */
 export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promise<ProbeChunkResult> {
   const { sql } = deps;
-  const targets = await findRunTargets(sql, input.runId);
-  const target = targets.find((t) => t.id === input.targetId);
-  // Head lag is measured against the reference, so heads are read only when the run has one.
-  const observeHeads = targets.some((t) => t.role === 'reference');
-  if (!target) throw ApplicationFailure.nonRetryable(`run target ${input.targetId} not found`, 'NotFound');
+  // Everything, the first query included, runs inside the recording: a chunk attempt that failed
+  // because our database was down is on record too.
   return withRetryRecording(
     sql,
-    { runId: input.runId, targetId: target.id, endpointId: target.endpoint_id, activity: 'probeChunk', retry: input.retry },
-    async () => {
+    {
+      runId: input.runId,
+      targetId: input.targetId,
+      endpointId: null,
+      activity: 'probeChunk',
+      chunkSeq: input.fromSeq,
+      retry: input.retry,
+    },
+    async (heartbeat) => {
       const context = Context.current();
+      const targets = await findRunTargets(sql, input.runId);
+      const target = targets.find((t) => t.id === input.targetId);
+      // Head lag is measured against the reference, so heads are read only when the run has one.
+      const observeHeads = targets.some((t) => t.role === 'reference');
+      if (!target) throw ApplicationFailure.nonRetryable(`run target ${input.targetId} not found`, 'NotFound');
       const run = await findRun(sql, input.runId);
       const endpoint = await findEndpoint(sql, target.endpoint_id);
       if (!run || !endpoint) throw ApplicationFailure.nonRetryable('run or endpoint not found', 'NotFound');
@@ -108,7 +117,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       const signal = context.cancellationSignal;
       // Heartbeats keep flowing during a batch too, so a slow endpoint is not taken for a dead
       // worker, and a cancel request reaches this attempt within about a second.
-      const heartbeatTimer = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
+      const heartbeatTimer = setInterval(() => heartbeat({ ...progress }), HEARTBEAT_EVERY_MS);
       try {
         const { client, fresh } = deps.clients.get(target.id, () =>
           openEndpointClient(deps, endpoint, {
@@ -153,7 +162,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
             probed = nextSeq;
             writing = writeSampleChunk(sql, batch, rows).then(() => {
               progress.nextSeq = batch.toSeq;
-              context.heartbeat(progress);
+              heartbeat({ ...progress });
             });
             // Handled here so a failure while the next batch is probed is not an unhandled
             // rejection; it is rethrown by the next `await writing`.

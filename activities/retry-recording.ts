@@ -1,64 +1,170 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Sql } from '../src/db/client';
-import { findRetryHistory, recordRetry } from '../src/db/runs';
-import type { RetrySummary } from './types';
+import { isDatabaseUnavailable, type Sql } from '../src/db/client';
+import { recordedAttempts, recordRetries, type NewRetry } from '../src/db/runs';
+import {
+  endpointBudgetLeft,
+  INFRASTRUCTURE_BACKOFF,
+  INFRASTRUCTURE_ERROR_TYPE,
+  retryDelayMs,
+  type FailureClass,
+} from '../src/domain/retry-policy';
+import type { AttemptNote, RetryLedger, RetrySummary } from './types';
 
-function nextAttemptAt(retry: RetrySummary, attempt: number, failedAt: Date): Date | null {
-  if (attempt >= retry.maxAttempts) return null;
-  const delay = Math.min(retry.initialIntervalMs * retry.backoffCoefficient ** (attempt - 1), retry.maxIntervalMs);
-  return new Date(failedAt.getTime() + delay);
+/** Error type of a failure an activity attributes to the probed endpoint (retried on the suite's budget). */
+export const ENDPOINT_FAILURE = 'EndpointFailure';
+/** Error type the activity throws for an infrastructure failure (retried on the activity's own policy). */
+export const INFRASTRUCTURE_FAILURE = 'InfrastructureFailure';
+
+/** Notes carried in heartbeat details at most; older ones are recorded as attempt_lost instead. */
+const MAX_CARRIED_NOTES = 50;
+const MAX_MESSAGE_CHARS = 500;
+const LOST_MESSAGE = 'the attempt ended without a record of why (worker stopped, a timeout, or our database unreachable)';
+
+export interface RetryScope {
+  runId: string;
+  targetId: string | null;
+  /** Null: the target's endpoint, looked up when the row is written. */
+  endpointId: string | null;
+  activity: string;
+  /** First seq of the probe chunk; null for activities that are no chunk. */
+  chunkSeq: number | null;
+  /** The suite's retry: the endpoint's budget. */
+  retry: RetrySummary;
 }
 
-/** A short, secret-free description of an infrastructure failure for retry_history. */
+/** Marks a failure of the probed endpoint, so that it spends the suite's budget and nothing else does. */
+export function endpointFailure(message: string): ApplicationFailure {
+  return ApplicationFailure.retryable(message, ENDPOINT_FAILURE);
+}
+
+/**
+ * Infrastructure: our database unreachable or going away. Endpoint: what an activity marked as
+ * the endpoint's, and anything unrecognised (a bug, a misconfigured worker), which keeps the
+ * suite's bounded budget instead of retrying for ever. Final: non-retryable failures.
+ */
+export function classifyFailure(error: unknown): FailureClass {
+  if (error instanceof ApplicationFailure) {
+    if (error.nonRetryable) return 'final';
+    if (error.type === INFRASTRUCTURE_FAILURE) return 'infrastructure';
+    if (error.type === ENDPOINT_FAILURE) return 'endpoint';
+  }
+  if (isDatabaseUnavailable(error)) return 'infrastructure';
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause !== undefined && cause !== error && isDatabaseUnavailable(cause) ? 'infrastructure' : 'endpoint';
+}
+
+/** A short, secret-free description of a failure for retry_history. */
 function describe(error: unknown): { type: string; message: string } {
   const e = error as { name?: string; code?: string; message?: string };
   const type = error instanceof ApplicationFailure && error.type ? error.type : (e.code ?? e.name ?? 'Error');
   // Messages of our own errors never contain endpoint URLs; cap length all the same.
-  return { type, message: String(e.message ?? error).slice(0, 500) };
+  return { type, message: String(e.message ?? error).slice(0, MAX_MESSAGE_CHARS) };
+}
+
+function toRow(scope: RetryScope, note: AttemptNote): NewRetry {
+  return {
+    runId: scope.runId,
+    targetId: scope.targetId,
+    endpointId: scope.endpointId,
+    activity: scope.activity,
+    chunkSeq: scope.chunkSeq,
+    attempt: note.attempt,
+    errorType: note.errorType,
+    message: note.message,
+    failedAt: new Date(note.failedAtMs),
+    nextAttemptAt: note.nextAttemptAtMs === null ? null : new Date(note.nextAttemptAtMs),
+  };
 }
 
 /**
- * Runs an activity body and writes every failed attempt into retry_history. An attempt that
- * never got to write (worker killed, heartbeat timeout) is recorded by the attempt after it.
+ * Writes what earlier attempts could not: the notes they carried (our database was down when
+ * they failed) and, for any attempt with neither a row nor a note (its worker died), an
+ * attempt_lost row. Clears the carried notes once they are written.
+ */
+async function recordEarlierAttempts(sql: Sql, scope: RetryScope, attempt: number, ledger: RetryLedger): Promise<void> {
+  const recorded = await recordedAttempts(sql, scope);
+  const notes = new Map(ledger.unrecorded.map((n) => [n.attempt, n]));
+  const missing: NewRetry[] = [];
+  for (let earlier = 1; earlier < attempt; earlier++) {
+    if (recorded.has(earlier)) continue;
+    const now = Date.now();
+    const note = notes.get(earlier) ?? {
+      attempt: earlier,
+      errorType: 'attempt_lost',
+      message: LOST_MESSAGE,
+      failedAtMs: now,
+      nextAttemptAtMs: now,
+    };
+    missing.push(toRow(scope, note));
+  }
+  await recordRetries(sql, missing);
+  ledger.unrecorded = [];
+}
+
+/**
+ * Runs an activity body, records every failed attempt in retry_history and decides how it is
+ * retried. The activity's Temporal retry policy is the infrastructure one (unlimited, up to a
+ * minute apart); the suite's budget is enforced here: an endpoint failure is retried after the
+ * suite's backoff (nextRetryDelay) until `retry.maxAttempts` endpoint failures, then it is final.
+ *
+ * What must survive from one attempt to the next — endpoint failures so far, and failures that
+ * could not be written because our database was down — travels in the heartbeat details (the SDK
+ * flushes the last heartbeat with a failure, and a killed worker's last heartbeat stays), next to
+ * whatever the body heartbeats (a probe's resume point). `heartbeat` merges them; bodies must use it.
  */
 export async function withRetryRecording<T>(
   sql: Sql,
-  scope: { runId: string; targetId: string | null; endpointId: string | null; activity: string; retry: RetrySummary },
-  body: () => Promise<T>,
+  scope: RetryScope,
+  body: (heartbeat: (details: object) => void) => Promise<T>,
 ): Promise<T> {
-  const { attempt } = Context.current().info;
-  if (attempt > 1) {
-    const history = await findRetryHistory(sql, scope.runId);
-    const previousRecorded = history.some(
-      (r) => r.activity === scope.activity && r.target_id === scope.targetId && r.attempt === attempt - 1,
-    );
-    if (!previousRecorded) {
-      await recordRetry(sql, {
-        ...scope,
-        attempt: attempt - 1,
-        errorType: 'attempt_lost',
-        message: 'the attempt stopped without reporting (worker stopped, or heartbeat or start-to-close timeout)',
-        failedAt: new Date(),
-        nextAttemptAt: new Date(),
-      });
-    }
-  }
+  const context = Context.current();
+  const { attempt } = context.info;
+  const { retries: carried, ...previous } = (context.info.heartbeatDetails ?? {}) as { retries?: RetryLedger };
+  const ledger: RetryLedger = { endpointFailures: carried?.endpointFailures ?? 0, unrecorded: [...(carried?.unrecorded ?? [])] };
+  // Until the body heartbeats, the previous attempt's details (a resume point) are kept as they were.
+  let details: object = previous;
+  const heartbeat = (next: object) => {
+    details = next;
+    context.heartbeat({ ...next, retries: ledger });
+  };
   try {
-    return await body();
+    if (attempt > 1) await recordEarlierAttempts(sql, scope, attempt, ledger);
+    return await body(heartbeat);
   } catch (error) {
-    if (!Context.current().cancellationSignal.aborted) {
-      const failedAt = new Date();
-      const { type, message } = describe(error);
-      const nonRetryable = (error as { nonRetryable?: boolean }).nonRetryable === true;
-      await recordRetry(sql, {
-        ...scope,
-        attempt,
-        errorType: type,
-        message,
-        failedAt,
-        nextAttemptAt: nonRetryable ? null : nextAttemptAt(scope.retry, attempt, failedAt),
-      }).catch(() => undefined);
+    if (context.cancellationSignal.aborted) throw error;
+    const failedAt = Date.now();
+    const failureClass = classifyFailure(error);
+    const described = describe(error);
+    let thrown: unknown = error;
+    let nextAttemptAtMs: number | null = null;
+    if (failureClass === 'infrastructure') {
+      nextAttemptAtMs = failedAt + retryDelayMs(INFRASTRUCTURE_BACKOFF, attempt);
+      // A distinct type, so the workflow and the Temporal UI can tell it from the endpoint's failures.
+      thrown = ApplicationFailure.create({ type: INFRASTRUCTURE_FAILURE, message: `${described.type}: ${described.message}` });
+    } else if (failureClass === 'endpoint') {
+      ledger.endpointFailures += 1;
+      if (endpointBudgetLeft(scope.retry.maxAttempts, ledger.endpointFailures)) {
+        const delay = retryDelayMs(scope.retry, ledger.endpointFailures);
+        nextAttemptAtMs = failedAt + delay;
+        thrown = ApplicationFailure.create({ type: described.type, message: described.message, nextRetryDelay: delay });
+      } else {
+        thrown = ApplicationFailure.nonRetryable(described.message, described.type);
+      }
     }
-    throw error;
+    const note: AttemptNote = {
+      attempt,
+      errorType: failureClass === 'infrastructure' ? INFRASTRUCTURE_ERROR_TYPE : described.type,
+      message: failureClass === 'infrastructure' ? `${described.type}: ${described.message}` : described.message,
+      failedAtMs: failedAt,
+      nextAttemptAtMs,
+    };
+    try {
+      await recordRetries(sql, [toRow(scope, note)]);
+    } catch {
+      // Our database is down: the next attempt writes it (the oldest notes beyond the cap become attempt_lost).
+      ledger.unrecorded = [...ledger.unrecorded, note].slice(-MAX_CARRIED_NOTES);
+    }
+    heartbeat(details);
+    throw thrown;
   }
 }

@@ -52,4 +52,23 @@ export interface FinalizeRunResult {
 /** Heartbeat details of a probe chunk: where a retried attempt resumes. */
 export interface ProbeProgress {
   nextSeq: number;
+  /** Added by withRetryRecording to every heartbeat. */
+  retries?: RetryLedger;
+}
+
+/** A failed attempt that could not be written to retry_history yet (our database was down). */
+export interface AttemptNote {
+  attempt: number;
+  errorType: string;
+  /** Our own error messages: never URLs, headers or other secrets. */
+  message: string;
+  failedAtMs: number;
+  nextAttemptAtMs: number | null;
+}
+
+/** Carried from attempt to attempt of one activity execution, in its heartbeat details. */
+export interface RetryLedger {
+  /** Failures attributed to the endpoint so far: what the suite's max_attempts counts. */
+  endpointFailures: number;
+  unrecorded: AttemptNote[];
 }

@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
+import { INFRASTRUCTURE_BACKOFF } from '../src/domain/retry-policy';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 
 export interface RunWorkflowInput {
@@ -22,28 +23,38 @@ export interface RunWorkflowInput {
 
 const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 
-// Bookkeeping activities are short database work: retried generously on infrastructure errors.
+// Temporal retries every activity on the infrastructure policy: our own outages (database
+// unreachable, a worker lost) are waited out without an attempt limit. The endpoint's budget —
+// the suite's `retry` — is enforced by the probe activities themselves (withRetryRecording): they
+// delay an endpoint failure by the suite's backoff and make it final once the budget is spent.
+const INFRASTRUCTURE_RETRY = {
+  initialInterval: INFRASTRUCTURE_BACKOFF.initialIntervalMs,
+  backoffCoefficient: INFRASTRUCTURE_BACKOFF.backoffCoefficient,
+  maximumInterval: INFRASTRUCTURE_BACKOFF.maxIntervalMs,
+  // No maximumAttempts: unlimited.
+};
+
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
+  retry: INFRASTRUCTURE_RETRY,
 });
 
-function probeActivities(retry: RetrySummary) {
-  // The probe retry policy is the suite's, so this proxy is built per run rather than per module.
-  return proxyActivities<Activities>({
-    // A chunk probes for at most 30 s; the rest is warm-up, writing and slow answers.
-    startToCloseTimeout: '5 minutes',
-    heartbeatTimeout: '15 seconds',
-    cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-    retry: {
-      maximumAttempts: retry.maxAttempts,
-      initialInterval: retry.initialIntervalMs,
-      backoffCoefficient: retry.backoffCoefficient,
-      maximumInterval: retry.maxIntervalMs,
-      nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'],
-    },
-  });
-}
+// Finalize aggregates and compares every sample of the run: seconds for a million, but it may
+// take longer on a loaded database, so it heartbeats instead of racing a short timeout (a second
+// finalize started while the first still works would only wait for its lock).
+const finalizing = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: INFRASTRUCTURE_RETRY,
+});
+
+const probes = proxyActivities<Activities>({
+  // A chunk probes for at most 30 s; the rest is warm-up, writing and slow answers.
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
+  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+  retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'] },
+});
 
 /** A failure_reason a person understands, and free of secrets (activities never put URLs in errors). */
 function failureReason(error: unknown): string {
@@ -75,7 +86,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
   };
-  const probeTarget = async (probes: ReturnType<typeof probeActivities>, retry: RetrySummary, targetId: string) => {
+  const probeTarget = async (retry: RetrySummary, targetId: string) => {
     for (;;) {
       if (rollover) return;
       const chunk = await probes.probeChunk({
@@ -105,11 +116,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
       const claim = await bookkeeping.claimRun({ runId });
       if (claim.outcome === 'terminal') throw ApplicationFailure.nonRetryable('run was already finished', 'RunFinished');
       setStatus({ status: 'running' });
-      const probes = probeActivities(claim.retry);
       campaignEndsAtMs ??= claim.durationMs === null ? null : Date.now() + claim.durationMs;
       if (!input.resume) await probes.planRun({ runId, retry: claim.retry });
       const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
-      const running = pending.map((t) => probeTarget(probes, claim.retry, t.targetId));
+      const running = pending.map((t) => probeTarget(claim.retry, t.targetId));
       try {
         await Promise.all(running);
       } catch (error) {
@@ -130,7 +140,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     return continueAsNew<typeof runWorkflow>({ runId, resume: { nextSeq, campaignEndsAtMs }, maxHistoryEvents });
   }
   // Finalizing must happen even when the workflow itself is being cancelled.
-  const result = await CancellationScope.nonCancellable(() => bookkeeping.finalizeRun({ runId, ...outcome }));
+  const result = await CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome }));
   setStatus(result);
   return result;
 }

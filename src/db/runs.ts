@@ -55,6 +55,8 @@ export interface RetryRow {
   target_id: string | null;
   endpoint_id: string | null;
   activity: string;
+  /** First seq of the probe chunk the attempt belonged to; null for activities that are no chunk. */
+  chunk_seq: number | null;
   attempt: number;
   error_type: string;
   message: string;
@@ -116,7 +118,7 @@ export async function findRunTargets(sql: Queryable, runId: string): Promise<Run
 
 export async function findRetryHistory(sql: Queryable, runId: string): Promise<RetryRow[]> {
   return sql<RetryRow[]>`
-    select target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at
+    select target_id, endpoint_id, activity, chunk_seq, attempt, error_type, message, failed_at, next_attempt_at
     from run_retries where run_id = ${runId} order by failed_at, id`;
 }
 
@@ -149,25 +151,61 @@ export async function finishTarget(
     where id = ${targetId} and status in ('pending', 'running')`;
 }
 
-export async function recordRetry(
+export interface NewRetry {
+  runId: string;
+  targetId: string | null;
+  /** When null, the target's endpoint. */
+  endpointId: string | null;
+  activity: string;
+  chunkSeq: number | null;
+  attempt: number;
+  errorType: string;
+  message: string;
+  failedAt: Date;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records failed attempts (a few at most: those of one activity that could not be written while
+ * the database was down); one row per (run, activity, target, chunk, attempt) however often it
+ * is written.
+ */
+export async function recordRetries(sql: Queryable, retries: readonly NewRetry[]): Promise<void> {
+  for (const r of retries) {
+    await sql`
+      insert into run_retries (run_id, target_id, endpoint_id, activity, chunk_seq, attempt, error_type, message,
+                               failed_at, next_attempt_at)
+      values (${r.runId}, ${r.targetId},
+              coalesce(${r.endpointId}::uuid, (select endpoint_id from run_targets where id = ${r.targetId}::uuid)),
+              ${r.activity}, ${r.chunkSeq}, ${r.attempt}, ${r.errorType}, ${r.message}, ${r.failedAt}, ${r.nextAttemptAt})
+      on conflict do nothing`;
+  }
+}
+
+/** The attempts of one activity execution (one chunk of one target) already in retry_history. */
+export async function recordedAttempts(
   sql: Queryable,
-  retry: {
-    runId: string;
-    targetId: string | null;
-    endpointId: string | null;
-    activity: string;
-    attempt: number;
-    errorType: string;
-    message: string;
-    failedAt: Date;
-    nextAttemptAt: Date | null;
-  },
-): Promise<void> {
-  await sql`
-    insert into run_retries (run_id, target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at)
-    values (${retry.runId}, ${retry.targetId}, ${retry.endpointId}, ${retry.activity}, ${retry.attempt},
-            ${retry.errorType}, ${retry.message}, ${retry.failedAt}, ${retry.nextAttemptAt})
-    on conflict do nothing`;
+  key: { runId: string; targetId: string | null; activity: string; chunkSeq: number | null },
+): Promise<Set<number>> {
+  const rows = await sql<{ attempt: number }[]>`
+    select attempt from run_retries
+    where run_id = ${key.runId} and activity = ${key.activity}
+      and coalesce(target_id, '00000000-0000-0000-0000-000000000000') = coalesce(${key.targetId}::uuid, '00000000-0000-0000-0000-000000000000')
+      and coalesce(chunk_seq, -1) = coalesce(${key.chunkSeq}::int, -1)`;
+  return new Set(rows.map((r) => r.attempt));
+}
+
+// First key of the two-key advisory locks that serialise finalizes (the migration lock uses the
+// one-key form, a separate key space).
+const FINALIZE_LOCK_CLASS = 0x46494e; // "FIN"
+
+/**
+ * Takes the run's finalize lock until the end of the transaction `tx`: a second finalize of the
+ * same run waits here for the first to commit. Run ids hash to 32 bits; a collision only makes
+ * two runs' finalizes take turns.
+ */
+export async function lockRunForFinalize(tx: Queryable, runId: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${FINALIZE_LOCK_CLASS}, hashtext(${runId}::text))`;
 }
 
 /** Moves a run to a terminal state once; a terminal run never changes again. */
@@ -204,6 +242,14 @@ export async function setPinnedBlock(sql: Queryable, runId: string, block: numbe
   await sql`update runs set pinned_block = ${block} where id = ${runId} and pinned_block is null`;
 }
 
+/**
+ * A run as a list shows it: no config snapshot (up to 64 KiB each, and a page holds 200) and no
+ * verdict; the run's own resource and its verdict route read those.
+ */
+export type RunListRow = Omit<RunRow, 'config_snapshot' | 'verdict'> & {
+  config_snapshot: { suite: Omit<RunConfigSnapshot['suite'], 'config'>; chain: RunConfigSnapshot['chain'] };
+};
+
 export async function listRuns(
   sql: Queryable,
   tenantId: string,
@@ -230,7 +276,7 @@ export async function findTargetsOfRuns(sql: Queryable, runIds: readonly string[
 
 export async function findRetriesOfRuns(sql: Queryable, runIds: readonly string[]): Promise<(RetryRow & { run_id: string })[]> {
   return sql<(RetryRow & { run_id: string })[]>`
-    select run_id, target_id, endpoint_id, activity, attempt, error_type, message, failed_at, next_attempt_at
+    select run_id, target_id, endpoint_id, activity, chunk_seq, attempt, error_type, message, failed_at, next_attempt_at
     from run_retries where run_id = any(${runIds as string[]}::uuid[]) order by failed_at, id`;
 }
 
@@ -247,14 +293,6 @@ export async function recordHead(
 /**
  * Head lag of the candidates behind (negative) or ahead of (positive) the reference, in blocks:
  * for every candidate observation, its head minus the reference head observed nearest in time;
-/**
- * A run as a list shows it: no config snapshot (up to 64 KiB each, and a page holds 200) and no
- * verdict; the run's own resource and its verdict route read those.
- */
-export type RunListRow = Omit<RunRow, 'config_snapshot' | 'verdict'> & {
-  config_snapshot: { suite: Omit<RunConfigSnapshot['suite'], 'config'>; chain: RunConfigSnapshot['chain'] };
-};
-
  * the median of those differences, rounded to an integer. Null when there is no pair (no
  * candidate observation, or no reference observation).
  */

@@ -1,6 +1,7 @@
 import type { LatencySummary, RunStats } from '../domain/stats';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
+import type postgres from 'postgres';
 import type { Queryable, Sql } from './client';
 import type { TargetRole } from './runs';
 
@@ -20,9 +21,9 @@ export interface SampleRow {
   rpc_error_code: number | null;
   response_hash: string | null;
   matches_reference: boolean | null;
-}
   /** invalid_response only: a fixed text from the probe (INVALID_REASONS), never answer bytes. */
   reason?: string | null;
+}
 
 export const SAMPLE_COLUMNS = [
   'run_id',
@@ -38,8 +39,8 @@ export const SAMPLE_COLUMNS = [
   'rpc_error_code',
   'response_hash',
   'matches_reference',
-] as const;
   'reason',
+] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
 function copyField(value: unknown): string {
@@ -191,15 +192,22 @@ export interface DifferingSample {
  * since the request at a seq is a pure function of the run's seed — entirely in Postgres (a run
  * may hold a million samples per target). Sets `matches_reference` on the candidate samples
  * (true: both ok, equal hash; false: both ok, different hash; null: either side not ok, or no
- * reference sample) and returns the candidate samples counted per method. Idempotent.
+ * reference sample) and returns the candidate samples counted per method. Idempotent. Runs in
+ * the caller's transaction (finalize's, which holds the run's finalize lock).
  */
 export async function compareWithReference(
-  sql: Queryable,
+  sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
 ): Promise<MethodPairCounts[]> {
   const candidates = candidateTargetIds as string[];
+  // The planner has no statistics for a run written seconds ago (autovacuum has not analysed
+  // it), estimates one row per side and picks a nested loop whose inner index scan seeks
+  // (run_id, target_id) and *filters* seq: quadratic, 100 s at 40k samples per target. A hash
+  // join is linear whatever the estimates; this holds for the rest of the transaction, which
+  // firstDifferingSamples needs too.
+  await sql`set local enable_nestloop = off`;
   await sql`
     update run_samples c
     set matches_reference = case when c.ok and r.ok then c.response_hash = r.response_hash end
@@ -220,10 +228,11 @@ export async function compareWithReference(
 /**
  * The first `limit` candidate samples (by seq) that differ from the reference, leaving out the
  * given methods (head-dependent ones, whose differences are not mismatches). Reads the
- * `matches_reference` flags set by compareWithReference.
+ * `matches_reference` flags set by compareWithReference, in the same transaction (whose planner
+ * setting keeps this join a hash join).
  */
 export async function firstDifferingSamples(
-  sql: Queryable,
+  sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,

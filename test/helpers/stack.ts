@@ -46,12 +46,12 @@ export function workflowBundle(): Promise<WorkflowBundle> {
 
 /** The real API, a real worker on its own task queue, the real database and Temporal server. */
 export async function startStack(
-  options: { worker?: boolean; env?: Record<string, string>; captureLogs?: boolean } = {},
+  options: { worker?: boolean; env?: Record<string, string>; captureLogs?: boolean; databaseUrl?: string } = {},
 ): Promise<Stack> {
   installQuietRuntime();
   const taskQueue = `test-${randomUUID()}`;
   const config = loadConfig({
-    DATABASE_URL: inject('databaseUrl'),
+    DATABASE_URL: options.databaseUrl ?? inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: taskQueue,
     RVS_SECRET_KEY: randomBytes(32).toString('hex'),

@@ -231,8 +231,9 @@ export const RetryAttempt = component(
     target_id: uuid.nullable(),
     endpoint_id: uuid.nullable(),
     activity: z.string(),
-    attempt: int.min(1),
-    error_type: z.string(),
+    chunk: int.min(0).nullable().describe('first seq of the probe chunk the attempt belonged to; null for activities that are no chunk'),
+    attempt: int.min(1).describe('Temporal attempt number, counted per chunk (per activity execution)'),
+    error_type: z.string().describe('"infrastructure" (our database unreachable), "attempt_lost" (worker stopped, timeout), or the failure type'),
     message: z.string(),
     failed_at: timestamp,
     next_attempt_at: timestamp.nullable(),
@@ -270,7 +271,6 @@ export const Run = component(
   }),
 );
 
-// ---- verdict -------------------------------------------------------------------------------------
 /** A run as GET /v1/runs lists it: the run without the suite config it ran with. */
 export const RunSummary = component(
   'RunSummary',
@@ -279,6 +279,7 @@ export const RunSummary = component(
     .describe('A run without config_snapshot and suite.config (GET /v1/runs/{runId} has them): a page stays small whatever the configs.'),
 );
 
+// ---- verdict -------------------------------------------------------------------------------------
 
 const checkOf = <N extends string, D extends z.ZodType>(name: N, details: D, appears: string) =>
   z.strictObject({ name: z.literal(name), status: checkStatus, message: z.string(), details }).describe(appears);
@@ -425,11 +426,11 @@ export const Sample = component(
     rpc_error_code: int.nullable(),
     response_hash: z.string().nullable(),
     matches_reference: z.boolean().nullable(),
-  }),
     reason: z
       .string()
       .nullable()
       .describe('invalid_response only: why the answer was unusable, a fixed text (e.g. "result nested deeper than 64 levels"), never bytes of the answer'),
+  }),
 );
 
 // ---- identity --------------------------------------------------------------------------------
