@@ -1,0 +1,169 @@
+/**
+ * npm run bench:finalize — how long finalizeRun takes on a large run with a reference and the
+ * correctness check on: BENCH_FINALIZE_SAMPLES samples in all (default 1,000,000: half on the
+ * candidate, half on the reference), written with COPY (writeSampleChunk) into a fresh database
+ * that is dropped at the end. Also prints the plan of the correctness join (it must be a hash
+ * join: the nested loop PostgreSQL picks without statistics was quadratic).
+ *
+ * Every tenth candidate answer differs from the reference's and every 25th reference call failed,
+ * so the tally, the mismatch list and every flag are exercised; the bench checks the tally.
+ */
+import { randomUUID } from 'node:crypto';
+import { finalizeRun } from '../activities/finalize-run';
+import { createSql, type Sql } from '../src/db/client';
+import { insertRun, findRun, finishTarget } from '../src/db/runs';
+import { writeSampleChunk, type SampleRow } from '../src/db/samples';
+import { suiteConfigSchema } from '../src/domain/suite-config';
+import { createFreshDatabase, fmt, machineLine } from './lib';
+
+const TOTAL = Number(process.env.BENCH_FINALIZE_SAMPLES ?? 1_000_000);
+const PER_TARGET = Math.floor(TOTAL / 2);
+const WRITE_BATCH = 20_000;
+const TARGET_SECONDS = 30;
+const ADDRESS = '0x00000000000000000000000000000000000000aa';
+// Block-pinned or head-independent calls: a differing answer is a mismatch, not inconclusive.
+const WORKLOAD_METHODS = [
+  { method: 'eth_chainId' },
+  { method: 'eth_getBalance', params: [ADDRESS, '0x10'] },
+  { method: 'eth_getCode', params: [ADDRESS, '0x10'] },
+  { method: 'net_version' },
+];
+const METHODS = WORKLOAD_METHODS.map((m) => m.method);
+
+function sample(runId: string, targetId: string, role: SampleRow['role'], seq: number, start: number): SampleRow {
+  const failed = role === 'reference' && seq % 25 === 0;
+  const differs = role === 'primary' && seq % 10 === 0;
+  return {
+    run_id: runId,
+    target_id: targetId,
+    seq,
+    role,
+    method: METHODS[seq % METHODS.length]!,
+    started_at: new Date(start + seq),
+    latency_us: 800 + ((seq * 7919) % 20_000),
+    ok: !failed,
+    outcome: failed ? 'http_error' : 'ok',
+    http_status: failed ? 503 : null,
+    rpc_error_code: null,
+    response_hash: failed ? null : differs ? `d${seq.toString(16).padStart(31, '0')}` : (seq % 1000).toString(16).padStart(32, '0'),
+    matches_reference: null,
+  };
+}
+
+/** The rows finalize needs around the samples: tenant, chain, two endpoints, a suite and a claimed run. */
+async function seedRun(sql: Sql): Promise<{ runId: string; candidateId: string; referenceId: string }> {
+  const tenantId = randomUUID();
+  const chainId = randomUUID();
+  const [candidateEndpoint, referenceEndpoint] = [randomUUID(), randomUUID()];
+  const suiteId = randomUUID();
+  await sql`insert into tenants (id, name, slug) values (${tenantId}, 'bench', ${`bench-${tenantId}`})`;
+  await sql`insert into chains (id, tenant_id, name, slug, family, chain_id) values (${chainId}, ${tenantId}, 'Bench', 'bench', 'evm', 1)`;
+  for (const [id, name] of [[candidateEndpoint, 'candidate'], [referenceEndpoint, 'reference']] as const) {
+    // Never contacted: finalize reads samples only.
+    await sql`
+      insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted, timeout_ms)
+      values (${id}, ${tenantId}, ${chainId}, ${name}, 'json-rpc-http', 'http://127.0.0.1:9', 'unused', 2000)`;
+  }
+  const config = suiteConfigSchema.parse({
+    targets: [{ endpoint_id: candidateEndpoint }],
+    reference_endpoint_id: referenceEndpoint,
+    baseline: { mode: 'none' },
+    workload: { methods: WORKLOAD_METHODS, requests_per_target: PER_TARGET, concurrency: 32, warmup_requests: 0 },
+    thresholds: { correctness_enabled: true },
+  });
+  await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suiteId}, ${tenantId}, ${chainId}, 'bench', ${sql.json(config as never)})`;
+  const runId = randomUUID();
+  const [candidateId, referenceId] = [randomUUID(), randomUUID()];
+  await insertRun(sql, {
+    id: runId,
+    tenantId,
+    suiteId,
+    triggeredBy: 'api',
+    baselineRunId: null,
+    metadata: {},
+    configSnapshot: { suite: { id: suiteId, name: 'bench', config }, chain: { id: chainId, name: 'Bench', slug: 'bench', explorer_url: null } },
+    seed: 1,
+    workflowId: `run-${runId}`,
+    targets: [
+      { id: candidateId, endpointId: candidateEndpoint, endpointName: 'candidate', role: 'primary', callsPlanned: PER_TARGET },
+      { id: referenceId, endpointId: referenceEndpoint, endpointName: 'reference', role: 'reference', callsPlanned: PER_TARGET },
+    ],
+  });
+  await sql`update runs set status = 'running', claimed_at = now(), started_at = now() where id = ${runId}`;
+  return { runId, candidateId, referenceId };
+}
+
+async function main(): Promise<void> {
+  console.log(machineLine());
+  const db = await createFreshDatabase('rvs_bench_finalize');
+  const sql = createSql(db.url);
+  const watchdog = setTimeout(() => {
+    console.error('bench:finalize took too long; aborting');
+    void sql
+      .end({ timeout: 1 })
+      .then(() => db.drop())
+      .finally(() => process.exit(2));
+  }, 600_000);
+  try {
+    const [server] = await sql<{ version: string }[]>`select current_setting('server_version') as version`;
+    console.log(`PostgreSQL ${server!.version}, database ${db.name}`);
+    const { runId, candidateId, referenceId } = await seedRun(sql);
+
+    const start = Date.now();
+    const writeStarted = performance.now();
+    for (const [targetId, role] of [[candidateId, 'primary'], [referenceId, 'reference']] as const) {
+      for (let from = 0; from < PER_TARGET; from += WRITE_BATCH) {
+        const to = Math.min(PER_TARGET, from + WRITE_BATCH);
+        const rows = Array.from({ length: to - from }, (_, i) => sample(runId, targetId, role, from + i, start));
+        await writeSampleChunk(sql, { runId, targetId, fromSeq: from, toSeq: to }, rows);
+      }
+      await finishTarget(sql, targetId, 'success', {});
+    }
+    const writeSeconds = (performance.now() - writeStarted) / 1000;
+    console.log(`${fmt(2 * PER_TARGET)} samples written with COPY in ${writeSeconds.toFixed(1)} s (not part of the figure)`);
+
+    // The plan finalize gets, as finalize gets it: same transaction setting, no statistics.
+    const plan = await sql.begin(async (tx) => {
+      await tx`set local enable_nestloop = off`;
+      return tx.unsafe<{ 'QUERY PLAN': string }[]>(
+        `explain update run_samples c
+           set matches_reference = case when c.ok and r.ok then c.response_hash = r.response_hash end
+           from run_samples r
+           where c.run_id = $1 and c.target_id = any($2::uuid[])
+             and r.run_id = c.run_id and r.target_id = $3::uuid and r.seq = c.seq and r.method = c.method
+             and c.matches_reference is distinct from (case when c.ok and r.ok then c.response_hash = r.response_hash end)`,
+        [runId, [candidateId], referenceId],
+      );
+    });
+    console.log('correctness join plan:');
+    for (const line of plan) console.log(`  ${line['QUERY PLAN']}`);
+
+    const started = performance.now();
+    const result = await finalizeRun(sql, { runId, status: 'success', failureReason: null });
+    const seconds = (performance.now() - started) / 1000;
+
+    const run = (await findRun(sql, runId))!;
+    const correctness = run.verdict!.checks.find((c) => c.name === 'correctness')!.details as Record<string, number>;
+    const skipped = Math.ceil(PER_TARGET / 25);
+    const mismatched = Math.ceil(PER_TARGET / 10) - Math.ceil(PER_TARGET / 50);
+    const expected = { compared: PER_TARGET - skipped, mismatched, skipped };
+    const ok =
+      correctness.compared === expected.compared && correctness.mismatched === expected.mismatched && correctness.skipped === expected.skipped;
+    console.log(
+      `finalize: ${seconds.toFixed(2)} s for ${fmt(2 * PER_TARGET)} samples (${fmt(PER_TARGET)} candidate + ${fmt(PER_TARGET)} reference); ` +
+        `verdict ${result.verdict}; correctness compared ${fmt(correctness.compared!)}, mismatched ${fmt(correctness.mismatched!)}, skipped ${fmt(correctness.skipped!)}` +
+        ` (${ok ? 'as expected' : `EXPECTED ${JSON.stringify(expected)}`})`,
+    );
+    console.log(`target: under ${TARGET_SECONDS} s — ${seconds < TARGET_SECONDS ? 'met' : 'MISSED'}`);
+    if (!ok) process.exitCode = 1;
+  } finally {
+    clearTimeout(watchdog);
+    await sql.end({ timeout: 5 });
+    await db.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
