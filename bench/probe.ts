@@ -207,7 +207,7 @@ async function main(): Promise<void> {
     console.log('');
     console.log(
       table(
-        ['round / client', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'client CPU', 'server CPU', 'req/s ÷ autocannon'],
+        ['round / client', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'client CPU', 'client CPU µs/req', 'server CPU', 'req/s ÷ autocannon'],
         measurements.map((m) => [
           `${m.round} ${m.tool}`,
           fmt(m.calls / m.seconds),
@@ -215,6 +215,8 @@ async function main(): Promise<void> {
           fmt(m.p99Ms, 2),
           fmt(m.failed),
           `${fmt(m.clientCpuPct)}%`,
+          // CPU per request is steadier than req/s when other work competes for the cores.
+          fmt(((m.clientCpuPct / 100) * m.seconds * 1e6) / m.calls, 1),
           `${fmt(m.serverCpuPct)}%`,
           `${fmt(m.calls / m.seconds / (reference(m.round).calls / reference(m.round).seconds), 3)}×`,
         ]),
