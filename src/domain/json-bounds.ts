@@ -1,12 +1,17 @@
 /*
- * Bounds on JSON a tenant sends us, checked before anything walks it recursively. Zod, JSON.stringify,
+ * Bounds on JSON a tenant sends us, checked before anything walks it recursively (the depth of one
+ * value alone is exceedsJsonDepth in canonical-json.ts, shared with the probe's answers). Zod, JSON.stringify,
  * canonicalisation and the probe's request building all recurse over nested values, so a body of
  * 100,000 nested arrays (200 KB, well under the body limit) would overflow the stack in any of them;
- * Postgres refuses a NUL in text and jsonb, which would surface as a 500. Both walks here use an
- * explicit stack: they must not themselves be the recursion they guard against.
+ * Postgres refuses a NUL in text and jsonb, and a lone surrogate in jsonb, which would surface as a
+ * 500. Both walks here use an explicit stack: they must not themselves be the recursion they guard
+ * against.
  */
 
-/** Nesting allowed in a free-form field (run metadata, workload params); generous for any real JSON-RPC params. */
+/**
+ * Nesting allowed in a free-form field (run metadata, workload params): generous for any real
+ * JSON-RPC params, and half the depth the probe accepts in an answer (MAX_RESULT_DEPTH).
+ */
 export const MAX_JSON_DEPTH = 32;
 
 /**
@@ -21,26 +26,6 @@ const isContainer = (value: unknown): value is object => value !== null && typeo
 
 function childrenOf(value: object): [string | number, unknown][] {
   return Array.isArray(value) ? value.map((child, index) => [index, child] as [number, unknown]) : Object.entries(value);
-}
-
-/**
- * Nesting depth: a scalar is 0, `[]` and `{}` are 1, `[[1]]` is 2. Stops as soon as the depth is
- * known to be above `stopAbove` and returns `stopAbove + 1`, so a hostile value costs no more than
- * its first `stopAbove` levels (and a cyclic object, which JSON cannot produce, still terminates).
- */
-export function jsonDepth(value: unknown, stopAbove = Number.MAX_SAFE_INTEGER): number {
-  if (!isContainer(value)) return 0;
-  let deepest = 0;
-  const stack: [object, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (depth > deepest) deepest = depth;
-    if (deepest > stopAbove) return stopAbove + 1;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (isContainer(child)) stack.push([child, depth + 1]);
-    }
-  }
-  return deepest;
 }
 
 export type JsonProblem = { kind: 'nul' | 'lone_surrogate' | 'too_deep'; path: JsonPath };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { jsonDepth, MAX_JSON_DEPTH } from './json-bounds';
+import { exceedsJsonDepth } from './canonical-json';
+import { MAX_JSON_DEPTH } from './json-bounds';
 
 /** Limits that protect the service (and the probed endpoints) from oversized workloads. */
 export const WORKLOAD_LIMITS = {
@@ -26,7 +27,7 @@ export const MAX_SUITE_CONFIG_BYTES = 64 * 1024;
  * serialises and canonicalises params, and both walk them.
  */
 export const boundedJsonDepth = <S extends z.ZodType>(schema: S) =>
-  schema.refine((value) => jsonDepth(value, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH, `must nest at most ${MAX_JSON_DEPTH} levels`);
+  schema.refine((value) => !exceedsJsonDepth(value, MAX_JSON_DEPTH), `must nest at most ${MAX_JSON_DEPTH} levels`);
 
 const uuid = z.uuid();
 

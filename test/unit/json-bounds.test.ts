@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findJsonProblem, formatJsonPath, jsonDepth, MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../src/domain/json-bounds';
+import { exceedsJsonDepth } from '../../src/domain/canonical-json';
+import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../src/domain/json-bounds';
 
 /** `levels` nested arrays around `inner`, built without recursion. */
 function nestedArrays(levels: number, inner: unknown = 1): unknown {
@@ -14,39 +16,21 @@ function nestedObjects(levels: number, key = 'a', inner: unknown = 1): unknown {
   return value;
 }
 
-describe('jsonDepth', () => {
+describe('free-form fields nest at most MAX_JSON_DEPTH levels (exceedsJsonDepth, shared with the probe)', () => {
   it.each([
-    ['a number', 1, 0],
-    ['a string', 'x', 0],
-    ['null', null, 0],
-    ['an empty array', [], 1],
-    ['an empty object', {}, 1],
-    ['[[1]]', [[1]], 2],
-    ['an object in an array', [{ a: 1 }], 2],
-    ['the deepest branch counts', [1, [2, [3]], [4]], 3],
-    ['objects and arrays mixed', { a: [{ b: [] }] }, 4],
-    ['32 levels', nestedArrays(32), 32],
-  ])('%s', (_name, value, depth) => {
-    expect(jsonDepth(value)).toBe(depth);
+    ['a number', 1, false],
+    ['an empty array (one level)', [], false],
+    ['32 nested arrays', nestedArrays(32), false],
+    ['32 nested objects', nestedObjects(32), false],
+    ['33 nested arrays', nestedArrays(33), true],
+    ['a deep branch beside shallow ones', [1, { a: 2 }, nestedArrays(32)], true],
+    ['200,000 levels, walked without recursing', nestedArrays(200_000), true],
+  ])('%s', (_name, value, tooDeep) => {
+    expect(exceedsJsonDepth(value, MAX_JSON_DEPTH)).toBe(tooDeep);
   });
 
-  it.each([
-    ['within the cap', nestedArrays(5), 5, 5],
-    ['one over the cap', nestedArrays(6), 5, 6],
-    ['far over the cap stops at cap + 1', nestedArrays(10_000), 5, 6],
-  ])('stopAbove: %s', (_name, value, stopAbove, depth) => {
-    expect(jsonDepth(value, stopAbove)).toBe(depth);
-  });
-
-  it('walks 200,000 levels without recursing (a recursive walk overflows the stack long before)', () => {
-    expect(jsonDepth(nestedArrays(200_000))).toBe(200_000);
-    expect(jsonDepth(nestedObjects(200_000))).toBe(200_000);
-  });
-
-  it('terminates on a cyclic object when given a cap', () => {
-    const cyclic: Record<string, unknown> = {};
-    cyclic.self = cyclic;
-    expect(jsonDepth(cyclic, MAX_JSON_DEPTH)).toBe(MAX_JSON_DEPTH + 1);
+  it('keeps whole bodies (MAX_BODY_DEPTH) room for a field at the cap under a few levels of structure', () => {
+    expect(MAX_BODY_DEPTH).toBeGreaterThanOrEqual(MAX_JSON_DEPTH + 'config.workload.methods.0'.split('.').length);
   });
 });
 
@@ -91,5 +75,48 @@ describe('formatJsonPath', () => {
     ['a long path is cut', Array(20).fill('a'), undefined, `${Array(12).fill('a').join('.')}.…`],
   ])('%s', (_name, path, prefix, formatted) => {
     expect(formatJsonPath(path as (string | number)[], prefix)).toBe(formatted);
+  });
+});
+
+describe('findJsonProblem, properties', () => {
+  // Strings of any UTF-16 code units, weighted so NULs, both surrogate halves (alone or paired)
+  // and backslashes turn up often, in values and in keys.
+  const codeUnit = fc.oneof(
+    fc.constantFrom('\u0000', '\ud83d', '\ude00', '\\', 'u', 'a'),
+    fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+  );
+  const text = fc.string({ unit: codeUnit, maxLength: 6 });
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      text,
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+    ),
+  })).value;
+
+  /** JSON.stringify escapes exactly NUL and lone surrogates as \\u0000 / \\udXXX (an escaped backslash before a "u" does not count). */
+  const hasBadCodeUnit = (value: unknown) => /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i.test(JSON.stringify(value));
+
+  const at = (value: unknown, path: (string | number)[]) =>
+    path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value);
+
+  it('finds a problem exactly when a string or key holds a NUL or a lone surrogate, and points at it', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const problem = findJsonProblem(value, 1_000);
+        expect(problem !== null).toBe(hasBadCodeUnit(value));
+        if (!problem) return;
+        const key = problem.path[problem.path.length - 1];
+        const named = at(value, problem.path);
+        const keyIsBad = typeof key === 'string' && hasBadCodeUnit(key);
+        const valueIsBad = typeof named === 'string' && hasBadCodeUnit(named);
+        expect(keyIsBad || valueIsBad).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
