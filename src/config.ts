@@ -59,6 +59,8 @@ const envSchema = z.object({
   RVS_TENANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).optional(),
   RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).optional(),
   RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  // Longer than any request may take: a reservation older than this is taken over by a retry.
+  RVS_IDEMPOTENCY_LEASE_S: z.coerce.number().int().min(1).max(3600).default(60),
   RVS_JWT_JWKS_URL: urlString(['http:', 'https:']).optional(),
   RVS_JWT_ISSUER: z.string().min(1).optional(),
   RVS_JWT_AUDIENCE: z.string().min(1).optional(),
@@ -108,6 +110,11 @@ export interface Config {
     tenantTriggersPerMinute: number;
     dashboardPerMinute: number;
   };
+  /**
+   * How long an Idempotency-Key reservation without a response holds the key (src/http/idempotency.ts);
+   * also how long a run may stay queued without a workflow before it is reconciled.
+   */
+  idempotencyLeaseMs: number;
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
     jwksUrl: string | undefined;
@@ -161,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       tenantTriggersPerMinute: e.RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE ?? TENANT_QUOTA_FACTOR * e.RVS_TRIGGER_LIMIT_PER_MINUTE,
       dashboardPerMinute: e.RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE,
     },
+    idempotencyLeaseMs: e.RVS_IDEMPOTENCY_LEASE_S * 1000,
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,
       issuer: e.RVS_JWT_ISSUER,

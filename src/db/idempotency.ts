@@ -13,23 +13,41 @@ export interface IdempotencyOwner {
   principal: string;
 }
 
-/** Claims the key for this request; false when another request of the same principal holds or held it. */
+/** A held reservation: the owner and the token of its current lease. */
+export interface IdempotencyReservation extends IdempotencyOwner {
+  reservation: string;
+}
+
+/**
+ * Claims the key for this request and returns the lease's token; null when another request of the
+ * same principal holds it (within its lease) or completed it. A reservation without a response
+ * that is older than `leaseMs` belongs to a request that died with its process: the same request
+ * (same hash) takes it over. The insert and the takeover are one statement: concurrent retries
+ * queue on the row lock and each re-checks the lease on the row as the previous one left it, so
+ * exactly one of them wins.
+ */
 export async function reserveIdempotencyKey(
   sql: Queryable,
   owner: IdempotencyOwner,
   key: string,
   requestHash: string,
-): Promise<boolean> {
+  leaseMs: number,
+): Promise<string | null> {
   // Expired keys are forgotten first, so a key can be reused after its 24 hours.
   await sql`
     delete from idempotency_keys
     where tenant_id = ${owner.tenantId} and principal = ${owner.principal} and key = ${key}
       and created_at < now() - interval '24 hours'`;
-  const rows = await sql`
+  const rows = await sql<{ reservation: string }[]>`
     insert into idempotency_keys (tenant_id, principal, key, request_hash)
     values (${owner.tenantId}, ${owner.principal}, ${key}, ${requestHash})
-    on conflict do nothing returning key`;
-  return rows.length === 1;
+    on conflict (tenant_id, principal, key) do update
+      set reserved_at = clock_timestamp(), reservation = gen_random_uuid()
+      where idempotency_keys.status_code is null
+        and idempotency_keys.request_hash = excluded.request_hash
+        and idempotency_keys.reserved_at < clock_timestamp() - make_interval(secs => ${leaseMs / 1000})
+    returning reservation`;
+  return rows[0]?.reservation ?? null;
 }
 
 export async function findIdempotencyKey(sql: Queryable, owner: IdempotencyOwner, key: string): Promise<IdempotencyRow | undefined> {
@@ -39,21 +57,24 @@ export async function findIdempotencyKey(sql: Queryable, owner: IdempotencyOwner
   return row;
 }
 
+/** Stores the response; a no-op when the lease was taken over meanwhile (the new holder's response counts). */
 export async function completeIdempotencyKey(
   sql: Queryable,
-  owner: IdempotencyOwner,
+  holder: IdempotencyReservation,
   key: string,
   response: { statusCode: number; body: string; location: string | null },
 ): Promise<void> {
   await sql`
     update idempotency_keys
     set status_code = ${response.statusCode}, response_body = ${response.body}, response_location = ${response.location}
-    where tenant_id = ${owner.tenantId} and principal = ${owner.principal} and key = ${key}`;
+    where tenant_id = ${holder.tenantId} and principal = ${holder.principal} and key = ${key}
+      and reservation = ${holder.reservation} and status_code is null`;
 }
 
 /** A request that failed on our side releases its key so the client's retry is not blocked. */
-export async function releaseIdempotencyKey(sql: Queryable, owner: IdempotencyOwner, key: string): Promise<void> {
+export async function releaseIdempotencyKey(sql: Queryable, holder: IdempotencyReservation, key: string): Promise<void> {
   await sql`
     delete from idempotency_keys
-    where tenant_id = ${owner.tenantId} and principal = ${owner.principal} and key = ${key} and status_code is null`;
+    where tenant_id = ${holder.tenantId} and principal = ${holder.principal} and key = ${key}
+      and reservation = ${holder.reservation} and status_code is null`;
 }

@@ -7,6 +7,7 @@ import {
   releaseIdempotencyKey,
   reserveIdempotencyKey,
   type IdempotencyOwner,
+  type IdempotencyReservation,
 } from '../db/idempotency';
 import { AppError, validationError } from '../errors';
 import { canonicalJson } from '../probe/classify-response';
@@ -22,7 +23,7 @@ declare module 'fastify' {
     secretResponseFields?: readonly string[];
   }
   interface FastifyRequest {
-    idempotency: (IdempotencyOwner & { key: string }) | null;
+    idempotency: (IdempotencyReservation & { key: string }) | null;
   }
 }
 
@@ -52,6 +53,11 @@ function storableBody(payload: string, secretFields: readonly string[] | undefin
  * a different request it is 409 idempotency_conflict. A duplicate that arrives while the first
  * is still running waits for it, so concurrent duplicates create one resource.
  *
+ * A reservation is a lease of `config.idempotencyLeaseMs` (60 s by default, longer than any request
+ * may take): an API process killed while handling a request never stores its response, and once
+ * the lease is over a retry with the same key and request takes the reservation over and runs.
+ * A completed response replays for the whole 24 hours.
+ *
  * Keys belong to the principal that sent them (an API key, or a JWT's tenant and subject), not to
  * the tenant: a replay hands out the first response, which only its own caller may read (another
  * key of the tenant may hold fewer scopes). Replays are `Cache-Control: no-store`, like the
@@ -72,8 +78,9 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       .digest('hex');
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     while (Date.now() < deadline) {
-      if (await reserveIdempotencyKey(deps.sql, owner, key, requestHash)) {
-        request.idempotency = { ...owner, key };
+      const reservation = await reserveIdempotencyKey(deps.sql, owner, key, requestHash, deps.config.idempotencyLeaseMs);
+      if (reservation) {
+        request.idempotency = { ...owner, reservation, key };
         return;
       }
       const first = await findIdempotencyKey(deps.sql, owner, key);

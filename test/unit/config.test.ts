@@ -36,6 +36,7 @@ describe('loadConfig: defaults', () => {
         tenantTriggersPerMinute: 300,
         dashboardPerMinute: 120,
       },
+      idempotencyLeaseMs: 60_000,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -109,6 +110,7 @@ describe('loadConfig: valid values', () => {
         tenantTriggersPerMinute: 300,
         dashboardPerMinute: 120,
       },
+      idempotencyLeaseMs: 60_000,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -148,6 +150,11 @@ describe('loadConfig: rate limits', () => {
   it('reads the dashboard quota', () => {
     expect(loadConfig({ RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: '30' }).rateLimits.dashboardPerMinute).toBe(30);
   });
+
+  it('reads the Idempotency-Key lease (60 s by default)', () => {
+    expect(loadConfig({}).idempotencyLeaseMs).toBe(60_000);
+    expect(loadConfig({ RVS_IDEMPOTENCY_LEASE_S: '5' }).idempotencyLeaseMs).toBe(5_000);
+  });
 });
 
 describe('loadConfig: invalid values', () => {
@@ -155,6 +162,8 @@ describe('loadConfig: invalid values', () => {
     { name: 'RVS_TENANT_RATE_LIMIT_PER_MINUTE', value: '0' },
     { name: 'RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE', value: '1.5' },
     { name: 'RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE', value: 'many' },
+    { name: 'RVS_IDEMPOTENCY_LEASE_S', value: '0' },
+    { name: 'RVS_IDEMPOTENCY_LEASE_S', value: '1.5' },
     { name: 'PORT', value: 'abc' },
     { name: 'PORT', value: '3000.5' },
     { name: 'PORT', value: '65536' },
