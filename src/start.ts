@@ -1,98 +1,213 @@
+/**
+ * `npm start`, a supervisor (DESIGN.md §9): PostgreSQL (embedded unless DATABASE_URL), the
+ * Temporal dev server (unless TEMPORAL_ADDRESS), then the API and the worker, each a child process
+ * in its own process group. A child that dies is started again with backoff while the others keep
+ * going. One Ctrl-C stops them in reverse order: API (no new requests), worker (drains), Temporal,
+ * PostgreSQL.
+ */
+import type { StdioOptions } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { NativeConnection } from '@temporalio/worker';
-import { loadConfigOrExit } from './config';
-import { SecretBox } from './crypto/secret-box';
+import { loadConfigOrExit, type Config } from './config';
 import { createSql } from './db/client';
-import { createLogger } from './logger';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './runtime/embedded-postgres';
-import { onShutdownSignal } from './runtime/shutdown';
+import { migrate } from './db/migrate';
+import { REPEATED_SIGNAL_WINDOW_MS } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
-import { startApi } from './server';
+import { ChildService } from './runtime/supervisor';
+import type { EmbeddedPostgresReady } from './runtime/embedded-postgres-process';
+import { workerNodeOptions } from './runtime/worker-heap';
+import { bootstrapDefaultTenant } from './services/bootstrap';
 import { resolveTemporalCli, TemporalCliMissingError } from './temporal/cli';
-import { startDevServer, type DevServer } from './temporal/dev-server';
-import { createRunWorker, installTemporalRuntime } from './worker';
+import type { DevServerReady } from './temporal/dev-server-process';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
+const ROOT = path.resolve(__dirname, '..');
+/** Node with tsx as a loader, as `npm run api` and `npm run worker` run it: no tsx parent process. */
+const NODE_WITH_TSX = ['--import', 'tsx'];
+const CHILD_STDIO: StdioOptions = ['ignore', 'inherit', 'inherit', 'ipc'];
+const API_READY_TIMEOUT_MS = 90_000;
+const POSTGRES_READY_TIMEOUT_MS = 120_000;
+const DEV_SERVER_READY_TIMEOUT_MS = 90_000;
 
-/** Everything on one machine: PostgreSQL and Temporal (unless given), migrations, worker and API. */
+class StartAborted extends Error {}
+
+// Stopped in reverse order of starting.
+const services: ChildService[] = [];
+let stopping = false;
+let firstSignalAt = 0;
+
+function stopAll(code: number): void {
+  stopping = true;
+  firstSignalAt = performance.now();
+  void (async () => {
+    for (const service of [...services].reverse()) {
+      await service.stop().catch((error: unknown) => say(`stopping ${service.name} failed: ${String(error)}`));
+    }
+    say('stopped');
+    process.exit(code);
+  })();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopping) {
+    // The terminal and npm each deliver the one Ctrl-C: the repeat is not a second request.
+    if (performance.now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
+    say(`received ${signal} again; killing everything now`);
+    for (const service of services) service.kill();
+    process.exit(130);
+  }
+  say('shutting down...');
+  stopAll(0);
+}
+
+const checkNotStopping = () => {
+  if (stopping) throw new StartAborted();
+};
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
-  const logger = createLogger(config.logLevel, 'rvs');
   await mkdir(config.dataDir, { recursive: true });
-  const cleanups: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((e: unknown) => logger.error({ err: e }, 'shutdown step failed'));
-  };
-  onShutdownSignal(async () => {
-    say('shutting down...');
-    await stopAll();
-    process.exit(0);
-  });
 
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    const db: EmbeddedDatabase = await startEmbeddedPostgres(config.dataDir, say);
-    cleanups.push(() => db.stop());
-    databaseUrl = db.url;
+    const postgres = hostedService('postgres', 'src/runtime/embedded-postgres-process.ts', { ...process.env, RVS_DATA_DIR: config.dataDir });
+    services.push(postgres);
+    databaseUrl = (await whenReady<EmbeddedPostgresReady>(postgres, POSTGRES_READY_TIMEOUT_MS)).url;
+    checkNotStopping();
   }
+
+  // Before any child starts: migrations, the secret key file and the bootstrap key exist once.
+  await resolveSecretKey(config.secretKey, config.dataDir);
+  const sql = createSql(databaseUrl, { max: 1 });
+  let generatedApiKey: string | null;
+  try {
+    await migrate(sql);
+    generatedApiKey = await bootstrapDefaultTenant(sql, config.bootstrapApiKey);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  checkNotStopping();
 
   let temporalAddress = config.temporal.address;
   let temporalUi = 'the Temporal UI of your cluster';
   if (!temporalAddress) {
     const cliPath = await resolveTemporalCli({ cliPath: config.temporal.cliPath, pathVariable: process.env.PATH, log: say });
-    const server: DevServer = await startDevServer({
-      cliPath,
-      port: 7233,
-      uiPort: 8233,
-      dbFile: path.join(config.dataDir, 'temporal.db'),
-      namespace: config.temporal.namespace,
-      log: say,
-    });
-    cleanups.push(() => server.stop());
-    temporalAddress = server.address;
-    temporalUi = server.uiUrl ?? temporalUi;
+    checkNotStopping();
+    const temporal = hostedService('temporal', 'src/temporal/dev-server-process.ts', { ...process.env, RVS_DATA_DIR: config.dataDir, TEMPORAL_CLI_PATH: cliPath });
+    services.push(temporal);
+    const ready = await whenReady<DevServerReady>(temporal, DEV_SERVER_READY_TIMEOUT_MS);
+    temporalAddress = ready.address;
+    temporalUi = ready.uiUrl ?? temporalUi;
+    checkNotStopping();
   }
 
-  installTemporalRuntime(config.logLevel);
-  const api = await startApi({ ...config, databaseUrl, temporal: { ...config.temporal, address: temporalAddress } }, logger);
-  const workerSql = createSql(databaseUrl);
-  const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
-  const connection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await createRunWorker({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    deps: { sql: workerSql, box, allowPrivateTargets: config.allowPrivateTargets },
+  const childEnv = { ...process.env, RVS_DATA_DIR: config.dataDir, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const worker = new ChildService({
+    name: 'worker',
+    command: process.execPath,
+    args: [...NODE_WITH_TSX, path.join(ROOT, 'src/worker.ts')],
+    cwd: ROOT,
+    env: { ...childEnv, NODE_OPTIONS: workerNodeOptions(process.env.NODE_OPTIONS) },
+    restart: true,
+    stopTimeoutMs: 20_000,
+    log: say,
+    // The channel tells the child when the supervisor is gone (src/runtime/shutdown.ts).
+    stdio: CHILD_STDIO,
   });
-  const workerDone = worker.run();
-  // Stop order: no new requests, then drain the worker, then the servers it needed.
-  cleanups.push(async () => {
-    await workerDone;
-    await connection.close();
-    await workerSql.end({ timeout: 5 });
+  const api = new ChildService({
+    name: 'api',
+    command: process.execPath,
+    args: [...NODE_WITH_TSX, path.join(ROOT, 'src/server.ts')],
+    cwd: ROOT,
+    env: childEnv,
+    restart: true,
+    stopTimeoutMs: 20_000,
+    log: say,
+    // The channel tells the child when the supervisor is gone (src/runtime/shutdown.ts).
+    stdio: CHILD_STDIO,
   });
-  cleanups.push(async () => worker.shutdown());
-  cleanups.push(() => api.close());
+  services.push(worker, api);
+  worker.start();
+  api.start();
+  const apiUrl = await waitForApi(config, api);
 
   say('');
   say(`Run Verification Service is up`);
-  say(`  API:          ${api.url}/v1`);
-  say(`  API docs:     ${api.url}/docs   (OpenAPI: ${api.url}/v1/openapi.json)`);
+  say(`  API:          ${apiUrl}/v1`);
+  say(`  API docs:     ${apiUrl}/docs   (OpenAPI: ${apiUrl}/v1/openapi.json)`);
   say(`  Temporal:     ${temporalAddress} (namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`);
   say(`  Temporal UI:  ${temporalUi}`);
-  if (api.generatedApiKey) say(`  API key:      ${api.generatedApiKey}   (admin key of the default tenant, shown only this once)`);
+  if (generatedApiKey) say(`  API key:      ${generatedApiKey}   (admin key of the default tenant, shown only this once)`);
   else if (config.bootstrapApiKey) say(`  API key:      the one in RVS_BOOTSTRAP_API_KEY`);
   say('Press Ctrl-C to stop.');
-  await workerDone.catch(async (error: unknown) => {
-    logger.error({ err: error }, 'worker stopped unexpectedly');
-    await stopAll();
-    process.exit(1);
+}
+
+/**
+ * PostgreSQL or the Temporal dev server behind a small Node process in its own group: started
+ * again with backoff if it dies (the API answers 503 meanwhile), stopped last.
+ */
+function hostedService(name: string, entry: string, env: NodeJS.ProcessEnv): ChildService {
+  return new ChildService({
+    name,
+    command: process.execPath,
+    args: [...NODE_WITH_TSX, path.join(ROOT, entry)],
+    cwd: ROOT,
+    env,
+    restart: true,
+    stopTimeoutMs: 15_000,
+    log: say,
+    stdio: CHILD_STDIO,
   });
 }
 
+/** Starts `service` and waits for the message its process sends once it serves. */
+function whenReady<T>(service: ChildService, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${service.name} did not start within ${timeoutMs / 1000} s`)), timeoutMs);
+    const child = service.start();
+    child.once('message', (message: T) => {
+      clearTimeout(timer);
+      resolve(message);
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`${service.name} exited during start`));
+    });
+  });
+}
+
+/** Until the API child answers HTTP; the URL users reach it on. */
+async function waitForApi(config: Config, api: ChildService): Promise<string> {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const probeUrl = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/v1/openapi.json`;
+  const deadline = performance.now() + API_READY_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    checkNotStopping();
+    if (api.running) {
+      try {
+        // Read to the end: a response left half-read keeps its connection busy, and a busy
+        // connection holds the API's graceful shutdown for its whole drain time.
+        await (await fetch(probeUrl, { signal: AbortSignal.timeout(5_000) })).arrayBuffer();
+        return `http://${config.host === '0.0.0.0' ? 'localhost' : host}:${config.port}`;
+      } catch {
+        // not listening yet
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the API did not answer on ${probeUrl} within ${API_READY_TIMEOUT_MS / 1000} s`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+process.on('uncaughtException', (error) => {
+  say(`supervisor failed: ${error.message}; stopping everything`);
+  for (const service of services) service.kill();
+  process.exit(1);
+});
 main().catch((error: unknown) => {
+  // A signal during start-up already stops what was started.
+  if (error instanceof StartAborted) return;
   const message = error instanceof TemporalCliMissingError ? error.message : error instanceof Error ? error.message : String(error);
   process.stderr.write(`rvs failed to start: ${message}\n`);
-  process.exit(1);
+  if (!stopping) stopAll(1);
 });

@@ -4,10 +4,12 @@ import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
 import { createLogger } from './logger';
-import { onShutdownSignal } from './runtime/shutdown';
+import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
 
+/** Past this, a worker shutdown that is still waiting on something exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 25_000;
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
 const TEMPORAL_LOG_LEVEL = {
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
     process.stderr.write('npm run worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start runs both for you)\n');
     process.exit(1);
   }
+  exitOnUncaughtError(logger);
   installTemporalRuntime(config.logLevel);
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
@@ -63,12 +66,21 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets },
   });
-  onShutdownSignal(() => worker.shutdown());
+  onShutdownSignal(() => {
+    // Activities are cancelled at once (shutdownGraceTime 0) and Temporal retries them elsewhere;
+    // this bounds the rest (a database that does not answer) below an orchestrator's 30 s.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    worker.shutdown();
+  });
   logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
   await worker.run();
   await connection.close();
   await sql.end({ timeout: 5 });
   logger.info('worker stopped');
+  process.exit(0);
 }
 
 if (require.main === module) {

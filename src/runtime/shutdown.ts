@@ -7,8 +7,9 @@ import type { Logger } from '../logger';
 export const REPEATED_SIGNAL_WINDOW_MS = 1_000;
 
 /**
- * Runs `stop` once on the first SIGINT/SIGTERM. A repeat within REPEATED_SIGNAL_WINDOW_MS is
- * ignored; a later one (the operator pressing Ctrl-C again) exits at once.
+ * Runs `stop` once on the first SIGINT/SIGTERM (or when the supervising parent goes away). A repeat
+ * within REPEATED_SIGNAL_WINDOW_MS is ignored; a later one (the operator pressing Ctrl-C again)
+ * exits at once.
  */
 export function onShutdownSignal(stop: () => unknown): void {
   let firstAt: number | undefined;
@@ -23,6 +24,9 @@ export function onShutdownSignal(stop: () => unknown): void {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  // Started by `npm start` with an IPC channel: it closes when the supervisor is gone (even by
+  // SIGKILL), and a child in its own process group would otherwise be left running on its own.
+  if (process.channel) process.once('disconnect', () => handler('SIGTERM'));
 }
 
 /**

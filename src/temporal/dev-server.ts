@@ -18,12 +18,6 @@ export interface DevServerOptions {
   dbFile: string | null;
   namespace: string;
   log: (line: string) => void;
-  /**
-   * Own process group, so a Ctrl-C in the terminal reaches only the supervisor, which stops the
-   * dev server last, after the worker has drained (npm start). Off for tests: an interrupted test
-   * run should take its dev server with it.
-   */
-  detached?: boolean;
 }
 
 async function waitUntilServing(address: string, namespace: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -57,7 +51,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', host);
 
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4_000);
