@@ -53,6 +53,19 @@ export function classifyFailure(error: unknown): FailureClass {
   return cause !== undefined && cause !== error && isDatabaseUnavailable(cause) ? 'infrastructure' : 'endpoint';
 }
 
+/**
+ * Whether our database answers right now. An unrecognised failure while it does not (a COPY
+ * stream cut mid-write can surface as a plain Error) is our outage, not the endpoint's.
+ */
+async function databaseUnreachable(sql: Sql): Promise<boolean> {
+  try {
+    await sql`select 1`;
+    return false;
+  } catch (error) {
+    return isDatabaseUnavailable(error);
+  }
+}
+
 /** A short, secret-free description of a failure for retry_history. */
 function describe(error: unknown): { type: string; message: string } {
   const e = error as { name?: string; code?: string; message?: string };
@@ -133,7 +146,9 @@ export async function withRetryRecording<T>(
   } catch (error) {
     if (context.cancellationSignal.aborted) throw error;
     const failedAt = Date.now();
-    const failureClass = classifyFailure(error);
+    let failureClass = classifyFailure(error);
+    const marked = error instanceof ApplicationFailure && error.type === ENDPOINT_FAILURE;
+    if (failureClass === 'endpoint' && !marked && (await databaseUnreachable(sql))) failureClass = 'infrastructure';
     const described = describe(error);
     let thrown: unknown = error;
     let nextAttemptAtMs: number | null = null;
