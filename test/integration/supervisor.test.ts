@@ -62,6 +62,8 @@ describe('npm start supervises the API and the worker as child processes', () =>
       RVS_DATA_DIR: dataDir,
       RVS_ALLOW_PRIVATE_TARGETS: 'true',
       LOG_LEVEL: 'warn',
+      // The test asks every 100 ms: the default 600 requests/minute would answer 429s.
+      RVS_RATE_LIMIT_PER_MINUTE: '1000000',
     });
     const output = start.output;
     await until(() => (output().includes('Press Ctrl-C to stop.') ? true : undefined), 90_000, () => `npm start\n${output()}`);
@@ -111,6 +113,7 @@ describe('npm start supervises the API and the worker as child processes', () =>
     const finished = await until(
       async () => {
         const answer = await getWithin(`${apiUrl}/v1/runs/${run.id}`, auth, 5_000);
+        expect(answer.status, answer.body).toBe(200);
         const body = JSON.parse(answer.body) as { status: string };
         return ['success', 'failed', 'cancelled'].includes(body.status) ? body : undefined;
       },
