@@ -1,0 +1,90 @@
+import { studentTQuantile } from './distributions';
+
+export type BaselineModel = 'history' | 'previous_run' | 'none';
+
+export const BASELINE_DEFAULTS = { window: 10, minRuns: 5, upperBoundary: 0.99 } as const;
+
+/**
+ * Which baseline model judges the run: the suite's history when at least `minRuns` passing runs
+ * are in the window, else the previous run's samples under the interval rule (decideLatency),
+ * else nothing.
+ */
+export function chooseBaselineModel(input: { historyRuns: number; hasPreviousRun: boolean; minRuns?: number }): BaselineModel {
+  const minRuns = Math.max(2, input.minRuns ?? BASELINE_DEFAULTS.minRuns);
+  if (input.historyRuns >= minRuns) return 'history';
+  return input.hasPreviousRun ? 'previous_run' : 'none';
+}
+
+/** A one-sided t prediction interval for the next run's p95, on the log scale (bencher's t-test model). */
+export interface HistoryBand {
+  runs: number;
+  /** Median of the history's p95s, µs: what max_pct and the floor are measured against. */
+  median_us: number;
+  /** exp(mean of ln p95), µs. */
+  geometric_mean_us: number;
+  /** Standard deviation of ln p95 across the runs (0 for a constant history). */
+  log_sd: number;
+  /** The upper prediction limit for the next run's p95, µs. */
+  upper_us: number;
+  /** The matching lower limit (reported, never judged: a faster run is no regression). */
+  lower_us: number;
+  upper_boundary: number;
+}
+
+/**
+ * Prediction interval from the per-run p95s (µs) of the last `window` passing runs. Per-run p95s
+ * already carry each run's sampling noise and the run-to-run drift, so no per-sample term is added:
+ * the spread of the history is the noise the next run is judged against.
+ */
+export function historyBand(p95sUs: readonly number[], upperBoundary: number = BASELINE_DEFAULTS.upperBoundary): HistoryBand {
+  const k = p95sUs.length;
+  if (k < 2) throw new RangeError(`historyBand needs at least 2 runs, got ${k} (chooseBaselineModel decides first)`);
+  const logs = p95sUs.map((v) => Math.log(Math.max(v, 1)));
+  const mean = logs.reduce((a, b) => a + b, 0) / k;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (k - 1));
+  const spread = studentTQuantile(upperBoundary, k - 1) * sd * Math.sqrt(1 + 1 / k);
+  const sorted = [...p95sUs].sort((a, b) => a - b);
+  const median = k % 2 === 1 ? sorted[(k - 1) / 2]! : (sorted[k / 2 - 1]! + sorted[k / 2]!) / 2;
+  return {
+    runs: k,
+    median_us: median,
+    geometric_mean_us: Math.exp(mean),
+    log_sd: sd,
+    upper_us: Math.exp(mean + spread),
+    lower_us: Math.exp(mean - spread),
+    upper_boundary: upperBoundary,
+  };
+}
+
+export interface HistoryDecision {
+  status: 'pass' | 'fail' | 'inconclusive';
+  reason: 'no_samples' | 'within_band' | 'under_pct' | 'under_floor' | 'above_band';
+  band: HistoryBand;
+  /** Candidate p95 over the history median, percent. */
+  vs_median_pct: number;
+  difference_ms: number;
+}
+
+/**
+ * Fails only when the candidate's p95 is above the band's upper limit AND more than max_pct over
+ * the history median AND more than the floor over it. Any one of the three missing is a pass: the
+ * band says "unusual", max_pct says "big enough to matter", the floor says "not a rounding effect".
+ */
+export function judgeAgainstHistory(input: {
+  candidateP95Us: number;
+  candidateSamples: number;
+  historyP95sUs: readonly number[];
+  maxPct: number;
+  floorMs: number;
+  upperBoundary?: number;
+}): HistoryDecision {
+  const band = historyBand(input.historyP95sUs, input.upperBoundary);
+  const vsMedianPct = (input.candidateP95Us / Math.max(band.median_us, 1) - 1) * 100;
+  const differenceMs = (input.candidateP95Us - band.median_us) / 1000;
+  const base = { band, vs_median_pct: vsMedianPct, difference_ms: differenceMs };
+  if (input.candidateSamples === 0) return { status: 'inconclusive', reason: 'no_samples', ...base, vs_median_pct: NaN, difference_ms: NaN };
+  if (input.candidateP95Us <= band.upper_us) return { status: 'pass', reason: 'within_band', ...base };
+  if (vsMedianPct <= input.maxPct) return { status: 'pass', reason: 'under_pct', ...base };
+  if (differenceMs <= input.floorMs) return { status: 'pass', reason: 'under_floor', ...base };
+  return { status: 'fail', reason: 'above_band', ...base };
+}
