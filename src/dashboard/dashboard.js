@@ -627,7 +627,7 @@
     fill(
       'retry-history',
       table(
-        el('tr', null, ['Failed at', 'Target', 'Activity', 'Attempt', 'Error', 'Message', 'Next attempt'].map((hd) => el('th', null, hd))),
+        el('tr', null, ['Failed at', 'Target', 'Activity', 'Chunk from seq', 'Attempt', 'Error', 'Message', 'Next attempt'].map((hd) => el('th', null, hd))),
         history.map((r) =>
           el(
             'tr',
@@ -635,6 +635,8 @@
             el('td', { className: 'nowrap' }, fmtTime(r.failed_at)),
             el('td', null, targetName(data.run, r.target_id)),
             el('td', { className: 'mono' }, r.activity),
+            // Attempts are counted per chunk: the chunk tells two attempt 1s of one target apart.
+            el('td', { className: 'num' }, fmtInt(r.chunk)),
             el('td', { className: 'num' }, fmtInt(r.attempt)),
             el('td', { className: 'mono' }, r.error_type),
             el('td', { className: 'message' }, r.message),
