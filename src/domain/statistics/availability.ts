@@ -48,15 +48,17 @@ export function decideAvailability(successful: number, calls: number, minPct: nu
   if (calls === 0) return { status: 'inconclusive', reason: 'no_calls', rate, calls_to_decide: null };
   if (rate.lower_pct >= minPct) return { status: 'pass', reason: 'at_or_above_minimum', rate, calls_to_decide: null };
   if (rate.upper_pct < minPct) return { status: 'fail', reason: 'below_minimum', rate, calls_to_decide: null };
-  // The Wilson half-width scales as 1/√n like any other; at 100 % success it is z²/(n + z²)
-  // below the rate, so n ≥ z²·min/(100 − min) suffices there.
-  const distance = Math.abs(rate.rate_pct - minPct);
+  // The Wilson interval narrows as 1/√n but is lopsided, so the side that must clear the minimum
+  // is scaled: the lower bound when the rate is above it, the upper bound when below. At 100 %
+  // success the lower bound is n/(n + z²), so n ≥ z²·min/(100 − min) suffices there.
   let needed: number | null = null;
   if (rate.successful === calls) {
     const z = normalQuantile(1 - (1 - confidence) / 2);
     needed = minPct < 100 ? Math.ceil((z * z * minPct) / (100 - minPct)) : null;
-  } else if (distance > 0) {
-    needed = Math.ceil(calls * ((rate.upper_pct - rate.lower_pct) / 2 / distance) ** 2);
+  } else if (rate.rate_pct !== minPct) {
+    const above = rate.rate_pct > minPct;
+    const side = above ? rate.rate_pct - rate.lower_pct : rate.upper_pct - rate.rate_pct;
+    needed = Math.ceil(calls * (side / Math.abs(rate.rate_pct - minPct)) ** 2);
   }
   return { status: 'inconclusive', reason: 'straddles_minimum', rate, calls_to_decide: needed };
 }

@@ -41,17 +41,19 @@ export function historyBand(p95sUs: readonly number[], upperBoundary: number = B
   if (k < 2) throw new RangeError(`historyBand needs at least 2 runs, got ${k} (chooseBaselineModel decides first)`);
   const logs = p95sUs.map((v) => Math.log(Math.max(v, 1)));
   const mean = logs.reduce((a, b) => a + b, 0) / k;
-  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (k - 1));
+  // A constant history has a spread of exactly 0, not the rounding residue of its logs.
+  const constant = p95sUs.every((v) => v === p95sUs[0]);
+  const sd = constant ? 0 : Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (k - 1));
   const spread = studentTQuantile(upperBoundary, k - 1) * sd * Math.sqrt(1 + 1 / k);
   const sorted = [...p95sUs].sort((a, b) => a - b);
   const median = k % 2 === 1 ? sorted[(k - 1) / 2]! : (sorted[k / 2 - 1]! + sorted[k / 2]!) / 2;
   return {
     runs: k,
     median_us: median,
-    geometric_mean_us: Math.exp(mean),
+    geometric_mean_us: constant ? p95sUs[0]! : Math.exp(mean),
     log_sd: sd,
-    upper_us: Math.exp(mean + spread),
-    lower_us: Math.exp(mean - spread),
+    upper_us: constant ? p95sUs[0]! : Math.exp(mean + spread),
+    lower_us: constant ? p95sUs[0]! : Math.exp(mean - spread),
     upper_boundary: upperBoundary,
   };
 }

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { chooseBaselineModel, historyBand, judgeAgainstHistory, type BaselineModel, type HistoryDecision } from '../../src/domain/statistics/history-baseline';
+
+describe('chooseBaselineModel (window 10, min_runs 5)', () => {
+  it.each<[number, boolean, number | undefined, BaselineModel]>([
+    [0, false, undefined, 'none'],
+    [0, true, undefined, 'previous_run'],
+    [1, true, undefined, 'previous_run'],
+    [4, true, undefined, 'previous_run'],
+    [4, false, undefined, 'none'],
+    [5, true, undefined, 'history'],
+    [5, false, undefined, 'history'],
+    [10, true, undefined, 'history'],
+    [3, true, 3, 'history'],
+    [1, true, 1, 'previous_run'], // a band needs two runs, whatever min_runs says
+    [2, true, 1, 'history'],
+  ])('%s passing runs, previous run %s, min_runs %s → %s', (historyRuns, hasPreviousRun, minRuns, model) => {
+    expect(chooseBaselineModel({ historyRuns, hasPreviousRun, minRuns })).toBe(model);
+  });
+});
+
+// Ten per-run p95s (µs) around 80 ms, as ten unchanged runs with ~10 % drift gave in bench:verdict.
+const TEN = [80_000, 74_000, 88_000, 79_000, 83_000, 71_000, 90_000, 77_000, 85_000, 81_000];
+
+describe('historyBand', () => {
+  it('ten runs: the median, and a one-sided 99 % t prediction limit on the log scale', () => {
+    const band = historyBand(TEN);
+    const logs = TEN.map(Math.log);
+    const mean = logs.reduce((a, b) => a + b) / 10;
+    const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / 9);
+    expect(band.runs).toBe(10);
+    expect(band.median_us).toBe(80_500);
+    expect(band.log_sd).toBeCloseTo(sd, 12);
+    expect(band.upper_us).toBeCloseTo(Math.exp(mean + 2.821438 * sd * Math.sqrt(1.1)), 0);
+    expect(band.lower_us).toBeCloseTo(Math.exp(mean - 2.821438 * sd * Math.sqrt(1.1)), 0);
+  });
+
+  it('five runs: a wider t (4 degrees of freedom)', () => {
+    const five = historyBand(TEN.slice(0, 5));
+    const ten = historyBand(TEN);
+    expect(five.upper_us / five.geometric_mean_us).toBeGreaterThan(ten.upper_us / ten.geometric_mean_us);
+  });
+
+  it('constant history: zero spread, the band is the value itself', () => {
+    const band = historyBand(Array(10).fill(50_000));
+    expect([band.log_sd, band.upper_us, band.lower_us, band.median_us]).toEqual([0, 50_000, 50_000, 50_000]);
+  });
+
+  it.each([[[]], [[80_000]]])('refuses a history of %j runs', (history) => {
+    expect(() => historyBand(history)).toThrow(RangeError);
+  });
+});
+
+describe('judgeAgainstHistory (max 20 %, floor 5 ms)', () => {
+  const judge = (candidateP95Us: number, history: readonly number[], candidateSamples = 2000) =>
+    judgeAgainstHistory({ candidateP95Us, candidateSamples, historyP95sUs: history, maxPct: 20, floorMs: 5 });
+
+  it.each<[string, number, readonly number[], HistoryDecision['status'], HistoryDecision['reason']]>([
+    ['unchanged', 82_000, TEN, 'pass', 'within_band'],
+    ['+30 % over a quiet history', 105_000, TEN, 'fail', 'above_band'],
+    ['just inside the band', Math.floor(historyBand(TEN).upper_us), TEN, 'pass', 'within_band'],
+    ['+60 % over the median', 128_800, TEN, 'fail', 'above_band'],
+    ['5 runs, +60 %', 128_800, TEN.slice(0, 5), 'fail', 'above_band'],
+    // A drifted history (the endpoint got 40 % slower over ten runs, each passing): the band is wide,
+    // the median has moved, and the run at the top of the drift passes.
+    ['drifted history, run continues the drift', 115_000, [70_000, 74_000, 78_000, 82_000, 86_000, 90_000, 94_000, 98_000, 102_000, 106_000], 'pass', 'within_band'],
+    ['constant history, +10 %: above the band but under max_pct', 55_000, Array(10).fill(50_000), 'pass', 'under_pct'],
+    ['constant history, +30 %', 65_000, Array(10).fill(50_000), 'fail', 'above_band'],
+    ['constant history, +30 % of 10 ms is under the floor', 13_000, Array(10).fill(10_000), 'pass', 'under_floor'],
+    ['constant history, exactly max_pct over the median', 60_000, Array(10).fill(50_000), 'pass', 'under_pct'],
+    ['constant history, exactly the floor over the median', 20_000, Array(10).fill(15_000), 'pass', 'under_floor'],
+  ])('%s → %s (%s)', (_name, candidate, history, status, reason) => {
+    const decision = judge(candidate, history);
+    expect(decision.status).toBe(status);
+    expect(decision.reason).toBe(reason);
+  });
+
+  it('a candidate with no successful sample is inconclusive (availability judges that run)', () => {
+    const decision = judge(0, TEN, 0);
+    expect(decision.status).toBe('inconclusive');
+    expect(decision.vs_median_pct).toBeNaN();
+  });
+
+  it('reports the percentage and the ms over the history median', () => {
+    const decision = judge(96_600, TEN);
+    expect(decision.vs_median_pct).toBeCloseTo(20, 10);
+    expect(decision.difference_ms).toBeCloseTo(16.1, 10);
+  });
+
+  it('a higher upper boundary widens the band', () => {
+    const strict = judgeAgainstHistory({ candidateP95Us: 100_000, candidateSamples: 2000, historyP95sUs: TEN, maxPct: 20, floorMs: 5, upperBoundary: 0.95 });
+    const lenient = judgeAgainstHistory({ candidateP95Us: 100_000, candidateSamples: 2000, historyP95sUs: TEN, maxPct: 20, floorMs: 5, upperBoundary: 0.999 });
+    expect(strict.band.upper_us).toBeLessThan(lenient.band.upper_us);
+  });
+});
