@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './logger';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
+import { ORPHAN_MAX_AGE_MS, startRunReconciler } from './services/run-reconciler';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const DRAIN_MS = 10_000;
@@ -39,11 +40,18 @@ export async function startApi(
   const jwt = createJwtVerifier(config.jwt);
   const app = buildApp({ config, sql, box, temporal, jwt }, logger);
   const address = await app.listen({ port: config.port, host: config.host });
+  // Runs a killed API process committed without starting their workflow (see run-reconciler.ts).
+  const lease = config.idempotencyLeaseMs;
+  const reconciler = startRunReconciler(
+    { sql, temporal, config, log: logger },
+    { graceMs: lease, giveUpMs: Math.max(ORPHAN_MAX_AGE_MS, 2 * lease), intervalMs: Math.min(15_000, lease / 2) },
+  );
   return {
     app,
     url: address.replace('0.0.0.0', 'localhost'),
     generatedApiKey,
     async close() {
+      await reconciler.stop();
       // In-flight requests get DRAIN_MS to finish before the connections they use are closed;
       // idle keep-alive connections close at once, and new requests meanwhile get a 503. A
       // request still running after that (a long poll, a query stuck on a lock) is cut off:

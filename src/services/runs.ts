@@ -11,7 +11,9 @@ import {
   findRetriesOfRuns,
   findRunTargets,
   findTargetsOfRuns,
+  failQueuedRun,
   insertRun,
+  markWorkflowStarted,
   listRuns as listRunRows,
   TERMINAL_RUN_STATUSES,
   type RetryRow,
@@ -19,6 +21,7 @@ import {
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
+import type { Queryable } from '../db/client';
 import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { emptyStats } from '../domain/stats';
@@ -27,7 +30,7 @@ import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
 import { page, paginationQuery, type Page } from '../http/validate';
-import { assertSameTenant, type Ctx } from './context';
+import { assertSameTenant, type Ctx, type Deps } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
 
 /** DESIGN §6: a CI attaches build facts, not payloads; every run read (lists too) carries it. */
@@ -109,7 +112,7 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
 export type RunResponse = ReturnType<typeof presentRun>;
 
 /** The verdict of a run that ended without being judged (it never probed). */
-function errorVerdict(run: RunRow, status: 'failed' | 'cancelled', failureReason: string): ComputedVerdict {
+export function errorVerdict(run: RunRow, status: 'failed' | 'cancelled', failureReason: string): ComputedVerdict {
   return computeVerdict({
     run: { id: run.id, status, failure_reason: failureReason },
     suiteName: run.config_snapshot.suite.name,
@@ -212,14 +215,20 @@ export async function getRun({ ctx, input }: { ctx: Ctx; input: { runId: string 
   return present(ctx, await loadRun(ctx, input.runId));
 }
 
-export async function triggerRun({
+/**
+ * The trigger's first step: validates the request and commits the run row (status `queued`).
+ * Its workflow is started only after the commit (startRunWorkflow); a process that dies in between
+ * leaves a queued run without a workflow, which the run reconciler starts later
+ * (services/run-reconciler.ts).
+ */
+export async function createRunRow({
   ctx,
   input,
 }: {
   ctx: Ctx;
   input: { suiteId: string; body: z.infer<typeof triggerRunInput> };
-}): Promise<RunResponse> {
-  const { sql, temporal, config } = ctx.deps;
+}): Promise<RunRow> {
+  const { sql } = ctx.deps;
   const suite = await findSuite(sql, input.suiteId);
   if (!suite) throw notFound('suite');
   assertSameTenant(ctx, suite);
@@ -238,7 +247,6 @@ export async function triggerRun({
   ];
   const names = new Map((await findEndpoints(sql, endpointIds)).map((e) => [e.id, e.name]));
   const runId = randomUUID();
-  const workflowId = workflowIdForRun(runId);
   const { workload } = suiteConfig;
   const callsPlanned =
     workload.requests_per_target ??
@@ -256,7 +264,7 @@ export async function triggerRun({
         chain: { id: chain.id, name: chain.name, slug: chain.slug, explorer_url: chain.explorer_url },
       },
       seed: randomInt(0, 2 ** 31),
-      workflowId,
+      workflowId: workflowIdForRun(runId),
       targets: endpointIds.map((endpointId, index) => ({
         id: randomUUID(),
         endpointId,
@@ -266,38 +274,70 @@ export async function triggerRun({
       })),
     }),
   );
+  return (await findRun(sql, runId))!;
+}
+
+/**
+ * Starts the run's workflow (id `run-<runId>`). REJECT_DUPLICATE: a workflow id is never used
+ * twice, even after its workflow closed, so the trigger and the reconciler racing to start the
+ * same run (or a reconciler finding a run whose workflow already ended) cannot give it a second
+ * workflow; the loser gets WorkflowExecutionAlreadyStartedError, which callers treat as done.
+ */
+export async function startRunWorkflow(
+  deps: Pick<Deps, 'temporal' | 'config'>,
+  run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot'>,
+): Promise<void> {
+  await deps.temporal.workflow.start(RUN_WORKFLOW_TYPE, {
+    workflowId: run.workflow_id,
+    taskQueue: deps.config.temporal.taskQueue,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    args: [{ runId: run.id }],
+    memo: { suite_name: run.config_snapshot.suite.name },
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTE_KEYS.tenantId, value: run.tenant_id },
+      { key: SEARCH_ATTRIBUTE_KEYS.suiteId, value: run.test_suite_id },
+      { key: SEARCH_ATTRIBUTE_KEYS.chain, value: run.config_snapshot.chain.slug },
+      { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'queued' },
+    ],
+  });
+}
+
+/** Ends a run that never got a workflow, visibly; only while it is still queued (a claimed run is its workflow's). */
+export async function failUnscheduledRun(sql: Queryable, run: RunRow, failureReason: string): Promise<boolean> {
+  return failQueuedRun(sql, run.id, {
+    failureReason,
+    stats: run.stats ?? emptyStats(),
+    verdict: errorVerdict(run, 'failed', failureReason),
+    baselineRunId: run.baseline_run_id,
+  });
+}
+
+export const UNSCHEDULED_RUN_REASON = 'the run could not be scheduled (workflow service unavailable)';
+
+export async function triggerRun({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { suiteId: string; body: z.infer<typeof triggerRunInput> };
+}): Promise<RunResponse> {
+  const run = await createRunRow({ ctx, input });
   try {
-    await temporal.workflow.start(RUN_WORKFLOW_TYPE, {
-      workflowId,
-      taskQueue: config.temporal.taskQueue,
-      args: [{ runId }],
-      memo: { suite_name: suite.name },
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTE_KEYS.tenantId, value: ctx.principal.tenantId },
-        { key: SEARCH_ATTRIBUTE_KEYS.suiteId, value: suite.id },
-        { key: SEARCH_ATTRIBUTE_KEYS.chain, value: chain.slug },
-        { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'queued' },
-      ],
-    });
+    await startRunWorkflow(ctx.deps, run);
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
       // The caller only learns "unavailable"; the operator needs Temporal's reason (no such
       // namespace, nothing listening, TLS, permission…). Workflow args hold ids only, no secrets.
-      ctx.log?.error({ runId, workflowId, cause: describeCause(error) }, 'workflow start failed');
-      // Without a workflow nothing would ever move the run on: end it now, visibly.
-      const run = (await findRun(sql, runId))!;
-      const failureReason = 'the run could not be scheduled (workflow service unavailable)';
-      await finishRun(sql, runId, {
-        status: 'failed',
-        failureReason,
-        stats: emptyStats(),
-        verdict: errorVerdict(run, 'failed', failureReason),
-        baselineRunId: run.baseline_run_id,
-      });
+      ctx.log?.error({ runId: run.id, workflowId: run.workflow_id, cause: describeCause(error) }, 'workflow start failed');
+      // Without a workflow nothing would ever move the run on: end it now, visibly. (Should the
+      // start have reached Temporal after all, its workflow finds the run finished and stops.)
+      await failUnscheduledRun(ctx.deps.sql, run, UNSCHEDULED_RUN_REASON);
       throw new AppError('service_unavailable', 'the workflow service is unavailable; the run was not started');
     }
   }
-  return getRun({ ctx, input: { runId } });
+  // Should this fail (or the process die first), the reconciler finds the workflow and marks it.
+  await markWorkflowStarted(ctx.deps.sql, run.id);
+  return getRun({ ctx, input: { runId: run.id } });
 }
 
 interface CauseSummary {
@@ -311,7 +351,7 @@ interface CauseSummary {
  * Name, message and code of an error and of the errors it wraps (the Temporal client wraps the
  * gRPC error that says what went wrong), at most four levels: what an operator needs and no stack.
  */
-function describeCause(error: unknown): CauseSummary {
+export function describeCause(error: unknown): CauseSummary {
   const chain: CauseSummary[] = [];
   for (let at: unknown = error; at !== undefined && at !== null && chain.length < 4; at = (at as { cause?: unknown }).cause) {
     if (!(at instanceof Error)) {

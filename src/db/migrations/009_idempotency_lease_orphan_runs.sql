@@ -7,7 +7,12 @@
 alter table idempotency_keys add column reserved_at timestamptz not null default now();
 alter table idempotency_keys add column reservation uuid not null default gen_random_uuid();
 
--- The orphan-run reconciler (src/services/run-reconciler.ts) looks for runs still queued a while
--- after they were requested; few runs are queued at any time, so a partial index keeps its sweep
--- off the whole runs table.
-create index runs_queued_requested on runs (requested_at) where status = 'queued';
+-- A run trigger commits the run row, then starts its workflow; an API process killed between the
+-- two leaves a queued run that nothing would ever move on. workflow_started_at records that the
+-- workflow exists (set after a successful start, or when the orphan-run reconciler in
+-- src/services/run-reconciler.ts finds it); the reconciler looks only at queued runs without it,
+-- through this small partial index, and starts or fails them.
+alter table runs add column workflow_started_at timestamptz;
+-- Left null on older runs: only queued ones are looked at, and the reconciler marks those whose
+-- workflow it finds.
+create index runs_workflow_unstarted on runs (requested_at) where status = 'queued' and workflow_started_at is null;
