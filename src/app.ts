@@ -15,13 +15,31 @@ import { registerRunRoutes } from './http/routes/runs';
 import type { Deps } from './services/context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * The whole request (headers and body) must arrive within this. Fastify's default is no limit at
+ * all, which lets an authenticated client hold a socket and a partly buffered 1 MiB body forever
+ * by sending the body slowly or not at all. Long polls are not affected: the limit ends when the
+ * request has been received, not when it is answered.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+export interface AppOptions {
+  /** Overrides REQUEST_TIMEOUT_MS (tests use a short one). */
+  requestTimeoutMs?: number;
+}
+
 /** Builds the API; never listens (src/server.ts does), so tests inject requests into it. */
-export function buildApp(deps: Deps, logger: Logger): FastifyInstance {
+export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): FastifyInstance {
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    // Node checks the timeout on an interval (30 s by default), so a stalled request is cut
+    // between requestTimeout and requestTimeout + interval: keep the interval a fraction of it.
+    // An expired request reaches clientErrorHandler as ERR_HTTP_REQUEST_TIMEOUT: a 408 in the envelope.
+    requestTimeout,
+    http: { requestTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeout / 4))) },
     requestIdHeader: false,
     // Echo a well-formed incoming X-Request-Id so callers can correlate; otherwise make one.
     genReqId: (req) => {

@@ -16,8 +16,19 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', 'a path parameter is longer than 100 characters'],
 };
 
+/**
+ * The client went away while its body was being read: Node fails the body stream with
+ * `Error: aborted` (code ECONNRESET). That is the client's doing, and the answer cannot be
+ * delivered anyway, so it is neither a 500 nor an error-level log.
+ */
+function isClientAbort(error: FastifyError | AppError): boolean {
+  // Both, so that a reset of our own connection (to the database, say) stays a 500.
+  return !(error instanceof AppError) && error.code === 'ECONNRESET' && error.message === 'aborted';
+}
+
 function toAppError(error: FastifyError | AppError): AppError {
   if (error instanceof AppError) return error;
+  if (isClientAbort(error)) return new AppError('validation_error', 'the client closed the connection before the request body was complete');
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return new AppError(mapped[0], mapped[1]);
   if (error instanceof SyntaxError && error.statusCode === 400) return new AppError('invalid_json', 'request body is not valid JSON');
@@ -32,6 +43,7 @@ function toAppError(error: FastifyError | AppError): AppError {
 function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
   const appError = toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  else if (isClientAbort(error)) request.log.info({ code: error.code }, 'client aborted the request');
   void reply
     .code(appError.status)
     .header('x-request-id', request.id)

@@ -1,6 +1,9 @@
 import { connect } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app';
 import { generateApiKey } from '../../src/auth/api-key';
+import { createLogger } from '../../src/logger';
 import { get, post } from '../helpers/api';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -268,6 +271,81 @@ describe('API errors, authentication and validation', () => {
         expect(after.status).toBe(401);
         expect(after.body.error.request_id).toBe(after.headers['x-request-id']);
       });
+    });
+  });
+  describe('stalled and aborted request bodies (a real socket, an app with a 1 s request timeout)', () => {
+    let app: FastifyInstance;
+    let port: number;
+    const logs: string[] = [];
+    beforeAll(async () => {
+      const logger = createLogger('info', 'test', { write: (line: string) => void logs.push(line) });
+      app = buildApp({ config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null }, logger, { requestTimeoutMs: 1_000 });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      port = (app.server.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    /** Writes `bytes`, then waits (at most 15 s, a generous bound) for the server to close the connection. */
+    function stall(bytes: string): Promise<{ received: string; closed: boolean }> {
+      return new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let received = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (received += chunk));
+        socket.on('close', () => resolve({ received, closed: true }));
+        socket.on('error', reject);
+        socket.setTimeout(15_000, () => {
+          socket.destroy();
+          resolve({ received, closed: false });
+        });
+        socket.on('connect', () => socket.write(bytes));
+      });
+    }
+
+    it('answers a body that stops arriving with 408 in the envelope and closes the connection', async () => {
+      const { key } = await stack.newTenant();
+      const { received, closed } = await stall(
+        `POST /v1/chains HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+      );
+      expect(closed, `still open after 15 s; received ${JSON.stringify(received)}`).toBe(true);
+      const head = received.slice(0, received.indexOf('\r\n\r\n'));
+      const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      const requestId = /\r\nx-request-id: ([^\r]+)/i.exec(head)?.[1];
+      expect(body).toEqual({ error: { code: 'request_timeout', message: expect.any(String), details: [], request_id: requestId } });
+    });
+
+    it('logs a client that aborts mid-body as a client error, not as a 500 at error level', async () => {
+      const { key } = await stack.newTenant();
+      const before = logs.length;
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', reject);
+        socket.on('connect', () => {
+          socket.write(
+            `POST /v1/chains HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+          );
+          // Long enough for the request to be authenticated and its body to be read.
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 300);
+        });
+      });
+      // An aborted request is never answered, so Fastify writes no "request completed": wait for the
+      // line our error handler writes about it.
+      const parsed = () => logs.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string; reqId?: string });
+      const aborted = () => {
+        const incoming = parsed().find((line) => line.msg === 'incoming request');
+        return parsed().find((line) => incoming && line.reqId === incoming.reqId && line.msg !== 'incoming request');
+      };
+      const deadline = Date.now() + 10_000;
+      while (!aborted() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const lines = parsed();
+      expect(aborted(), JSON.stringify(lines)).toBeDefined();
+      expect(lines.filter((line) => line.level >= 50), JSON.stringify(lines)).toEqual([]);
     });
   });
 });
