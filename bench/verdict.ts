@@ -14,7 +14,7 @@
  * BENCH_VERDICT_RUNS (default 1000) simulated CI runs per row; BENCH_VERDICT_SEED (default 11).
  */
 import { driftPct } from '../src/domain/verdict';
-import { normalQuantile } from '../src/domain/statistics/distributions';
+import { normalCdf, normalQuantile } from '../src/domain/statistics/distributions';
 import { percentileIntervals, nearestRank } from '../src/domain/statistics/quantile-interval';
 import { DEFAULT_RUN_DRIFT_SD, pairedRelativeDifference, unpairedRelativeDifference } from '../src/domain/statistics/relative-difference';
 import { decideLatency } from '../src/domain/statistics/latency-decision';
@@ -289,9 +289,9 @@ function main(): void {
   // holding false fails to 1 % needs a limit at z₀.₉₉·σ; a shift δ is then caught with Φ(δ/σ − z₀.₉₉).
   const z99 = normalQuantile(0.99);
   const bound = (sigmaLog: number, shift: number) => {
-    const sigma = Math.sqrt(sigmaLog ** 2 + 0.0177 ** 2); // + sampling noise of one 2,000-call p95
-    const z = Math.log(1 + shift) / sigma - z99;
-    return `${(100 * (0.5 * (1 + Math.tanh(z * 0.7978845608 * (1 + 0.044715 * z * z))))).toFixed(0)} %`;
+    // + the sampling noise of one 2,000-call p95: σ_log·√(p(1−p)/n)/φ(z_p) ≈ 0.019
+    const sigma = Math.sqrt(sigmaLog ** 2 + 0.0189 ** 2);
+    return `${(100 * normalCdf(Math.log(1 + shift) / sigma - z99)).toFixed(0)} %`;
   };
   console.log(
     `\nceiling for any one-run rule at ≤ 1 % false fails (even with a perfectly known history): +30 % caught at most ` +
