@@ -31,7 +31,7 @@ export function normalQuantile(p: number): number {
   return x;
 }
 
-/** Standard normal CDF (absolute error < 1e-7: enough for sample-size estimates and tests). */
+/** Standard normal CDF (absolute error about 1e-7: enough for the bench's ceiling and for tests). */
 export function normalCdf(x: number): number {
   return 0.5 * erfc(-x / Math.SQRT2);
 }
