@@ -57,7 +57,7 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
   });
   registerErrorHandling(app);
   registerAuth(app, deps, deps.config.rateLimits);
-  registerRateLimits(app, deps, deps.config.rateLimits);
+  registerRateLimits(app, deps);
   registerInputGuard(app);
   registerIdempotency(app, deps);
   registerResourceRoutes(app);

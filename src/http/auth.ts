@@ -3,7 +3,7 @@ import type { Scope } from '../auth/scopes';
 import { AppError, forbidden } from '../errors';
 import { authenticate } from '../services/authenticate';
 import type { Ctx, Deps } from '../services/context';
-import { limitAuthFailure, type RateLimits } from './rate-limit';
+import { limitAuthFailure, limitRequest, type RateLimits } from './rate-limit';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,7 +15,10 @@ declare module 'fastify' {
   }
 }
 
-/** Every route is authenticated unless it says `scope: 'public'`; checked before the body is even parsed. */
+/**
+ * Every route is authenticated unless it says `scope: 'public'`; checked before the body is even
+ * parsed. The request counts against its quotas before the scope check, so 403s are limited too.
+ */
 export function registerAuth(app: FastifyInstance, deps: Deps, limits: RateLimits): void {
   app.decorateRequest('ctx', null);
   deps.jwt?.register(app);
@@ -31,6 +34,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, limits: RateLimit
       }
       throw error;
     }
+    await limitRequest(deps, request, reply, limits, principal);
     if (scope && !principal.scopes.includes(scope)) throw forbidden(`this operation needs the scope ${scope}`);
     request.ctx = { principal, deps, log: request.log };
   });

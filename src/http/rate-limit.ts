@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hitRateLimit, purgeOldRateLimitWindows } from '../db/rate-limits';
 import { AppError } from '../errors';
-import { principalKey, type Deps } from '../services/context';
+import { principalKey, type Deps, type Principal } from '../services/context';
 
 export interface RateLimits {
   /** Requests per principal (API key, or JWT tenant+subject). */
@@ -15,7 +14,7 @@ export interface RateLimits {
   tenantPerMinute: number;
   /** Run triggers per tenant, over all its keys and users. */
   tenantTriggersPerMinute: number;
-  /** Dashboard requests per link token; a client address gets DASHBOARD_ADDRESS_FACTOR times it. */
+  /** Dashboard requests per run (over all its links); a client address gets DASHBOARD_ADDRESS_FACTOR times it. */
   dashboardPerMinute: number;
 }
 
@@ -77,22 +76,23 @@ export async function limitAuthFailure(
 
 /**
  * Dashboard routes are public (the link's token is the credential), so they are limited per
- * client address over all links first, then per link token — only for a token that verified, so
- * forged tokens cannot fill the table with buckets. The bucket holds a hash, never the token.
+ * client address over all links first, then per run — only for a token that verified, so forged
+ * tokens cannot fill the table with buckets. Per run, not per token: every verdict fetch signs a
+ * new link for the same run, and fetching links must not multiply the quota. The run id is in
+ * the link's path anyway; the token never reaches the table.
  */
 export async function limitDashboardRequest(
   deps: Deps,
   request: FastifyRequest,
   reply: FastifyReply,
   limits: RateLimits,
-  verifiedToken: string | null,
+  verifiedRunId: string | null,
 ): Promise<void> {
   const quotas: Quota[] = [
     { bucket: `dashboard-address:${request.ip}`, limit: limits.dashboardPerMinute * DASHBOARD_ADDRESS_FACTOR, what: 'dashboards from this address' },
   ];
-  if (verifiedToken !== null) {
-    const tokenHash = createHash('sha256').update(verifiedToken).digest('hex').slice(0, 32);
-    quotas.push({ bucket: `dashboard-token:${tokenHash}`, limit: limits.dashboardPerMinute, what: 'this dashboard link' });
+  if (verifiedRunId !== null) {
+    quotas.push({ bucket: `dashboard-run:${verifiedRunId}`, limit: limits.dashboardPerMinute, what: 'this run\'s dashboard' });
   }
   await enforce(deps, reply, quotas);
 }
@@ -104,25 +104,27 @@ const isRunTrigger = (request: FastifyRequest) =>
  * Quotas in fixed one-minute windows kept in Postgres, so every API replica shares them: per
  * principal, and per tenant so that minting more keys does not multiply a tenant's quota. Run
  * triggers have their own, stricter pair; failed authentication is limited per client address.
+ * Called by the auth hook as soon as the principal is known, before its scopes are checked: a
+ * request refused with 403 costs queries too and must not be free.
  */
-export function registerRateLimits(app: FastifyInstance, deps: Deps, limits: RateLimits): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const principal = request.ctx?.principal;
-    if (!principal) return;
-    const identity = principalKey(principal);
-    const tenant = `tenant:${principal.tenantId}`;
-    const quotas: Quota[] = [
-      { bucket: `requests:${identity}`, limit: limits.perMinute, what: 'this credential' },
-      { bucket: `requests:${tenant}`, limit: limits.tenantPerMinute, what: 'this tenant' },
-    ];
-    if (isRunTrigger(request)) {
-      quotas.push(
-        { bucket: `triggers:${identity}`, limit: limits.triggersPerMinute, what: 'run triggers of this credential' },
-        { bucket: `triggers:${tenant}`, limit: limits.tenantTriggersPerMinute, what: 'run triggers of this tenant' },
-      );
-    }
-    await enforce(deps, reply, quotas);
-  });
+export async function limitRequest(deps: Deps, request: FastifyRequest, reply: FastifyReply, limits: RateLimits, principal: Principal): Promise<void> {
+  const identity = principalKey(principal);
+  const tenant = `tenant:${principal.tenantId}`;
+  const quotas: Quota[] = [
+    { bucket: `requests:${identity}`, limit: limits.perMinute, what: 'this credential' },
+    { bucket: `requests:${tenant}`, limit: limits.tenantPerMinute, what: 'this tenant' },
+  ];
+  if (isRunTrigger(request)) {
+    quotas.push(
+      { bucket: `triggers:${identity}`, limit: limits.triggersPerMinute, what: 'run triggers of this credential' },
+      { bucket: `triggers:${tenant}`, limit: limits.tenantTriggersPerMinute, what: 'run triggers of this tenant' },
+    );
+  }
+  await enforce(deps, reply, quotas);
+}
+
+/** Old windows are purged once a minute (the quotas themselves are counted by limitRequest). */
+export function registerRateLimits(app: FastifyInstance, deps: Deps): void {
   const purge = setInterval(() => void purgeOldRateLimitWindows(deps.sql).catch(() => undefined), 60_000);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));

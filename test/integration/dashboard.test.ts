@@ -244,7 +244,7 @@ describe('dashboard rate limits', () => {
     }
   }
 
-  it('limits each link token, whatever the address, with RateLimit headers and Retry-After', async () => {
+  it('limits each run\'s links together, whatever the token or address, with RateLimit headers and Retry-After', async () => {
     await withinOneWindow(async (n) => {
       const url = link(randomUUID());
       const responses = [];
@@ -261,10 +261,14 @@ describe('dashboard rate limits', () => {
       expect(data.statusCode).toBe(429);
       // Another link is not affected.
       expect((await open(link(randomUUID()), `127.0.1.${10 * n + 1}`)).statusCode).toBe(200);
-      // The quota table names a hash of the token, never the token (it is the link's credential).
+      // Another link to the same run (each verdict fetch signs a new one) shares the run's quota,
+      // so fetching links does not multiply it; the bucket names the run, never the token.
+      const again = `/dashboard/runs/${runId}?token=${signDashboardToken(stack.box, runId, new Date(Date.now() + 2 * HOUR))}`;
+      expect(again).not.toBe(url);
+      expect((await open(again, `127.0.1.${10 * n + 8}`)).statusCode).toBe(429);
       const token = new URL(url, 'http://x').searchParams.get('token')!;
-      const buckets = await stack.sql<{ bucket: string }[]>`select bucket from rate_limit_windows where bucket like 'dashboard-token:%'`;
-      expect(buckets.length).toBeGreaterThan(0);
+      const buckets = await stack.sql<{ bucket: string }[]>`select bucket from rate_limit_windows where bucket like 'dashboard-%' and bucket not like 'dashboard-address:%'`;
+      expect(buckets.map((b) => b.bucket)).toContain(`dashboard-run:${runId}`);
       for (const { bucket } of buckets) expect(bucket).not.toContain(token.split('.')[1]!.slice(0, 16));
     });
   });

@@ -289,6 +289,15 @@ describe('rate limits', () => {
     });
   });
 
+  it('counts requests refused for a missing scope: a 403 is not free of quota', async () => {
+    await withinOneWindow(async () => {
+      const { auth } = await stack.newTenant(['runs:read']);
+      const statuses: number[] = [];
+      for (let i = 0; i < 9; i++) statuses.push((await stack.app.inject({ method: 'GET', url: '/v1/chains', headers: auth })).statusCode);
+      expect(statuses).toEqual([...Array(8).fill(403), 429]);
+    });
+  });
+
   it('turns repeated failed authentication from one address into 429', async () => {
     const bad = { authorization: `Bearer ${generateApiKey().key}` };
     const statuses: number[] = [];

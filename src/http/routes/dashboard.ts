@@ -77,7 +77,7 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
   // Links are public (pasted into pull requests) and each data poll runs ~10 aggregate queries.
   const rateLimit = async (request: FastifyRequest<{ Params: { runId: string } }>, reply: FastifyReply) => {
     const token = tokenOf(request);
-    const verified = typeof token === 'string' && dashboardAccessAllowed(deps, request.params.runId, token) ? token : null;
+    const verified = typeof token === 'string' && dashboardAccessAllowed(deps, request.params.runId, token) ? request.params.runId : null;
     await limitDashboardRequest(deps, request, reply, deps.config.rateLimits, verified);
   };
   const hidden = { hide: true } as Record<string, unknown>;
