@@ -36,6 +36,87 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
+/**
+ * Most values a `result` may hold (arrays, objects and scalars together) for the correctness
+ * check to compare it. The 8 MiB response cap allows about four million tiny values (`[0,0,…]`),
+ * whose normalisation and canonical form would hold a worker's event loop for seconds; honest
+ * answers (a block's receipts, a range of logs) stay far below this.
+ */
+export const MAX_RESULT_VALUES = 1_000_000;
+
+export type JsonShape = 'ok' | 'too_deep' | 'too_many_values';
+
+/**
+ * Whether `value` fits the depth and value-count bounds, walked iteratively and stopping at the
+ * first bound passed. Values are counted as array elements and object fields (the root too).
+ */
+export function jsonShape(value: unknown, maxDepth: number, maxValues: number): JsonShape {
+  if (value === null || typeof value !== 'object') return 'ok';
+  let values = 1;
+  const stack: object[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > maxDepth) return 'too_deep';
+    const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
+    values += children.length;
+    if (values > maxValues) return 'too_many_values';
+    for (const child of children) {
+      if (child !== null && typeof child === 'object') {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return 'ok';
+}
+
+/** Nesting up to which canonicalJson recurses; deeper values take the iterative path. */
+const RECURSION_LIMIT = 64;
+const TOO_DEEP_TO_RECURSE = Symbol('too deep to recurse');
+
+/**
+ * Key-order-independent JSON, so equal values give equal text whatever the order of their keys:
+ * object keys sorted (by UTF-16 code units, as Array.prototype.sort does), arrays in order,
+ * scalars as JSON.stringify writes them (`undefined`, functions and symbols as `null`).
+ * Any depth: values up to RECURSION_LIMIT deep (every honest one) take a fast recursive writer,
+ * deeper ones an iterative writer that cannot overflow the stack.
+ */
+export function canonicalJson(value: unknown): string {
+  try {
+    return writeRecursive(value, 0);
+  } catch (error) {
+    if (error !== TOO_DEEP_TO_RECURSE) throw error;
+    return writeIterative(value);
+  }
+}
+
+function scalarJson(value: unknown): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  return JSON.stringify(value) ?? 'null';
+}
+
+function writeRecursive(value: unknown, depth: number): string {
+  if (value === null || typeof value !== 'object') return scalarJson(value);
+  if (depth >= RECURSION_LIMIT) throw TOO_DEEP_TO_RECURSE;
+  let out: string;
+  if (Array.isArray(value)) {
+    const items = new Array<string>(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = writeRecursive(value[i], depth + 1);
+    return `[${items.join(',')}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i > 0) out += ',';
+    out += `${JSON.stringify(key)}:${writeRecursive(record[key], depth + 1)}`;
+  }
+  return `${out}}`;
+}
+
 /** A closing bracket still to write, kept on the same stack as the values still to visit. */
 class Close {
   constructor(readonly text: ']' | '}') {}
@@ -48,13 +129,7 @@ class Literal {
 }
 const COMMA = new Literal(',');
 
-/**
- * Key-order-independent JSON, so equal values give equal text whatever the order of their keys:
- * object keys sorted (by UTF-16 code units, as Array.prototype.sort does), arrays in order,
- * scalars as JSON.stringify writes them (`undefined`, functions and symbols as `null`).
- * Iterative, for any depth.
- */
-export function canonicalJson(value: unknown): string {
+function writeIterative(value: unknown): string {
   let out = '';
   // Work items in reverse order of writing: values to write, literal text, closing brackets.
   const stack: unknown[] = [value];
@@ -80,7 +155,7 @@ export function canonicalJson(value: unknown): string {
         stack.push(new Literal(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`));
       }
     } else {
-      out += JSON.stringify(item) ?? 'null';
+      out += scalarJson(item);
     }
   }
   return out;

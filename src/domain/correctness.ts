@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, exceedsJsonDepth, MAX_RESULT_DEPTH } from './canonical-json';
+import { canonicalJson, exceedsJsonDepth, jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from './canonical-json';
 import type { CheckStatus } from './verdict';
 
 /*
@@ -198,10 +198,11 @@ function normalizeShallowEnough(method: string, result: unknown, options: Normal
 /**
  * The response hash of a sample: sha256 hex (first 32 characters) of the canonical JSON of the
  * normalised result. Equal fingerprints ⇔ the answers match for the correctness check. Null for
- * a result nested deeper than MAX_RESULT_DEPTH: too deep to compare (never a throw).
+ * a result nested deeper than MAX_RESULT_DEPTH or holding more than MAX_RESULT_VALUES values:
+ * too deep or too costly to compare (never a throw, and bounded work on a worker's event loop).
  */
 export function fingerprint(method: string, result: unknown, options?: NormalizeOptions): string | null {
-  if (exceedsJsonDepth(result, MAX_RESULT_DEPTH)) return null;
+  if (jsonShape(result, MAX_RESULT_DEPTH, MAX_RESULT_VALUES) !== 'ok') return null;
   return createHash('sha256')
     .update(canonicalJson(normalizeShallowEnough(method, result, options ?? {})))
     .digest('hex')

@@ -1,5 +1,5 @@
 import type { SampleOutcome } from '../db/samples';
-import { exceedsJsonDepth, MAX_RESULT_DEPTH } from '../domain/canonical-json';
+import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { fingerprint } from '../domain/correctness';
 
 /** Kept here too for the modules that imported it from the probe before it moved to the domain. */
@@ -13,6 +13,7 @@ export const INVALID_REASONS = {
   notJson: 'body is not JSON',
   notJsonRpc: 'not a JSON-RPC 2.0 response object',
   tooDeep: `result nested deeper than ${MAX_RESULT_DEPTH} levels`,
+  tooManyValues: `result holds more than ${MAX_RESULT_VALUES.toLocaleString('en-US')} values`,
   tooLarge: 'response larger than the size cap',
   badHttp: 'malformed HTTP response',
   unexpected: 'response could not be classified',
@@ -72,7 +73,9 @@ function classify(status: number, body: string, method: string | null): Classifi
     };
   }
   if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
-  if (exceedsJsonDepth(message.result, MAX_RESULT_DEPTH)) return invalid(INVALID_REASONS.tooDeep);
+  const shape = jsonShape(message.result, MAX_RESULT_DEPTH, MAX_RESULT_VALUES);
+  if (shape === 'too_deep') return invalid(INVALID_REASONS.tooDeep);
+  if (shape === 'too_many_values') return invalid(INVALID_REASONS.tooManyValues);
   return {
     outcome: 'ok',
     rpcErrorCode: null,

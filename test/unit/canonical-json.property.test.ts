@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, exceedsJsonDepth, MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
+import { canonicalJson, exceedsJsonDepth, jsonShape, MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
 import { fingerprint } from '../../src/domain/correctness';
 
 /*
@@ -72,6 +72,33 @@ describe('canonicalJson', () => {
       const text = canonicalJson(deep(depth, inner, asObject));
       expect(text.startsWith(asObject ? '{"k":'.repeat(depth) : '['.repeat(depth))).toBe(true);
     }), { numRuns: 20 });
+  });
+});
+
+describe('canonicalJson across its recursive and iterative writers', () => {
+  it('writes the same text for a value just below and just above the recursion limit', () => {
+    // The writer switches at 64 levels; the text must not depend on which one wrote it.
+    fc.assert(fc.property(fc.integer({ min: 55, max: 75 }), fc.boolean(), json, (depth, asObject, inner) => {
+      const text = canonicalJson(deep(depth, inner, asObject));
+      const innerText = canonicalJson(inner);
+      const open = asObject ? '{"k":'.repeat(depth) : '['.repeat(depth);
+      const close = (asObject ? '}' : ']').repeat(depth);
+      expect(text).toBe(`${open}${innerText}${close}`);
+    }), { numRuns: 100 });
+  });
+});
+
+describe('jsonShape (table)', () => {
+  it.each([
+    { name: 'a scalar', value: 5, maxDepth: 1, maxValues: 1, shape: 'ok' },
+    { name: 'empty array at depth 1', value: [], maxDepth: 1, maxValues: 1, shape: 'ok' },
+    { name: 'nested array over depth 1', value: [[]], maxDepth: 1, maxValues: 10, shape: 'too_deep' },
+    { name: 'root plus 3 elements within 4', value: [1, 2, 3], maxDepth: 5, maxValues: 4, shape: 'ok' },
+    { name: 'root plus 4 elements over 4', value: [1, 2, 3, 4], maxDepth: 5, maxValues: 4, shape: 'too_many_values' },
+    { name: 'object fields count', value: { a: 1, b: { c: 2 } }, maxDepth: 5, maxValues: 3, shape: 'too_many_values' },
+    { name: 'object fields within', value: { a: 1, b: { c: 2 } }, maxDepth: 5, maxValues: 4, shape: 'ok' },
+  ] as const)('$name → $shape', ({ value, maxDepth, maxValues, shape }) => {
+    expect(jsonShape(value, maxDepth, maxValues)).toBe(shape);
   });
 });
 

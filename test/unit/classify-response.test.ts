@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/domain/correctness';
-import { MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
+import { MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../../src/domain/canonical-json';
 import { canonicalJson, classifyResponse, INVALID_REASONS } from '../../src/probe/classify-response';
 
 const HASH = /^[0-9a-f]{32}$/;
@@ -100,6 +100,23 @@ describe('classifyResponse', () => {
       expect(classified.outcome).toBe('ok');
       expect(classified.responseHash).toMatch(HASH);
       expect(classifyResponse(200, deepBody(MAX_RESULT_DEPTH + 1), METHOD).reason).toBe(INVALID_REASONS.tooDeep);
+    });
+  });
+
+  describe('answers too large to compare (review: 4,000,000 tiny values held the event loop for seconds)', () => {
+    const zeros = (count: number) => `{"jsonrpc":"2.0","id":1,"result":[${new Array(count).fill(0).join(',')}]}`;
+
+    it('a result with more than MAX_RESULT_VALUES values is invalid_response, never fingerprinted', () => {
+      const classified = classifyResponse(200, zeros(MAX_RESULT_VALUES), 'eth_getLogs');
+      expect(classified).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null, reason: INVALID_REASONS.tooManyValues });
+      // The outcome does not depend on whether the run compares answers.
+      expect(classifyResponse(200, zeros(MAX_RESULT_VALUES), null).reason).toBe(INVALID_REASONS.tooManyValues);
+    });
+
+    it('a result with exactly MAX_RESULT_VALUES values (the root array counts as one) is compared', () => {
+      const classified = classifyResponse(200, zeros(MAX_RESULT_VALUES - 1), 'eth_getLogs');
+      expect(classified.outcome).toBe('ok');
+      expect(classified.responseHash).toMatch(HASH);
     });
   });
 
