@@ -146,17 +146,45 @@ function asAppError(error: unknown): AppError {
   return unauthorized();
 }
 
+/**
+ * Longest claim values we take. The subject and tenant key queries and rate-limit buckets; the
+ * name and email are shown back. Providers use far less (RFC 5321 caps an address at 254).
+ */
+const MAX_CLAIM_LENGTH = 255;
+const MAX_EMAIL_LENGTH = 320;
+// C0 and C1 controls and DEL: Postgres refuses NUL (a 500), the others only serve to forge log
+// lines or terminal output. With the u flag, [\uD800-\uDFFF] matches only a lone surrogate,
+// which Postgres would silently turn into U+FFFD, merging two subjects into one.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNSAFE_CLAIM_CHARACTER = /[\u0000-\u001F\u007F-\u009F]|[\uD800-\uDFFF]/u;
+
+/** A signed string claim we can store and show: non-empty, not too long, no control character, well-formed. */
+function isUsableClaim(value: unknown, maxLength: number): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= maxLength && !UNSAFE_CLAIM_CHARACTER.test(value);
+}
+
+/**
+ * A signed token is still foreign input: its claims are checked like any request field, and a
+ * claim that cannot be used makes the token invalid (401), rather than a 500 further down.
+ * An absent, empty or non-string name or email is ignored (they are optional); a bad string is not.
+ */
 function identityOf(config: JwtConfig, payload: Record<string, unknown>): JwtIdentity {
   const { sub, name, email } = payload;
   const tenant = payload[config.tenantClaim];
-  if (typeof sub !== 'string' || sub === '') throw unauthorized();
+  if (!isUsableClaim(sub, MAX_CLAIM_LENGTH)) throw unauthorized();
   if (typeof tenant !== 'string' || tenant === '') throw unauthorized(`the token has no ${config.tenantClaim} claim`);
+  if (!isUsableClaim(tenant, MAX_CLAIM_LENGTH)) throw unauthorized();
+  const optional = (value: unknown, maxLength: number): string | null => {
+    if (typeof value !== 'string' || value === '') return null;
+    if (!isUsableClaim(value, maxLength)) throw unauthorized();
+    return value;
+  };
   return {
     subject: sub,
     tenant,
     scopes: scopesOf(payload),
-    name: typeof name === 'string' && name !== '' ? name : sub,
-    email: typeof email === 'string' && email !== '' ? email : null,
+    name: optional(name, MAX_CLAIM_LENGTH) ?? sub,
+    email: optional(email, MAX_EMAIL_LENGTH),
   };
 }
 

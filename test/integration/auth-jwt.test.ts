@@ -124,6 +124,19 @@ describe('JWT authentication against a JWKS', () => {
     ['an unknown tenant slug', () => signJwt(claims({ tenant_id: 'no-such-tenant' }), RSA)],
     ['no tenant claim', () => signJwt(claims({ tenant_id: undefined }), RSA)],
     ['a tenant claim that is not a string', () => signJwt(claims({ tenant_id: [tenant.id] }), RSA)],
+    // Claims reach queries and rate-limit buckets: characters Postgres refuses were a 500, a lone
+    // surrogate was silently merged with U+FFFD by Postgres, and any length was taken.
+    ['a NUL in sub', () => signJwt(claims({ sub: 'user-123\u0000' }), RSA)],
+    ['a NUL in the tenant claim', () => signJwt(claims({ tenant_id: 'a\u0000b' }), RSA)],
+    ['a lone surrogate in sub', () => signJwt(claims({ sub: 'user-\ud800' }), RSA)],
+    ['a lone surrogate in the tenant claim', () => signJwt(claims({ tenant_id: `${tenant.slug}\udc00` }), RSA)],
+    ['a control character in sub', () => signJwt(claims({ sub: 'user\n123' }), RSA)],
+    ['a control character in name', () => signJwt(claims({ name: 'Ada\u001b[31m' }), RSA)],
+    ['a NUL in email', () => signJwt(claims({ email: 'ada\u0000@example.test' }), RSA)],
+    ['an over-long sub', () => signJwt(claims({ sub: 'u'.repeat(300) }), RSA)],
+    ['an over-long tenant claim', () => signJwt(claims({ tenant_id: 't'.repeat(300) }), RSA)],
+    ['an over-long name', () => signJwt(claims({ name: 'n'.repeat(300) }), RSA)],
+    ['an over-long email', () => signJwt(claims({ email: `${'e'.repeat(330)}@example.test` }), RSA)],
     ['a header that is not JSON', () => `bm90LWpzb24.${signJwt(claims(), RSA).split('.').slice(1).join('.')}`],
   ])('answers 401 for %s', async (_case, token) => {
     expectUnauthorized(await get(stack.app, '/v1/users/me', bearer(token())));
