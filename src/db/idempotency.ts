@@ -18,8 +18,15 @@ export interface IdempotencyReservation extends IdempotencyOwner {
   reservation: string;
 }
 
+export interface ReservedKey {
+  reservation: string;
+  /** Set when the reservation was taken over from a request that died after creating this. */
+  resourceId: string | null;
+}
+
 /**
- * Claims the key for this request and returns the lease's token; null when another request of the
+ * Claims the key for this request and returns the lease's token (and what a dead previous holder
+ * created, if anything); null when another request of the
  * same principal holds it (within its lease) or completed it. A reservation without a response
  * that is older than `leaseMs` belongs to a request that died with its process: the same request
  * (same hash) takes it over. The insert and the takeover are one statement: concurrent retries
@@ -32,13 +39,13 @@ export async function reserveIdempotencyKey(
   key: string,
   requestHash: string,
   leaseMs: number,
-): Promise<string | null> {
+): Promise<ReservedKey | null> {
   // Expired keys are forgotten first, so a key can be reused after its 24 hours.
   await sql`
     delete from idempotency_keys
     where tenant_id = ${owner.tenantId} and principal = ${owner.principal} and key = ${key}
       and created_at < now() - interval '24 hours'`;
-  const rows = await sql<{ reservation: string }[]>`
+  const rows = await sql<{ reservation: string; resource_id: string | null }[]>`
     insert into idempotency_keys (tenant_id, principal, key, request_hash)
     values (${owner.tenantId}, ${owner.principal}, ${key}, ${requestHash})
     on conflict (tenant_id, principal, key) do update
@@ -46,8 +53,20 @@ export async function reserveIdempotencyKey(
       where idempotency_keys.status_code is null
         and idempotency_keys.request_hash = excluded.request_hash
         and idempotency_keys.reserved_at < clock_timestamp() - make_interval(secs => ${leaseMs / 1000})
-    returning reservation`;
-  return rows[0]?.reservation ?? null;
+    returning reservation, resource_id`;
+  const [row] = rows;
+  return row ? { reservation: row.reservation, resourceId: row.resource_id } : null;
+}
+
+/**
+ * Records what the request holding the lease created, in the transaction that creates it: if the
+ * process dies before answering, the retry that takes the key over finds it.
+ */
+export async function linkIdempotencyResource(tx: Queryable, holder: IdempotencyReservation, key: string, resourceId: string): Promise<void> {
+  await tx`
+    update idempotency_keys set resource_id = ${resourceId}
+    where tenant_id = ${holder.tenantId} and principal = ${holder.principal} and key = ${key}
+      and reservation = ${holder.reservation}`;
 }
 
 export async function findIdempotencyKey(sql: Queryable, owner: IdempotencyOwner, key: string): Promise<IdempotencyRow | undefined> {

@@ -23,9 +23,12 @@ declare module 'fastify' {
     secretResponseFields?: readonly string[];
   }
   interface FastifyRequest {
-    idempotency: (IdempotencyReservation & { key: string }) | null;
+    idempotency: HeldIdempotencyKey | null;
   }
 }
+
+/** The key this request holds, and what a dead previous holder of it created (services/runs.ts). */
+export type HeldIdempotencyKey = IdempotencyReservation & { key: string; resourceId: string | null };
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 /** How long a duplicate waits for the first request with its key to finish before giving up. */
@@ -55,7 +58,8 @@ function storableBody(payload: string, secretFields: readonly string[] | undefin
  *
  * A reservation is a lease of `config.idempotencyLeaseMs` (60 s by default, longer than any request
  * may take): an API process killed while handling a request never stores its response, and once
- * the lease is over a retry with the same key and request takes the reservation over and runs.
+ * the lease is over a retry with the same key and request takes the reservation over and runs
+ * (a run trigger then continues with the run the dead request had committed, if any).
  * A completed response replays for the whole 24 hours.
  *
  * Keys belong to the principal that sent them (an API key, or a JWT's tenant and subject), not to
@@ -78,9 +82,9 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       .digest('hex');
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     while (Date.now() < deadline) {
-      const reservation = await reserveIdempotencyKey(deps.sql, owner, key, requestHash, deps.config.idempotencyLeaseMs);
-      if (reservation) {
-        request.idempotency = { ...owner, reservation, key };
+      const reserved = await reserveIdempotencyKey(deps.sql, owner, key, requestHash, deps.config.idempotencyLeaseMs);
+      if (reserved) {
+        request.idempotency = { ...owner, ...reserved, key };
         return;
       }
       const first = await findIdempotencyKey(deps.sql, owner, key);

@@ -22,6 +22,7 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import type { Queryable } from '../db/client';
+import { linkIdempotencyResource, type IdempotencyReservation } from '../db/idempotency';
 import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { emptyStats } from '../domain/stats';
@@ -215,19 +216,19 @@ export async function getRun({ ctx, input }: { ctx: Ctx; input: { runId: string 
   return present(ctx, await loadRun(ctx, input.runId));
 }
 
+/** The Idempotency-Key a trigger holds, and the run a dead previous holder of it committed. */
+export type TriggerIdempotency = IdempotencyReservation & { key: string; resourceId: string | null };
+
+type TriggerInput = { suiteId: string; body: z.infer<typeof triggerRunInput>; idempotency?: TriggerIdempotency | null };
+
 /**
- * The trigger's first step: validates the request and commits the run row (status `queued`).
+ * The trigger's first step: validates the request and commits the run row (status `queued`),
+ * linked to the request's Idempotency-Key in the same transaction.
  * Its workflow is started only after the commit (startRunWorkflow); a process that dies in between
  * leaves a queued run without a workflow, which the run reconciler starts later
  * (services/run-reconciler.ts).
  */
-export async function createRunRow({
-  ctx,
-  input,
-}: {
-  ctx: Ctx;
-  input: { suiteId: string; body: z.infer<typeof triggerRunInput> };
-}): Promise<RunRow> {
+export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInput }): Promise<RunRow> {
   const { sql } = ctx.deps;
   const suite = await findSuite(sql, input.suiteId);
   if (!suite) throw notFound('suite');
@@ -251,8 +252,8 @@ export async function createRunRow({
   const callsPlanned =
     workload.requests_per_target ??
     (workload.rate_per_second && workload.duration_s ? Math.ceil(workload.rate_per_second * workload.duration_s) : null);
-  await sql.begin((tx) =>
-    insertRun(tx, {
+  await sql.begin(async (tx) => {
+    await insertRun(tx, {
       id: runId,
       tenantId: ctx.principal.tenantId,
       suiteId: suite.id,
@@ -272,8 +273,9 @@ export async function createRunRow({
         role: index < suiteConfig.targets.length ? 'primary' : 'reference',
         callsPlanned,
       })),
-    }),
-  );
+    });
+    if (input.idempotency) await linkIdempotencyResource(tx, input.idempotency, input.idempotency.key, runId);
+  });
   return (await findRun(sql, runId))!;
 }
 
@@ -314,14 +316,23 @@ export async function failUnscheduledRun(sql: Queryable, run: RunRow, failureRea
 
 export const UNSCHEDULED_RUN_REASON = 'the run could not be scheduled (workflow service unavailable)';
 
-export async function triggerRun({
-  ctx,
-  input,
-}: {
-  ctx: Ctx;
-  input: { suiteId: string; body: z.infer<typeof triggerRunInput> };
-}): Promise<RunResponse> {
-  const run = await createRunRow({ ctx, input });
+/**
+ * The run an earlier request with this Idempotency-Key committed before its API process died (the
+ * key's lease ran out and this retry took it over): the retry continues with it, so a key never
+ * makes two runs. Same key and same request hash, so the same suite and body.
+ */
+async function runOfDeadRequest(ctx: Ctx, input: TriggerInput): Promise<RunRow | undefined> {
+  const resourceId = input.idempotency?.resourceId;
+  if (!resourceId) return undefined;
+  const run = await findRun(ctx.deps.sql, resourceId);
+  return run && run.tenant_id === ctx.principal.tenantId && run.test_suite_id === input.suiteId ? run : undefined;
+}
+
+export async function triggerRun({ ctx, input }: { ctx: Ctx; input: TriggerInput }): Promise<RunResponse> {
+  const earlier = await runOfDeadRequest(ctx, input);
+  // An earlier run that is no longer queued has its workflow (or has ended): answer with it as it is.
+  if (earlier && earlier.status !== 'queued') return getRun({ ctx, input: { runId: earlier.id } });
+  const run = earlier ?? (await createRunRow({ ctx, input }));
   try {
     await startRunWorkflow(ctx.deps, run);
   } catch (error) {

@@ -10,7 +10,7 @@ export interface StallableProxy {
   address: string;
   /** From now on, bytes from clients are held back (buffered, never forwarded). */
   stall(): void;
-  /** Destroys every connection; held bytes are dropped, never forwarded. */
+  /** Destroys every connection (held bytes are dropped, never forwarded) and forwards again. */
   dropAll(): void;
   close(): Promise<void>;
 }
@@ -45,6 +45,7 @@ export async function startStallableProxy(upstream: string): Promise<StallablePr
     },
     dropAll: () => {
       for (const socket of sockets) socket.destroy();
+      stalled = false;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -69,14 +69,27 @@ describe('Idempotency-Key reservation lease', () => {
     const { auth, tenantId } = await stack.newTenant();
     const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
     expect((await trigger(auth, suiteId, 'crash-3')).statusCode).toBe(201);
-    const before = await runsOf(suiteId);
     await leaveReservationBehind(tenantId, 'crash-3', 5);
 
     const responses = await Promise.all(Array.from({ length: 6 }, () => trigger(auth, suiteId, 'crash-3')));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
     expect(new Set(responses.map((r) => r.json().id)).size).toBe(1);
     expect(responses.filter((r) => r.headers['idempotency-replayed'] === undefined)).toHaveLength(1);
-    expect((await runsOf(suiteId)).length).toBe(before.length + 1);
+    expect(await runsOf(suiteId)).toHaveLength(1);
+  });
+
+  it('a run trigger retried after the lease answers with the run the crashed request committed, not a second one', async () => {
+    const { auth, tenantId } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
+    const first = await trigger(auth, suiteId, 'crash-5', { metadata: { build: 5 } });
+    expect(first.statusCode).toBe(201);
+    await leaveReservationBehind(tenantId, 'crash-5', 5);
+    const retry = await trigger(auth, suiteId, 'crash-5', { metadata: { build: 5 } });
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotency-replayed']).toBeUndefined();
+    expect(retry.json().id).toBe(first.json().id);
+    expect(retry.headers.location).toBe(`/v1/runs/${first.json().id}`);
+    expect(await runsOf(suiteId)).toHaveLength(1);
   });
 
   it('an expired reservation is still the key of its request: a different body is 409 idempotency_conflict', async () => {
@@ -113,7 +126,7 @@ describe('Idempotency-Key reservation lease', () => {
     const attempts = await Promise.all(Array.from({ length: 20 }, () => reserveIdempotencyKey(stack.sql, owner, 'race-1', 'hash-a', 1000)));
     const winners = attempts.filter((token) => token !== null);
     expect(winners).toHaveLength(1);
-    expect(winners[0]).not.toBe(first);
+    expect(winners[0]!.reservation).not.toBe(first!.reservation);
     // A different request never takes a key over, expired or not.
     await stack.sql`update idempotency_keys set reserved_at = now() - interval '5 seconds' where tenant_id = ${tenantId} and key = 'race-1'`;
     expect(await reserveIdempotencyKey(stack.sql, owner, 'race-1', 'hash-b', 1000)).toBeNull();
@@ -122,9 +135,9 @@ describe('Idempotency-Key reservation lease', () => {
   it('a request that outlived its lease can neither store nor release the key the retry took over', async () => {
     const { tenantId } = await stack.newTenant();
     const owner = { tenantId, principal: 'api_key:test:slow' };
-    const slow = await reserveIdempotencyKey(stack.sql, owner, 'slow-1', 'hash-a', 1000);
+    const slow = (await reserveIdempotencyKey(stack.sql, owner, 'slow-1', 'hash-a', 1000))?.reservation;
     await stack.sql`update idempotency_keys set reserved_at = now() - interval '5 seconds' where tenant_id = ${tenantId} and key = 'slow-1'`;
-    const retry = await reserveIdempotencyKey(stack.sql, owner, 'slow-1', 'hash-a', 1000);
+    const retry = (await reserveIdempotencyKey(stack.sql, owner, 'slow-1', 'hash-a', 1000))?.reservation;
     expect(slow).not.toBeNull();
     expect(retry).not.toBeNull();
 

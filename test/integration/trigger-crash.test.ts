@@ -98,7 +98,7 @@ describe('an API killed between committing a run and starting its workflow', () 
     return count;
   }
 
-  it('the restarted API starts the orphan run, lets the retry with the same Idempotency-Key through, and no run gets two workflows', { timeout: 180_000 }, async () => {
+  it('the retry with the same Idempotency-Key on the restarted API gets the orphan run, started, and no run gets two workflows', { timeout: 180_000 }, async () => {
     const first = await startApiProcess(proxy.address);
     proxy.stall();
     const lost = trigger(first.url).then(
@@ -124,20 +124,58 @@ describe('an API killed between committing a run and starting its workflow', () 
     const retried = (await retry.json()) as { id: string };
     expect(retry.status, JSON.stringify(retried)).toBe(201);
     expect(retry.headers.get('idempotency-replayed')).toBeNull();
-    expect(retried.id).not.toBe(orphanId);
+    // One run per key: the retry answers with the run the killed request committed.
+    expect(retried.id).toBe(orphanId);
+    expect(await stack.sql`select id from runs where test_suite_id = ${suiteId}`).toHaveLength(1);
 
-    for (const runId of [orphanId, retried.id]) {
-      const run = await until(
-        async () => {
-          const row = await findRun(stack.sql, runId);
-          return row && ['success', 'failed', 'cancelled'].includes(row.status) ? row : undefined;
-        },
-        RUN_DONE_MS,
-        () => `run ${runId} finished\n${second.api.output()}`,
-      );
-      expect(run.status, run.failure_reason ?? '').toBe('success');
-      expect(await workflowExecutions(runId)).toBe(1);
-    }
+    const run = await until(
+      async () => {
+        const row = await findRun(stack.sql, orphanId);
+        return row && ['success', 'failed', 'cancelled'].includes(row.status) ? row : undefined;
+      },
+      RUN_DONE_MS,
+      () => `run ${orphanId} finished\n${second.api.output()}`,
+    );
+    expect(run.status, run.failure_reason ?? '').toBe('success');
+    expect(await workflowExecutions(orphanId)).toBe(1);
+    killGroup(second.api);
+  });
+
+  it('without a retry, the restarted API\'s reconciler starts the orphan run on its own', { timeout: 180_000 }, async () => {
+    const first = await startApiProcess(proxy.address);
+    proxy.stall();
+    const before = new Set((await stack.sql<{ id: string }[]>`select id from runs where test_suite_id = ${suiteId}`).map((r) => r.id));
+    const lost = fetch(`${first.url}/v1/suites/${suiteId}/runs`, {
+      method: 'POST',
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      body: '{}',
+      signal: AbortSignal.timeout(30_000),
+    }).then(
+      (response) => `answered ${response.status}`,
+      () => 'no answer',
+    );
+    const orphanId = await until(
+      async () => (await stack.sql<{ id: string }[]>`select id from runs where test_suite_id = ${suiteId}`).find((r) => !before.has(r.id))?.id,
+      30_000,
+      () => `run row committed\n${first.api.output()}`,
+    );
+    killGroup(first.api);
+    await first.api.exited;
+    proxy.dropAll();
+    expect(await lost).toBe('no answer');
+    await expect(stack.client.workflow.getHandle(`run-${orphanId}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+
+    const second = await startApiProcess(inject('temporalAddress'));
+    const run = await until(
+      async () => {
+        const row = await findRun(stack.sql, orphanId);
+        return row && ['success', 'failed', 'cancelled'].includes(row.status) ? row : undefined;
+      },
+      RUN_DONE_MS,
+      () => `run ${orphanId} finished\n${second.api.output()}`,
+    );
+    expect(run.status, run.failure_reason ?? '').toBe('success');
+    expect(await workflowExecutions(orphanId)).toBe(1);
     expect(second.api.output()).toContain('orphan run: workflow started');
     killGroup(second.api);
   });

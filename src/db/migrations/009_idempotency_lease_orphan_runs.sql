@@ -6,6 +6,10 @@
 -- dates the record for its 24 hours of replay.
 alter table idempotency_keys add column reserved_at timestamptz not null default now();
 alter table idempotency_keys add column reservation uuid not null default gen_random_uuid();
+-- What the request created, committed in the same transaction as the resource (a run trigger
+-- sets it): a retry that takes the key over continues with that resource instead of creating a
+-- second one.
+alter table idempotency_keys add column resource_id uuid;
 
 -- A run trigger commits the run row, then starts its workflow; an API process killed between the
 -- two leaves a queued run that nothing would ever move on. workflow_started_at records that the

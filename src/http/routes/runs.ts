@@ -8,7 +8,7 @@ export function registerRunRoutes(app: FastifyInstance): void {
   app.post('/v1/suites/:suiteId/runs', { config: { scope: 'runs:write' } }, async (request, reply) => {
     const { suiteId } = parseOrThrow(uuidParam('suiteId'), request.params);
     const body = parseOrThrow(runs.triggerRunInput, request.body);
-    const run = await runs.triggerRun({ ctx: ctxOf(request), input: { suiteId, body } });
+    const run = await runs.triggerRun({ ctx: ctxOf(request), input: { suiteId, body, idempotency: request.idempotency } });
     return reply.code(201).header('location', `/v1/runs/${run.id}`).send(run);
   });
   app.get('/v1/runs', { config: { scope: 'runs:read' } }, async (request) =>
