@@ -22,8 +22,22 @@ export function isValidHeaderValue(value: string): boolean {
   return HEADER_VALUE.test(value);
 }
 
-/** Set by the probe client itself: an endpoint cannot override them. */
-export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection']);
+/**
+ * Set by the probe client itself, or refused by undici whatever their value (its
+ * lib/core/request.js processHeader: transfer-encoding, keep-alive and upgrade are invalid, expect
+ * is not supported, host and content-length are its own): an endpoint cannot set them.
+ * test/unit/http-fields.test.ts builds an undici request from every header this rule accepts.
+ */
+export const CLIENT_SET_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+]);
 
 export function isClientSetHeader(name: string): boolean {
   return CLIENT_SET_HEADERS.has(name.toLowerCase());
