@@ -243,7 +243,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
           description:
             'The first response (2xx or 4xx) to a key is kept for 24 hours, per credential (an API key, or a JWT\'s tenant and ' +
             'subject): the same request again from the same credential replays it (Idempotency-Replayed: true, ' +
-            'Cache-Control: no-store); a different request with the key is 409 idempotency_conflict.',
+            'Cache-Control: no-store); a different request with the key is 409 idempotency_conflict. A request still ' +
+            'running holds the key for a lease of 60 s (RVS_IDEMPOTENCY_LEASE_S); a duplicate waits up to 15 s, then 409 ' +
+            'conflict. After the lease (the API died mid-request) the same request takes the key over and runs; a run ' +
+            'trigger then answers with the run the first request had committed.',
           schema: { type: 'string', pattern: '^[!-~]{1,255}$' },
         },
       },
