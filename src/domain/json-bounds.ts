@@ -20,15 +20,19 @@ export const MAX_JSON_DEPTH = 32;
  */
 export const MAX_BODY_DEPTH = 64;
 
+/**
+ * Most values (the root, containers and scalars; keys not counted) a request body may hold. Every
+ * honest body is far below it (a 64 KiB suite config holds a few thousand); the 1 MiB body limit
+ * alone lets through about 480,000 numbers, whose validation and hashing would hold the event
+ * loop, for every tenant, for a second or more.
+ */
+export const MAX_BODY_VALUES = 100_000;
+
 export type JsonPath = (string | number)[];
 
 const isContainer = (value: unknown): value is object => value !== null && typeof value === 'object';
 
-function childrenOf(value: object): [string | number, unknown][] {
-  return Array.isArray(value) ? value.map((child, index) => [index, child] as [number, unknown]) : Object.entries(value);
-}
-
-export type JsonProblem = { kind: 'nul' | 'lone_surrogate' | 'too_deep'; path: JsonPath };
+export type JsonProblem = { kind: 'nul' | 'lone_surrogate' | 'too_deep' | 'too_many_values'; path: JsonPath };
 
 // With the u flag a surrogate pair is one code point, so this matches only a surrogate left alone.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -40,51 +44,69 @@ function stringProblem(text: string): 'nul' | 'lone_surrogate' | null {
   return null;
 }
 
+/** One container being walked: its keys (null for an array) and the index of the child visited last + 1. */
+interface Frame {
+  node: object;
+  keys: string[] | null;
+  next: number;
+}
+
 /**
  * The first problem in document order: a NUL or a lone surrogate (not Unicode: JSON.parse lets
  * "\\ud800" through) in a string or in an object key (the path then ends at that key; array indices
- * are numbers, so a string segment is always a key), or a container nested deeper than `maxDepth`
- * (the path leads to it). Null when there is none.
+ * are numbers, so a string segment is always a key), a container nested deeper than `maxDepth`
+ * (the path leads to it), or more than `maxValues` values in all (the path is empty: the whole
+ * value is too big). Null when there is none.
  */
-export function findJsonProblem(value: unknown, maxDepth: number): JsonProblem | null {
-  // Each entry links to its parent instead of copying the path, so a walk stays linear in the
-  // size of the value; the path is built only for the problem reported.
-  const stack: Visit[] = [{ node: value, key: undefined, depth: 0, parent: null }];
-  while (stack.length > 0) {
-    const visit = stack.pop()!;
-    const { node, key } = visit;
-    const keyProblem = typeof key === 'string' ? stringProblem(key) : null;
-    if (keyProblem) return { kind: keyProblem, path: pathOf(visit) };
-    if (typeof node === 'string') {
-      const problem = stringProblem(node);
-      if (problem) return { kind: problem, path: pathOf(visit) };
+export function findJsonProblem(value: unknown, maxDepth: number, maxValues = Infinity): JsonProblem | null {
+  if (typeof value === 'string') {
+    const problem = stringProblem(value);
+    return problem ? { kind: problem, path: [] } : null;
+  }
+  if (!isContainer(value)) return null;
+  if (maxDepth <= 0) return { kind: 'too_deep', path: [] };
+  if (maxValues < 1) return { kind: 'too_many_values', path: [] };
+  // One frame per open container (at most maxDepth), nothing per scalar: a body of many values
+  // costs a walk, not an allocation each. The path is built only for the problem reported.
+  let values = 1;
+  const frames: Frame[] = [frameOf(value)];
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1]!;
+    const { node, keys } = frame;
+    if (frame.next >= (keys ? keys.length : (node as unknown[]).length)) {
+      frames.pop();
       continue;
     }
-    if (!isContainer(node)) continue;
-    if (visit.depth >= maxDepth) return { kind: 'too_deep', path: pathOf(visit) };
-    const children = childrenOf(node);
-    // Pushed in reverse so the first child is visited first: the problem named is the first one a reader meets.
-    for (let i = children.length - 1; i >= 0; i--) {
-      const [childKey, child] = children[i]!;
-      stack.push({ node: child, key: childKey, depth: visit.depth + 1, parent: visit });
+    const index = frame.next++;
+    let child: unknown;
+    if (keys) {
+      const key = keys[index]!;
+      const keyProblem = stringProblem(key);
+      if (keyProblem) return { kind: keyProblem, path: pathOf(frames) };
+      child = (node as Record<string, unknown>)[key];
+    } else {
+      child = (node as unknown[])[index];
+    }
+    if (++values > maxValues) return { kind: 'too_many_values', path: [] };
+    if (typeof child === 'string') {
+      const problem = stringProblem(child);
+      if (problem) return { kind: problem, path: pathOf(frames) };
+    } else if (isContainer(child)) {
+      // frames.length is the child's depth: the containers above it.
+      if (frames.length >= maxDepth) return { kind: 'too_deep', path: pathOf(frames) };
+      frames.push(frameOf(child));
     }
   }
   return null;
 }
 
-interface Visit {
-  node: unknown;
-  /** Undefined for the root; a number for an array element, a string for an object member. */
-  key: string | number | undefined;
-  /** Containers above this node: its path length. */
-  depth: number;
-  parent: Visit | null;
+function frameOf(node: object): Frame {
+  return { node, keys: Array.isArray(node) ? null : Object.keys(node), next: 0 };
 }
 
-function pathOf(visit: Visit): JsonPath {
-  const path: JsonPath = [];
-  for (let at: Visit | null = visit; at && at.key !== undefined; at = at.parent) path.push(at.key);
-  return path.reverse();
+/** The path to the child each open frame is visiting. */
+function pathOf(frames: readonly Frame[]): JsonPath {
+  return frames.map((frame) => (frame.keys ? frame.keys[frame.next - 1]! : frame.next - 1));
 }
 
 const SEGMENT_SHOWN = 64;

@@ -118,6 +118,26 @@ describe('input bounds', () => {
     });
   });
 
+  describe('value count', () => {
+    // 480,000 numbers fit in the 1 MiB body limit; walking, validating and hashing them held the
+    // event loop for a second or more, for every tenant. The guard stops at MAX_BODY_VALUES.
+    it('refuses a body of more than 100,000 values with 400 on the body, with or without an Idempotency-Key', async () => {
+      const { auth, suiteId } = await tenantWithSuite();
+      const many = `{"metadata":{"k":[${Array(150_000).fill('0').join(',')}]}}`;
+      for (const extra of [{}, { 'idempotency-key': 'many-values-1' }]) {
+        const response = await stack.app.inject({
+          method: 'POST',
+          url: `/v1/suites/${suiteId}/runs`,
+          headers: { ...auth, ...extra, 'content-type': 'application/json' },
+          payload: many,
+        });
+        expect(response.statusCode).toBe(400);
+        expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ field: '(body)', message: expect.stringMatching(/more than 100000 values/) }] });
+      }
+      expect((await stack.sql`select count(*)::int as n from runs where test_suite_id = ${suiteId}`)[0]!.n).toBe(0);
+    });
+  });
+
   describe('sizes', () => {
     const bigParams = (bytes: number) => [{ blob: 'x'.repeat(bytes) }];
 

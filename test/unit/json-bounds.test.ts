@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exceedsJsonDepth } from '../../src/domain/canonical-json';
-import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH, MAX_JSON_DEPTH } from '../../src/domain/json-bounds';
+import { findJsonProblem, formatJsonPath, MAX_BODY_DEPTH, MAX_BODY_VALUES, MAX_JSON_DEPTH } from '../../src/domain/json-bounds';
 
 /** `levels` nested arrays around `inner`, built without recursion. */
 function nestedArrays(levels: number, inner: unknown = 1): unknown {
@@ -55,6 +55,25 @@ describe('findJsonProblem', () => {
     ['a well-formed pair is fine', { a: '\u{1F600}', '\u{1F601}': 'ok' }, 4, null],
   ])('%s', (_name, value, maxDepth, problem) => {
     expect(findJsonProblem(value, maxDepth)).toEqual(problem);
+  });
+
+  // Every value counts (the root, containers, scalars); keys do not. Past the cap the walk stops.
+  it.each([
+    ['an array exactly at the cap', Array(9).fill(0), 10, null],
+    ['one value over the cap', Array(10).fill(0), 10, { kind: 'too_many_values', path: [] }],
+    ['containers count too', [[], [], [[]], {}], 6, null],
+    ['containers count too, one over', [[], [], [[]], {}, {}], 6, { kind: 'too_many_values', path: [] }],
+    ['object fields count, keys do not', { a: 1, b: { c: 2 } }, 4, null],
+    ['object fields count, one over', { a: 1, b: { c: 2, d: 3 } }, 4, { kind: 'too_many_values', path: [] }],
+    ['a problem met before the cap is reported as itself', ['\u0000', ...Array(20).fill(0)], 10, { kind: 'nul', path: [0] }],
+    ['a scalar root is one value', 'plain', 1, null],
+  ])('value cap: %s', (_name, value, maxValues, problem) => {
+    expect(findJsonProblem(value, MAX_BODY_DEPTH, maxValues)).toEqual(problem);
+  });
+
+  it('stops a body of MAX_BODY_VALUES + 1 numbers, and passes MAX_BODY_VALUES', () => {
+    expect(findJsonProblem(Array(MAX_BODY_VALUES - 1).fill(0), MAX_BODY_DEPTH, MAX_BODY_VALUES)).toBeNull();
+    expect(findJsonProblem({ a: Array(MAX_BODY_VALUES).fill(0) }, MAX_BODY_DEPTH, MAX_BODY_VALUES)).toEqual({ kind: 'too_many_values', path: [] });
   });
 
   it('walks 200,000 levels without recursing', () => {
