@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaseLogger } from 'pino';
 import { findUnstartedQueuedRuns, markWorkflowStarted, type RunRow } from '../db/runs';
 import type { Deps } from './context';
@@ -17,6 +18,8 @@ import { describeCause, failUnscheduledRun, startRunWorkflow, UNSCHEDULED_RUN_RE
 // First key of the two-key advisory lock that makes one API replica sweep at a time (the
 // migration lock uses the one-key form; the finalize locks use another class).
 const RECONCILE_LOCK_CLASS = 0x4f5250; // "ORP"
+/** How long stopping waits for a sweep in progress. */
+const STOP_WAIT_MS = 1_000;
 /** Orphans looked at per sweep; the next sweep takes the rest. */
 const SWEEP_BATCH = 20;
 /** Per Temporal call: a sweep holds a database connection and must not wait on an unreachable server. */
@@ -156,7 +159,9 @@ export function startRunReconciler(deps: ReconcilerDeps, options: ReconcileOptio
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await current;
+      // A sweep in progress gets a moment to finish; one stuck on an unreachable database must not
+      // hold up the shutdown (ending the pool ends it, and its transaction rolls back).
+      await Promise.race([current, sleep(STOP_WAIT_MS, undefined, { ref: false })]);
     },
   };
 }
