@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes';
 import { findRun } from '../../src/db/runs';
 import { createLogger } from '../../src/logger';
-import { reconcileOrphanRuns, ORPHAN_TOO_OLD_REASON, type ReconcilerDeps } from '../../src/services/run-reconciler';
+import { reconcileOrphanRuns, startRunReconciler, ORPHAN_TOO_OLD_REASON, type ReconcilerDeps } from '../../src/services/run-reconciler';
 import { createRunRow, startRunWorkflow, UNSCHEDULED_RUN_REASON } from '../../src/services/runs';
 import type { Ctx } from '../../src/services/context';
 import { createSuite } from '../helpers/api';
@@ -255,6 +255,32 @@ describe('an API killed between committing a run and starting its workflow', () 
         expect(row.failure_reason).toBe(UNSCHEDULED_RUN_REASON);
       } finally {
         await connection.close();
+      }
+    });
+
+    it('stopping does not wait for a sweep stuck on Temporal (the API shutdown has a deadline)', async () => {
+      const stuck = await startStallableProxy(inject('temporalAddress'));
+      const connection = await Connection.connect({ address: stuck.address, interceptors: [] });
+      try {
+        const run = await orphan();
+        stuck.stall();
+        const reconciler = startRunReconciler(
+          { ...deps, temporal: new Client({ connection, namespace: stack.config.temporal.namespace }) },
+          { graceMs: 0, giveUpMs: 600_000, intervalMs: 1 },
+        );
+        // The sweep is now waiting on its describe call (5 s deadline) through the stalled proxy.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const stopping = Date.now();
+        await reconciler.stop();
+        expect(Date.now() - stopping).toBeLessThan(2_500);
+        expect((await findRun(stack.sql, run.id))!.status).toBe('queued');
+        // Leave nothing behind for later sweeps of other files: end it the way a late sweep would,
+        // once the stuck sweep (still running after stop) has reached its deadline and let go.
+        await until(async () => ((await reconcileOrphanRuns(deps, { graceMs: 0, giveUpMs: 0 })).swept ? true : undefined), 15_000, 'sweep lock free');
+        expect((await findRun(stack.sql, run.id))!.status).toBe('failed');
+      } finally {
+        await connection.close();
+        await stuck.close();
       }
     });
   });
