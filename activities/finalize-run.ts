@@ -3,6 +3,7 @@ import type postgres from 'postgres';
 import type { Queryable, Sql } from '../src/db/client';
 import { referenceMethodLatency } from '../src/db/metrics';
 import {
+  findPassingHistory,
   findPreviousSuccessfulRun,
   findRun,
   findRunOfTenant,
@@ -13,10 +14,11 @@ import {
   medianHeadLag,
   type RunRow,
 } from '../src/db/runs';
-import { aggregateLatency, compareWithReference, firstDifferingSamples } from '../src/db/samples';
+import { aggregateLatency, answeredSecondShare, compareWithReference, firstDifferingSamples, successfulOrderStatistics } from '../src/db/samples';
 import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, type CorrectnessTally } from '../src/domain/correctness';
 import { emptyStats, type RunStats } from '../src/domain/stats';
-import { computeVerdict } from '../src/domain/verdict';
+import { BASELINE_DEFAULTS } from '../src/domain/statistics/history-baseline';
+import { computeVerdict, verdictRanks, type BaselineInput } from '../src/domain/verdict';
 import { createPlanner, templateParams } from '../src/probe/workload';
 import type { FinalizeRunInput, FinalizeRunResult } from './types';
 
@@ -24,15 +26,38 @@ import type { FinalizeRunInput, FinalizeRunResult } from './types';
 export const REGRESSION_MIN_MS = 5;
 
 /**
- * Baseline ids come from the tenant (trigger body, suite config): they are looked up within the
- * run's tenant, so a suite stored before the API checked them cannot read another tenant's run.
+ * What the baseline check compares with. Baseline ids come from the tenant (trigger body, suite
+ * config): they are looked up within the run's tenant, so a suite stored before the API checked
+ * them cannot read another tenant's run; the history and the previous run are the tenant's too,
+ * and only runs whose verdict passed qualify.
  */
-async function resolveBaseline(sql: Queryable, run: RunRow): Promise<RunRow | undefined> {
-  if (run.baseline_run_id) return findRunOfTenant(sql, run.baseline_run_id, run.tenant_id);
-  const baseline = run.config_snapshot.suite.config.baseline;
-  if (baseline.mode === 'run' && baseline.run_id) return findRunOfTenant(sql, baseline.run_id, run.tenant_id);
-  if (baseline.mode === 'previous_success') return findPreviousSuccessfulRun(sql, run);
-  return undefined;
+async function resolveBaseline(sql: Queryable, run: RunRow): Promise<BaselineInput | null> {
+  const config = run.config_snapshot.suite.config.baseline;
+  const explicit = run.baseline_run_id ?? (config.mode === 'run' ? config.run_id : null);
+  if (explicit) {
+    const chosen = await findRunOfTenant(sql, explicit, run.tenant_id);
+    return { mode: 'run', previous: chosen?.stats ? await baselineRun(sql, chosen) : null };
+  }
+  if (config.mode === 'previous_success') {
+    const previous = await findPreviousSuccessfulRun(sql, run);
+    return { mode: 'previous_success', previous: previous?.stats ? await baselineRun(sql, previous) : null };
+  }
+  if (config.mode !== 'history') return null;
+  const window = config.window ?? BASELINE_DEFAULTS.window;
+  const minRuns = config.min_runs ?? BASELINE_DEFAULTS.minRuns;
+  const history = await findPassingHistory(sql, run, window);
+  // Below min_runs the newest passing run of the history is compared sample by sample.
+  const newest = history.length > 0 && history.length < minRuns ? await findRunOfTenant(sql, history[0]!.run_id, run.tenant_id) : undefined;
+  return { mode: 'history', minRuns, history, previous: newest?.stats ? await baselineRun(sql, newest) : null };
+}
+
+async function baselineRun(sql: Queryable, baseline: RunRow) {
+  const primaries = (await findRunTargets(sql, baseline.id)).filter((t) => t.role === 'primary').map((t) => t.id);
+  return {
+    run_id: baseline.id,
+    stats: baseline.stats!,
+    latencies: await successfulOrderStatistics(sql, baseline.id, primaries, verdictRanks),
+  };
 }
 
 /**
@@ -152,27 +177,32 @@ async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunIn
       failed: primaryDone.filter((t) => t.status !== 'success').length,
     },
   };
-  const baseline = input.status === 'success' ? await resolveBaseline(sql, run) : undefined;
+  const baseline = input.status === 'success' ? await resolveBaseline(sql, run) : null;
   const thresholds = run.config_snapshot.suite.config.thresholds;
   const primaryIds = primaries.map((t) => t.id);
   // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
-  const judged = input.status === 'success' && reference !== undefined;
+  const judgedAtAll = input.status === 'success';
+  const judged = judgedAtAll && reference !== undefined;
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: run.config_snapshot.suite.name,
     thresholds,
     regressionMinMs: REGRESSION_MIN_MS,
     candidate: stats,
+    candidateLatencies: judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined,
+    candidateAnsweredShare: judgedAtAll ? await answeredSecondShare(sql, run.id, primaryIds) : null,
     reference: reference
       ? {
           endpoint_id: reference.endpoint_id,
           endpoint_name: reference.endpoint_name,
           stats: { ...emptyStats(), ...(await aggregateLatency(sql, run.id, [reference.id])) },
+          latencies: judged ? await successfulOrderStatistics(sql, run.id, [reference.id], verdictRanks) : undefined,
+          answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
           byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
           headLagBlocks: judged ? await medianHeadLag(sql, run.id, primaryIds, reference.id) : null,
         }
       : null,
-    baseline: baseline?.stats ? { run_id: baseline.id, stats: baseline.stats } : null,
+    baseline,
     correctness:
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaryIds, reference.id) : undefined,
   });
@@ -181,7 +211,7 @@ async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunIn
     failureReason: input.failureReason,
     stats,
     verdict,
-    baselineRunId: baseline?.id ?? run.baseline_run_id,
+    baselineRunId: verdict.baseline_comparison?.run_id ?? run.baseline_run_id,
   });
   const final = (await findRun(sql, run.id))!;
   return {

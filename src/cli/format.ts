@@ -23,8 +23,10 @@ export function formatText(report: VerdictReport): string {
   const lines = [`${String(verdict.verdict).toUpperCase()}: ${suiteName(report)} (run ${report.runId}, exit code ${verdict.exit_code})`];
   if (verdict.summary) lines.push(verdict.summary);
   const width = Math.max(0, ...list.map((c) => c.name.length));
+  // An inconclusive check stands out in its own column width, so a reader never takes it for a pass.
+  const statusWidth = Math.max(4, ...list.map((c) => String(c.status).length));
   for (const check of list) {
-    lines.push(`  ${check.status.toUpperCase().padEnd(4)}  ${check.name.padEnd(width)}  ${check.message}`);
+    lines.push(`  ${String(check.status).toUpperCase().padEnd(statusWidth)}  ${check.name.padEnd(width)}  ${check.message}`);
   }
   if (list.length === 0) lines.push('  (no checks: the run did not finish successfully, so nothing was judged)');
   if (verdict.dashboard_url) lines.push(`Dashboard: ${verdict.dashboard_url}`);
@@ -77,7 +79,8 @@ function seconds(run: RunView | null): string {
 
 /**
  * A JUnit XML report: one testsuite named after the suite, one testcase per check, a <failure> per
- * failed check. A verdict of `error` has no checks; it becomes one testcase with an <error>, so CI
+ * failed check, a <skipped> with the reason per inconclusive one (a <failure> instead under
+ * thresholds.fail_on_inconclusive, where it fails the verdict, so the red build names it). A verdict of `error` has no checks; it becomes one testcase with an <error>, so CI
  * shows a red test rather than an empty, green suite.
  */
 export function formatJunit(report: VerdictReport): string {
@@ -89,10 +92,19 @@ export function formatJunit(report: VerdictReport): string {
   const cases: string[] = [];
   let failures = 0;
   let errors = 0;
+  let skipped = 0;
+  const thresholds = verdict.thresholds as { fail_on_inconclusive?: unknown } | undefined;
+  const failsOnInconclusive = thresholds?.fail_on_inconclusive === true;
   for (const check of list) {
     const open = `    <testcase classname="${a(`rvs.${name}`)}" name="${a(check.name)}" time="0"`;
     if (check.status === 'pass') {
       cases.push(`${open}/>`);
+      continue;
+    }
+    // Inconclusive: the run could not tell; CI shows it as skipped with the reason, not as a pass or a failure.
+    if (check.status === 'inconclusive' && !failsOnInconclusive) {
+      skipped += 1;
+      cases.push(`${open}>`, `      <skipped message="${a(check.message)}"/>`, '    </testcase>');
       continue;
     }
     failures += 1;
@@ -110,7 +122,7 @@ export function formatJunit(report: VerdictReport): string {
     }
   }
   const tests = Math.max(list.length, 1);
-  const counts = `tests="${tests}" failures="${failures}" errors="${errors}" skipped="0"`;
+  const counts = `tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}"`;
   const timestamp = run?.started_at ? ` timestamp="${a(run.started_at)}"` : '';
   const properties = [
     ['run_id', report.runId],

@@ -10,7 +10,7 @@
 
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const TERMINAL = ['success', 'failed', 'cancelled'];
-  const KNOWN_STATUSES = ['queued', 'claimed', 'running', 'success', 'failed', 'cancelled', 'pending', 'pass', 'fail', 'error'];
+  const KNOWN_STATUSES = ['queued', 'claimed', 'running', 'success', 'failed', 'cancelled', 'pending', 'pass', 'fail', 'inconclusive', 'error'];
   const REFRESH_MS = 2000;
   const MAX_RETRY_MS = 10000;
   const CANDIDATE_COLOURS = ['#2563eb', '#059669', '#7c3aed', '#0891b2', '#be185d'];
@@ -209,6 +209,11 @@
         return [`${fmtPct(d.vs_reference_pct, true)} (${fmtMs(d.candidate_p95_ms)} vs ${fmtMs(d.reference_p95_ms)})`, `≤ ${fmtPct(d.max_pct, true)}`];
       case 'latency_vs_baseline':
         return [`${fmtPct(d.vs_baseline_pct, true)} (${fmtMs(d.candidate_p95_ms)} vs ${fmtMs(d.baseline_p95_ms)})`, `≤ ${fmtPct(d.max_pct, true)}`];
+      case 'availability':
+        return [
+          isNum(d.success_rate_pct) ? `${fmtPct(d.success_rate_pct)} ok (${fmtInt(d.successful)} / ${fmtInt(d.calls)})` : 'no calls',
+          `≥ ${fmtPct(d.min_pct)}`,
+        ];
       case 'correctness':
         return [
           isNum(d.match_rate_pct) ? `${fmtPct(d.match_rate_pct)} match (${fmtInt(d.matched)} / ${fmtInt(d.compared)})` : 'nothing compared',

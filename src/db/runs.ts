@@ -269,13 +269,46 @@ export async function findUnstartedQueuedRuns(
     order by requested_at limit ${limit}`;
 }
 
+/**
+ * The latest earlier run of the same suite whose verdict passed. A run that succeeded but failed
+ * its verdict never becomes a baseline: a regression that persists must keep failing.
+ */
 export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Promise<RunRow | undefined> {
   const [row] = await sql<RunRow[]>`
     select * from runs
     where test_suite_id = ${run.test_suite_id} and tenant_id = ${run.tenant_id} and status = 'success'
+      and verdict->>'verdict' = 'pass'
       and requested_at < ${run.requested_at} and id <> ${run.id}
     order by requested_at desc, id desc limit 1`;
   return row;
+}
+
+/**
+ * The suite's history for the `history` baseline: the last `window` earlier runs of the same suite,
+ * in the run's tenant, with the same candidate endpoints, whose verdict passed — newest first,
+ * with the candidate p95 in µs each stored in its latency_p95 check (p95_ms × 1000 for runs
+ * judged before it was stored).
+ */
+export async function findPassingHistory(
+  sql: Queryable,
+  run: RunRow,
+  window: number,
+): Promise<{ run_id: string; p95_us: number }[]> {
+  const candidates = run.config_snapshot.suite.config.targets.map((t) => t.endpoint_id).sort();
+  const rows = await sql<{ run_id: string; p95_us: string | number | null }[]>`
+    select r.id as run_id,
+      coalesce(
+        (select (c->'details'->>'p95_us')::float8 from jsonb_array_elements(r.verdict->'checks') c
+          where c->>'name' = 'latency_p95' and jsonb_typeof(c->'details'->'p95_us') = 'number'),
+        (r.stats->'latency'->'successful'->>'p95_ms')::float8 * 1000) as p95_us
+    from runs r
+    where r.test_suite_id = ${run.test_suite_id} and r.tenant_id = ${run.tenant_id} and r.status = 'success'
+      and r.verdict->>'verdict' = 'pass'
+      and r.requested_at < ${run.requested_at} and r.id <> ${run.id}
+      and (select array_agg(t->>'endpoint_id' order by t->>'endpoint_id' collate "C")
+           from jsonb_array_elements(r.config_snapshot->'suite'->'config'->'targets') t) = ${candidates}::text[]
+    order by r.requested_at desc, r.id desc limit ${window}`;
+  return rows.filter((r) => r.p95_us !== null).map((r) => ({ run_id: r.run_id, p95_us: Number(r.p95_us) }));
 }
 
 export async function setPinnedBlock(sql: Queryable, runId: string, block: number): Promise<void> {

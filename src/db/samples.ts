@@ -248,3 +248,45 @@ export async function firstDifferingSamples(
     order by c.seq, c.target_id
     limit ${options.limit}`;
 }
+
+/**
+ * The successful latencies (µs) of the given targets as a sparse sorted sample: `length` is the
+ * number of successful calls, and only the order statistics the verdict reads are present (each
+ * percentile's nearest rank and the ranks of its 95 % interval, from `ranksFor(n)`). A run may
+ * hold a million samples per target, so Postgres sorts and only those few values come back.
+ */
+export async function successfulOrderStatistics(
+  sql: Queryable,
+  runId: string,
+  targetIds: readonly string[],
+  ranksFor: (n: number) => readonly number[],
+): Promise<ArrayLike<number>> {
+  const ids = targetIds as string[];
+  const [count] = await sql<{ n: number }[]>`
+    select count(*)::int as n from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok`;
+  const n = count!.n;
+  const sample: { length: number; [rank: number]: number } = { length: n };
+  const ranks = [...new Set(ranksFor(n))].filter((r) => r >= 1 && r <= n);
+  if (ranks.length === 0) return sample;
+  const rows = await sql<{ rank: number; latency_us: number }[]>`
+    select rank::int, latency_us from (
+      select latency_us, row_number() over (order by latency_us) as rank
+      from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok
+    ) ordered
+    where rank = any(${ranks}::bigint[])`;
+  for (const r of rows) sample[r.rank - 1] = Number(r.latency_us);
+  return sample;
+}
+
+/**
+ * Share of the 1 s buckets between the first and the last sample of the given targets in which
+ * at least one call succeeded (empty seconds count); null when there is no sample.
+ */
+export async function answeredSecondShare(sql: Queryable, runId: string, targetIds: readonly string[]): Promise<number | null> {
+  const [row] = await sql<{ answered: number; seconds: number | null }[]>`
+    select (count(distinct date_trunc('second', started_at)) filter (where ok))::int as answered,
+      (extract(epoch from date_trunc('second', max(started_at)) - date_trunc('second', min(started_at))))::int + 1 as seconds
+    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[])`;
+  if (!row || row.seconds === null) return null;
+  return row.answered / row.seconds;
+}

@@ -37,6 +37,8 @@ const thresholdFields = {
   latency_vs_reference_max_pct: z.number().min(-100).max(10_000),
   correctness_min_pct: z.number().min(0).max(100),
   correctness_enabled: z.boolean(),
+  fail_on_inconclusive: z.boolean(),
+  success_rate_min_pct: z.number().min(0).max(100),
 };
 
 export const thresholdsSchema = z.strictObject({
@@ -45,6 +47,8 @@ export const thresholdsSchema = z.strictObject({
   latency_vs_reference_max_pct: thresholdFields.latency_vs_reference_max_pct.default(25),
   correctness_min_pct: thresholdFields.correctness_min_pct.default(99.9),
   correctness_enabled: thresholdFields.correctness_enabled.default(false),
+  fail_on_inconclusive: thresholdFields.fail_on_inconclusive.default(false),
+  success_rate_min_pct: thresholdFields.success_rate_min_pct.default(99),
 });
 
 /**
@@ -101,9 +105,15 @@ export const suiteConfigSchema = z
     reference_endpoint_id: uuid.nullable().default(null),
     baseline: z
       .strictObject({
-        mode: z.enum(['none', 'previous_success', 'run']).default('previous_success'),
+        // Suites stored before `history` existed keep the mode they were stored with.
+        mode: z.enum(['none', 'history', 'previous_success', 'run']).default('history'),
         run_id: uuid.nullable().default(null),
+        /** history: how many earlier passing runs form the band. */
+        window: z.number().int().min(1).max(50).default(10),
+        /** history: fewer passing runs than this fall back to the previous run's samples. */
+        min_runs: z.number().int().min(2).max(50).default(5),
       })
+      .refine((b) => b.min_runs <= b.window, { path: ['min_runs'], message: 'must be at most window' })
       .prefault({}),
     workload: workloadSchema.prefault({}),
     thresholds: thresholdsSchema.prefault({}),

@@ -1,4 +1,9 @@
 import { emptyTally, judgeCorrectness, type CorrectnessTally } from './correctness';
+import { decideAvailability } from './statistics/availability';
+import { chooseBaselineModel, judgeAgainstHistory, BASELINE_DEFAULTS } from './statistics/history-baseline';
+import { decideLatency, type Decision, type LatencyDecision } from './statistics/latency-decision';
+import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
+import { DEFAULT_RUN_DRIFT_SD, unpairedRelativeDifference, type RelativeDifference } from './statistics/relative-difference';
 import type { RunStats } from './stats';
 
 export interface Thresholds {
@@ -7,12 +12,19 @@ export interface Thresholds {
   latency_vs_reference_max_pct: number;
   correctness_min_pct: number;
   correctness_enabled: boolean;
+  /** An inconclusive check fails the verdict too (default false; absent from suites stored before it existed). */
+  fail_on_inconclusive?: boolean;
+  /** The availability check's minimum success rate, percent (default 99). */
+  success_rate_min_pct?: number;
 }
 
-export type CheckStatus = 'pass' | 'fail';
+export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;
+
+/** `inconclusive`: the run could not tell (an interval straddles the limit); it fails the verdict only with fail_on_inconclusive. */
+export type CheckStatus = Decision;
 
 export interface Check {
-  name: 'latency_p95' | 'latency_vs_reference' | 'correctness' | 'latency_vs_baseline';
+  name: 'latency_p95' | 'latency_vs_reference' | 'correctness' | 'latency_vs_baseline' | 'availability';
   status: CheckStatus;
   message: string;
   details: Record<string, unknown>;
@@ -43,6 +55,25 @@ export interface MethodComparison {
   vs_reference_pct: number | null;
 }
 
+/** A 95 % confidence interval, ms (one decimal); `upper` null when too few samples bound that side. */
+export interface IntervalMs {
+  lower: number;
+  upper: number | null;
+}
+
+/** A percentile with its 95 % interval, ms. */
+export interface PercentileMs {
+  point: number;
+  lower: number;
+  upper: number | null;
+}
+
+/** A relative difference's 95 % interval, percent (one decimal); `upper` null when unbounded. */
+export interface IntervalPct {
+  lower: number;
+  upper: number | null;
+}
+
 export interface ReferenceComparison {
   endpoint_id: string;
   endpoint_name: string;
@@ -61,8 +92,15 @@ export interface ReferenceComparison {
     by_method: MethodComparison[];
     status: CheckStatus;
     message: string;
+    /** The 95 % intervals behind the decision (absent from verdicts stored before they existed). */
+    method?: 'unpaired' | 'paired';
+    candidate_intervals_ms?: { p50: PercentileMs; p95: PercentileMs; p99: PercentileMs };
+    reference_intervals_ms?: { p50: PercentileMs; p95: PercentileMs; p99: PercentileMs };
+    vs_reference_interval_pct?: IntervalPct;
   };
 }
+
+export type BaselineModelUsed = 'history' | 'previous_run' | 'run';
 
 export interface BaselineComparison {
   run_id: string;
@@ -71,6 +109,28 @@ export interface BaselineComparison {
   vs_baseline_pct: number;
   status: CheckStatus;
   message: string;
+  /** Absent from verdicts stored before the history model existed. */
+  model?: BaselineModelUsed;
+  run_ids?: string[];
+  limits?: BaselineLimits;
+  candidate_p95_interval_ms?: IntervalMs;
+}
+
+/**
+ * The limits a baseline comparison applied. history: the band's upper limit (99 % one-sided t
+ * prediction interval over the runs' p95s) and the median the pct and the floor are measured from;
+ * previous_run / run: the interval of the difference (with the run-drift allowance).
+ */
+export interface BaselineLimits {
+  max_pct: number;
+  floor_ms: number;
+  history_median_ms?: number;
+  history_upper_ms?: number;
+  history_lower_ms?: number;
+  history_log_sd?: number;
+  upper_boundary?: number;
+  vs_baseline_interval_pct?: IntervalPct;
+  run_drift_sd?: number;
 }
 
 export type VerdictValue = 'pass' | 'fail' | 'error';
@@ -87,23 +147,48 @@ export interface ComputedVerdict {
   exit_code: 0 | 1 | 2;
 }
 
+/** An earlier run the baseline may use: its p95 in µs (for the history), and its calls (for the fallback). */
+export interface BaselineRun {
+  run_id: string;
+  stats: RunStats;
+  /** Sorted successful latencies, µs (may be sparse: only the ranks the p95 interval reads). */
+  latencies: SortedSamples;
+}
+
+export interface BaselineInput {
+  /** The suite's baseline mode (a per-run baseline_run_id counts as `run`). */
+  mode: 'history' | 'previous_success' | 'run';
+  /** baseline.min_runs: fewer passing runs in the window fall back to the previous run. */
+  minRuns?: number;
+  /** history mode: per-run candidate p95 (µs) of the last `window` passing runs, newest first. */
+  history?: readonly { run_id: string; p95_us: number }[];
+  /** The run compared sample by sample: the previous passing run, or the chosen one. */
+  previous: BaselineRun | null;
+}
+
 export interface VerdictInput {
   run: { id: string; status: 'success' | 'failed' | 'cancelled'; failure_reason: string | null };
   suiteName: string;
   thresholds: Thresholds;
-  /** Below this absolute regression a baseline drift is noise, whatever its percentage. */
+  /** Below this absolute regression a slower p95 is noise, whatever its percentage. */
   regressionMinMs: number;
   candidate: RunStats;
+  /** The candidates' sorted successful latencies, µs (may be sparse: only the ranks the intervals read). */
+  candidateLatencies?: SortedSamples;
+  /** Share of the run's 1 s buckets in which the candidates answered at least once; null when unknown. */
+  candidateAnsweredShare?: number | null;
   reference: {
     endpoint_id: string;
     endpoint_name: string;
     stats: RunStats;
+    latencies?: SortedSamples;
+    answeredShare?: number | null;
     /** Per-method latency of both sides; none when omitted. */
     byMethod?: readonly MethodLatency[];
     /** See ReferenceComparison.head_lag_blocks; null when omitted. */
     headLagBlocks?: number | null;
   } | null;
-  baseline: { run_id: string; stats: RunStats } | null;
+  baseline: BaselineInput | null;
   /**
    * Candidate/reference answer pairs counted (computed in SQL at finalize). Judged only when a
    * reference exists and thresholds.correctness_enabled; omitted, it counts as nothing compared.
@@ -117,9 +202,68 @@ export function driftPct(value: number, base: number): number {
   return Math.round(((value - base) / Math.max(base, 1)) * 1000) / 10 || 0;
 }
 
-function latencyP95Check(candidate: RunStats, t: Thresholds): Check {
+const EMPTY: SortedSamples = [];
+
+/**
+ * The 1-based ranks of the n sorted successful latencies the verdict reads: each of p50, p95 and
+ * p99 at its nearest rank and at the two ends of its 95 % interval. Finalize fetches only these.
+ */
+export function verdictRanks(n: number): number[] {
+  const ranks: number[] = [];
+  for (const p of [0.5, 0.95, 0.99]) {
+    const interval = orderStatisticRanks(n, p);
+    ranks.push(nearestRank(n, p), interval.lower, interval.upper);
+  }
+  return ranks;
+}
+const round1 = (x: number) => Math.round(x * 10) / 10 || 0;
+const usToMs = (us: number) => round1(us / 1000);
+
+function percentileMs(q: QuantileInterval): PercentileMs {
+  return {
+    point: Number.isNaN(q.point) ? 0 : usToMs(q.point),
+    lower: usToMs(q.lower),
+    upper: q.upper === Infinity ? null : usToMs(q.upper),
+  };
+}
+
+function intervalsMs(sorted: SortedSamples) {
+  const q = percentileIntervals(sorted);
+  return { p50: percentileMs(q.p50), p95: percentileMs(q.p95), p99: percentileMs(q.p99) };
+}
+
+function intervalPct(diff: RelativeDifference): IntervalPct {
+  return { lower: round1(diff.lower_pct), upper: diff.upper_pct === Infinity ? null : round1(diff.upper_pct) };
+}
+
+/** "120 ms [112–131]": whole ms from 10 ms up, one decimal below. */
+function showMs(ms: number | null): string {
+  if (ms === null) return '∞';
+  return ms >= 10 ? String(Math.round(ms)) : String(round1(ms));
+}
+
+export function showInterval(p: PercentileMs): string {
+  return `${showMs(p.point)} ms [${showMs(p.lower)}–${showMs(p.upper)}]`;
+}
+
+function showIntervalPct(i: IntervalPct): string {
+  return `${formatPct(i.lower)}…${i.upper === null ? '∞' : formatPct(i.upper)}`;
+}
+
+function showCalls(n: number | null): string {
+  return n === null ? 'more calls would be needed to decide' : `about ${n.toLocaleString('en-US')} calls would decide`;
+}
+
+function latencyP95Check(candidate: RunStats, t: Thresholds, latencies: SortedSamples): Check {
   const p95 = candidate.latency.successful.p95_ms;
-  const details = { p95, threshold: t.latency_p95_max_ms };
+  const q = quantileInterval(latencies, 0.95);
+  const details = {
+    p95,
+    threshold: t.latency_p95_max_ms,
+    // The candidate's p95 in µs: what the history baseline of later runs reads.
+    p95_us: Number.isNaN(q.point) ? null : q.point,
+    intervals_ms: intervalsMs(latencies),
+  };
   if (candidate.calls.successful === 0) {
     return { name: 'latency_p95', status: 'fail', message: 'no successful calls to measure', details };
   }
@@ -127,9 +271,25 @@ function latencyP95Check(candidate: RunStats, t: Thresholds): Check {
   return {
     name: 'latency_p95',
     status: pass ? 'pass' : 'fail',
-    message: `p95 ${p95} ms ${pass ? '<=' : '>'} ${t.latency_p95_max_ms} ms`,
+    message: `p95 ${showInterval({ ...details.intervals_ms.p95, point: p95 })} ${pass ? '<=' : '>'} ${t.latency_p95_max_ms} ms`,
     details,
   };
+}
+
+/** One sentence on a latency decision, for the message and the Markdown summary. */
+function decisionClause(decision: LatencyDecision, floorMs: number): string {
+  switch (decision.reason) {
+    case 'under_floor':
+      return `pass: the difference is under the ${floorMs} ms floor`;
+    case 'within_limit':
+      return 'pass: the whole interval is at or below the limit';
+    case 'above_limit':
+      return 'fail: the whole interval is above the limit';
+    case 'straddles_limit':
+      return `inconclusive: the interval straddles the limit, so this run cannot tell; ${showCalls(decision.calls_to_decide)}`;
+    case 'no_samples':
+      return 'inconclusive: a side has no successful call to compare';
+  }
 }
 
 function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput['reference']>) {
@@ -137,16 +297,38 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const referenceP95 = reference.stats.latency.successful.p95_ms;
   const pct = driftPct(candidateP95, referenceP95);
   const max = input.thresholds.latency_vs_reference_max_pct;
-  const measurable = input.candidate.calls.successful > 0 && reference.stats.calls.successful > 0;
-  const pass = measurable && pct <= max;
+  const candidateLatencies = input.candidateLatencies ?? EMPTY;
+  const referenceLatencies = reference.latencies ?? EMPTY;
+  // Closed loop and open loop alike for now: the two sides are compared as independent samples.
+  const diff = unpairedRelativeDifference(candidateLatencies, referenceLatencies);
+  const decision = decideLatency(diff, { maxPct: max, floorMs: input.regressionMinMs });
+  const candidateIntervals = intervalsMs(candidateLatencies);
+  const referenceIntervals = intervalsMs(referenceLatencies);
+  const interval = intervalPct(diff);
+  const measurable = decision.reason !== 'no_samples';
   const message = measurable
-    ? `candidate p95 ${candidateP95} ms vs reference ${referenceP95} ms (${formatPct(pct)}, max ${formatPct(max)})`
-    : 'no successful calls on the candidate or the reference to compare';
+    ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
+      `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
+      `${showIntervalPct(interval)}, max ${formatPct(max)}, unpaired) — ${decisionClause(decision, input.regressionMinMs)}`
+    : 'no successful calls on the candidate or the reference to compare — inconclusive (the availability check judges failed calls)';
   const check: Check = {
     name: 'latency_vs_reference',
-    status: pass ? 'pass' : 'fail',
+    status: decision.status,
     message,
-    details: { candidate_p95_ms: candidateP95, reference_p95_ms: referenceP95, vs_reference_pct: pct, max_pct: max },
+    details: {
+      candidate_p95_ms: candidateP95,
+      reference_p95_ms: referenceP95,
+      vs_reference_pct: pct,
+      max_pct: max,
+      method: 'unpaired',
+      candidate_p95_interval_ms: { lower: candidateIntervals.p95.lower, upper: candidateIntervals.p95.upper },
+      reference_p95_interval_ms: { lower: referenceIntervals.p95.lower, upper: referenceIntervals.p95.upper },
+      vs_reference_interval_pct: interval,
+      difference_ms: Number.isNaN(decision.difference_ms) ? null : round1(decision.difference_ms),
+      floor_ms: input.regressionMinMs,
+      reason: decision.reason,
+      calls_to_decide: decision.calls_to_decide,
+    },
   };
   const comparison: ReferenceComparison = {
     endpoint_id: reference.endpoint_id,
@@ -162,6 +344,10 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
       by_method: (reference.byMethod ?? []).map(methodComparison),
       status: check.status,
       message,
+      method: 'unpaired',
+      candidate_intervals_ms: candidateIntervals,
+      reference_intervals_ms: referenceIntervals,
+      vs_reference_interval_pct: interval,
     },
   };
   return { check, comparison };
@@ -179,64 +365,252 @@ function methodComparison(m: MethodLatency): MethodComparison {
   };
 }
 
-function baselineCheck(input: VerdictInput, baseline: NonNullable<VerdictInput['baseline']>) {
-  const candidateP95 = input.candidate.latency.successful.p95_ms;
-  const baselineP95 = baseline.stats.latency.successful.p95_ms;
-  const pct = driftPct(candidateP95, baselineP95);
-  const max = input.thresholds.latency_regression_max_pct;
-  let pass: boolean;
-  let message: string;
-  if (baseline.stats.calls.successful === 0) {
-    // A baseline that measured nothing cannot show a regression; judging against 0 ms would fail every run.
-    pass = true;
-    message = 'baseline run has no successful calls; nothing to compare against';
-  } else {
-    const regressed =
-      candidateP95 > baselineP95 * (1 + max / 100) && candidateP95 > baselineP95 + input.regressionMinMs;
-    pass = input.candidate.calls.successful > 0 && !regressed;
-    message = `candidate p95 ${candidateP95} ms vs baseline ${baselineP95} ms (${formatPct(pct)}, max ${formatPct(max)})`;
+/** Which baseline model judges this run, and with what (see chooseBaselineModel). */
+export function baselineModel(baseline: BaselineInput): BaselineModelUsed | null {
+  if (baseline.mode === 'history') {
+    const model = chooseBaselineModel({
+      historyRuns: baseline.history?.length ?? 0,
+      hasPreviousRun: baseline.previous !== null,
+      minRuns: baseline.minRuns ?? BASELINE_DEFAULTS.minRuns,
+    });
+    return model === 'none' ? null : model;
   }
+  if (!baseline.previous) return null;
+  return baseline.mode === 'run' ? 'run' : 'previous_run';
+}
+
+function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
+  const history = baseline.history ?? [];
+  const candidateLatencies = input.candidateLatencies ?? EMPTY;
+  const q = quantileInterval(candidateLatencies, 0.95);
+  const candidateP95 = input.candidate.latency.successful.p95_ms;
+  const max = input.thresholds.latency_regression_max_pct;
+  const floor = input.regressionMinMs;
+  const judged = judgeAgainstHistory({
+    candidateP95Us: Number.isNaN(q.point) ? 0 : q.point,
+    candidateSamples: q.n,
+    historyP95sUs: history.map((h) => h.p95_us),
+    maxPct: max,
+    floorMs: floor,
+  });
+  const { band } = judged;
+  const medianMs = usToMs(band.median_us);
+  const upperMs = usToMs(band.upper_us);
+  const baselineP95 = Math.round(band.median_us / 1000);
+  const pct = driftPct(candidateP95, baselineP95);
+  const overMedian = Number.isNaN(judged.vs_median_pct) ? null : round1(judged.vs_median_pct);
+  const what = `candidate p95 ${showInterval({ ...percentileMs(q), point: candidateP95 })} vs the history of ${band.runs} passing runs (median ${showMs(medianMs)} ms, upper limit ${showMs(upperMs)} ms, ${overMedian === null ? 'n/a' : formatPct(overMedian)} over the median, max ${formatPct(max)})`;
+  const why = {
+    no_samples: 'inconclusive: no successful call to compare',
+    within_band: 'pass: within the band of the history',
+    under_pct: `pass: above the band but not more than ${formatPct(max)} over the median`,
+    under_floor: `pass: above the band but less than the ${floor} ms floor over the median`,
+    above_band: `fail: above the band, more than ${formatPct(max)} and more than ${floor} ms over the median`,
+  }[judged.reason];
+  const message = `${what} — ${why}`;
+  const runIds = history.map((h) => h.run_id);
+  const limits: BaselineLimits = {
+    max_pct: max,
+    floor_ms: floor,
+    history_median_ms: medianMs,
+    history_upper_ms: upperMs,
+    history_lower_ms: usToMs(band.lower_us),
+    history_log_sd: Math.round(band.log_sd * 10_000) / 10_000,
+    upper_boundary: band.upper_boundary,
+  };
   const check: Check = {
     name: 'latency_vs_baseline',
-    status: pass ? 'pass' : 'fail',
+    status: judged.status,
     message,
     details: {
-      baseline_run_id: baseline.run_id,
+      baseline_run_id: runIds[0]!,
       candidate_p95_ms: candidateP95,
       baseline_p95_ms: baselineP95,
       vs_baseline_pct: pct,
       max_pct: max,
+      model: 'history',
+      run_ids: runIds,
+      candidate_p95_interval_ms: { lower: usToMs(q.lower), upper: q.upper === Infinity ? null : usToMs(q.upper) },
+      vs_history_median_pct: overMedian,
+      limits,
+      reason: judged.reason,
     },
   };
   const comparison: BaselineComparison = {
-    run_id: baseline.run_id,
+    run_id: runIds[0]!,
     candidate_p95_ms: candidateP95,
     baseline_p95_ms: baselineP95,
     vs_baseline_pct: pct,
     status: check.status,
     message,
+    model: 'history',
+    run_ids: runIds,
+    limits,
+    candidate_p95_interval_ms: { lower: usToMs(q.lower), upper: q.upper === Infinity ? null : usToMs(q.upper) },
   };
   return { check, comparison };
+}
+
+function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous: BaselineRun, model: 'previous_run' | 'run') {
+  const candidateP95 = input.candidate.latency.successful.p95_ms;
+  const baselineP95 = previous.stats.latency.successful.p95_ms;
+  const pct = driftPct(candidateP95, baselineP95);
+  const max = input.thresholds.latency_regression_max_pct;
+  const floor = input.regressionMinMs;
+  const candidateLatencies = input.candidateLatencies ?? EMPTY;
+  // Another run's p95 drifts from this one's even when nothing changed: the allowance keeps that drift from reading as a regression.
+  const diff = unpairedRelativeDifference(candidateLatencies, previous.latencies, { runDriftSd: DEFAULT_RUN_DRIFT_SD });
+  const decision = decideLatency(diff, { maxPct: max, floorMs: floor });
+  const candidateInterval = percentileMs(quantileInterval(candidateLatencies, 0.95));
+  const baselineInterval = percentileMs(quantileInterval(previous.latencies, 0.95));
+  const interval = intervalPct(diff);
+  const history = baseline.history?.length ?? 0;
+  const fallback =
+    baseline.mode === 'history'
+      ? `only ${history} passing run${history === 1 ? '' : 's'} in the history (min_runs ${baseline.minRuns ?? BASELINE_DEFAULTS.minRuns}), so compared with the previous passing run's calls: `
+      : '';
+  const message =
+    decision.reason === 'no_samples'
+      ? `${fallback}no successful calls on the candidate or the baseline run to compare — inconclusive`
+      : `${fallback}candidate p95 ${showInterval({ ...candidateInterval, point: candidateP95 })} vs baseline ` +
+        `${showInterval({ ...baselineInterval, point: baselineP95 })} (${formatPct(pct)}, 95% interval ${showIntervalPct(interval)} ` +
+        `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor)}`;
+  const limits: BaselineLimits = {
+    max_pct: max,
+    floor_ms: floor,
+    vs_baseline_interval_pct: interval,
+    run_drift_sd: Math.round(DEFAULT_RUN_DRIFT_SD * 10_000) / 10_000,
+  };
+  const check: Check = {
+    name: 'latency_vs_baseline',
+    status: decision.status,
+    message,
+    details: {
+      baseline_run_id: previous.run_id,
+      candidate_p95_ms: candidateP95,
+      baseline_p95_ms: baselineP95,
+      vs_baseline_pct: pct,
+      max_pct: max,
+      model,
+      run_ids: [previous.run_id],
+      candidate_p95_interval_ms: { lower: candidateInterval.lower, upper: candidateInterval.upper },
+      baseline_p95_interval_ms: { lower: baselineInterval.lower, upper: baselineInterval.upper },
+      vs_baseline_interval_pct: interval,
+      difference_ms: Number.isNaN(decision.difference_ms) ? null : round1(decision.difference_ms),
+      floor_ms: floor,
+      reason: decision.reason,
+      calls_to_decide: decision.calls_to_decide,
+      history_runs: baseline.mode === 'history' ? history : null,
+    },
+  };
+  const comparison: BaselineComparison = {
+    run_id: previous.run_id,
+    candidate_p95_ms: candidateP95,
+    baseline_p95_ms: baselineP95,
+    vs_baseline_pct: pct,
+    status: check.status,
+    message,
+    model,
+    run_ids: [previous.run_id],
+    limits,
+    candidate_p95_interval_ms: { lower: candidateInterval.lower, upper: candidateInterval.upper },
+  };
+  return { check, comparison };
+}
+
+function baselineCheck(input: VerdictInput, baseline: BaselineInput) {
+  const model = baselineModel(baseline);
+  if (model === 'history') return historyBaselineCheck(input, baseline);
+  if (model === null || !baseline.previous) return null;
+  return runBaselineCheck(input, baseline, baseline.previous, model);
+}
+
+function availabilityCheck(input: VerdictInput): Check {
+  const minPct = input.thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT;
+  const { calls } = input.candidate;
+  const decision = decideAvailability(calls.successful, calls.total, minPct);
+  const rate = (r: typeof decision.rate) => ({
+    rate_pct: Number.isNaN(r.rate_pct) ? null : Math.round(r.rate_pct * 100) / 100,
+    interval_pct: { lower: Math.round(r.lower_pct * 100) / 100, upper: Math.round(r.upper_pct * 100) / 100 },
+  });
+  const share = (s: number | null | undefined) => (s === null || s === undefined ? null : Math.round(s * 10_000) / 10_000);
+  const candidate = rate(decision.rate);
+  const ref = input.reference;
+  const referenceRate = ref ? rate(decideAvailability(ref.stats.calls.successful, ref.stats.calls.total, minPct).rate) : null;
+  const answered = share(input.candidateAnsweredShare);
+  const what =
+    calls.total === 0
+      ? 'no calls made'
+      : `${calls.successful} of ${calls.total} calls succeeded (${candidate.rate_pct}%, 95% interval ${candidate.interval_pct.lower}–${candidate.interval_pct.upper}%, min ${minPct}%)` +
+        (answered === null ? '' : `, answered in ${round1(answered * 100)}% of seconds`);
+  const why = {
+    no_calls: 'inconclusive: nothing to judge',
+    at_or_above_minimum: 'pass: the whole interval is at or above the minimum',
+    below_minimum: 'fail: the whole interval is below the minimum',
+    straddles_minimum: `inconclusive: the interval straddles the minimum, so this run cannot tell; ${showCalls(decision.calls_to_decide)}`,
+  }[decision.reason];
+  return {
+    name: 'availability',
+    status: decision.status,
+    message: `${what} — ${why}`,
+    details: {
+      calls: calls.total,
+      successful: calls.successful,
+      success_rate_pct: candidate.rate_pct,
+      success_rate_interval_pct: candidate.interval_pct,
+      min_pct: minPct,
+      answered_bucket_share: answered,
+      reason: decision.reason,
+      calls_to_decide: decision.calls_to_decide,
+      reference: ref
+        ? {
+            calls: ref.stats.calls.total,
+            successful: ref.stats.calls.successful,
+            success_rate_pct: referenceRate!.rate_pct,
+            success_rate_interval_pct: referenceRate!.interval_pct,
+            answered_bucket_share: share(ref.answeredShare),
+          }
+        : null,
+    },
+  };
 }
 
 function formatPct(pct: number): string {
   return `${pct > 0 ? '+' : ''}${pct}%`;
 }
 
+const STATUS_CELL: Record<CheckStatus, string> = { pass: '✅ pass', fail: '❌ fail', inconclusive: '❔ inconclusive' };
+
 function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, checks: Check[]): string {
   const icon = { pass: '✅', fail: '❌', error: '⚠️' }[verdict];
   const lines = [`### ${icon} ${input.suiteName}: ${verdict.toUpperCase()}`, '', summary, ''];
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
   if (checks.length > 0) {
     lines.push('| Check | Status | Result |', '| --- | --- | --- |');
     for (const check of checks) {
-      lines.push(`| ${check.name} | ${check.status === 'pass' ? '✅ pass' : '❌ fail'} | ${check.message.replace(/\|/g, '\\|')} |`);
+      lines.push(`| ${check.name} | ${STATUS_CELL[check.status]} | ${escape(check.message)} |`);
     }
     lines.push('');
+    for (const check of checks.filter((c) => c.status === 'inconclusive')) {
+      const because = check.message.slice(check.message.indexOf('inconclusive'));
+      lines.push(
+        `> **${check.name} is inconclusive**: ${because.replace(/^inconclusive: /, '')}` +
+          `${input.thresholds.fail_on_inconclusive ? ' (thresholds.fail_on_inconclusive: this fails the verdict)' : ' (this does not fail the verdict)'}.`,
+        '',
+      );
+    }
   }
-  const row = (name: string, s: RunStats) =>
-    `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${s.latency.successful.p50_ms} ms | ${s.latency.successful.p95_ms} ms | ${s.latency.successful.p99_ms} ms |`;
-  lines.push('| Endpoint | Calls | Failed | p50 | p95 | p99 |', '| --- | --- | --- | --- | --- | --- |', row('candidate', input.candidate));
-  if (input.reference) lines.push(row(`reference (${input.reference.endpoint_name.replace(/\|/g, '\\|')})`, input.reference.stats));
+  const cell = (point: number, latencies: SortedSamples | undefined, p: 'p50' | 'p95' | 'p99') =>
+    latencies ? showInterval({ ...intervalsMs(latencies)[p], point }) : `${point} ms`;
+  const row = (name: string, s: RunStats, latencies: SortedSamples | undefined) =>
+    `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
+    `${cell(s.latency.successful.p95_ms, latencies, 'p95')} | ${cell(s.latency.successful.p99_ms, latencies, 'p99')} |`;
+  lines.push(
+    '| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |',
+    '| --- | --- | --- | --- | --- | --- |',
+    row('candidate', input.candidate, input.candidateLatencies),
+  );
+  if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
   const mismatches = (checks.find((c) => c.name === 'correctness')?.details.mismatches ?? []) as {
     method: string;
     params: unknown;
@@ -270,7 +644,7 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
       exit_code: 2,
     };
   }
-  const checks: Check[] = [latencyP95Check(input.candidate, thresholds)];
+  const checks: Check[] = [latencyP95Check(input.candidate, thresholds, input.candidateLatencies ?? EMPTY)];
   let referenceComparison: ReferenceComparison | null = null;
   if (input.reference) {
     const { check, comparison } = referenceCheck(input, input.reference);
@@ -281,17 +655,23 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
     }
   }
   let baselineComparison: BaselineComparison | null = null;
-  if (input.baseline) {
-    const { check, comparison } = baselineCheck(input, input.baseline);
-    checks.push(check);
-    baselineComparison = comparison;
+  const judgedBaseline = input.baseline ? baselineCheck(input, input.baseline) : null;
+  if (judgedBaseline) {
+    checks.push(judgedBaseline.check);
+    baselineComparison = judgedBaseline.comparison;
   }
-  const failed = checks.filter((c) => c.status === 'fail');
-  const verdict: VerdictValue = failed.length === 0 ? 'pass' : 'fail';
+  checks.push(availabilityCheck(input));
+  const failOnInconclusive = thresholds.fail_on_inconclusive === true;
+  const failing = checks.filter((c) => c.status === 'fail' || (failOnInconclusive && c.status === 'inconclusive'));
+  const inconclusive = checks.filter((c) => c.status === 'inconclusive');
+  const verdict: VerdictValue = failing.length === 0 ? 'pass' : 'fail';
+  const p95 = `p95 ${input.candidate.latency.successful.p95_ms} ms over ${input.candidate.calls.total} calls`;
   const summary =
-    verdict === 'pass'
-      ? `All ${checks.length} checks passed (p95 ${input.candidate.latency.successful.p95_ms} ms over ${input.candidate.calls.total} calls).`
-      : `${failed.length} of ${checks.length} checks failed: ${failed.map((c) => c.name).join(', ')}.`;
+    verdict === 'fail'
+      ? `${failing.length} of ${checks.length} checks failed: ${failing.map((c) => (c.status === 'inconclusive' ? `${c.name} (inconclusive, fail_on_inconclusive)` : c.name)).join(', ')}.`
+      : inconclusive.length === 0
+        ? `All ${checks.length} checks passed (${p95}).`
+        : `${checks.length - inconclusive.length} of ${checks.length} checks passed, ${inconclusive.length} inconclusive (${inconclusive.map((c) => c.name).join(', ')}); none failed (${p95}).`;
   return {
     verdict,
     summary,

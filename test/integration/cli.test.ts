@@ -94,8 +94,10 @@ describe('the rvs CLI against a real stack', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^PASS: suite under test \(run [0-9a-f-]{36}, exit code 0\)\n/);
-    expect(result.stdout).toContain('All 1 checks passed');
-    expect(result.stdout).toMatch(/ {2}PASS {2}latency_p95 {2}p95 \d+ ms <= 500 ms/);
+    // 50 calls cannot show a 99 % success rate: availability is inconclusive, printed as such, and does not fail the run.
+    expect(result.stdout).toContain('1 of 2 checks passed, 1 inconclusive (availability); none failed');
+    expect(result.stdout).toMatch(/ {2}PASS {10}latency_p95 {3}p95 \d+ ms \[[\d.]+–[\d.∞]+\] <= 500 ms/);
+    expect(result.stdout).toMatch(/ {2}INCONCLUSIVE {2}availability {2}50 of 50 calls succeeded/);
     expect(result.stdout).toMatch(/Dashboard: http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=/);
     // Progress went to stderr as plain lines (not a TTY), never the key.
     expect(result.stderr).toMatch(/^run [0-9a-f-]{36} queued: http:\/\/127\.0\.0\.1:\d+\/v1\/runs\//);
@@ -104,9 +106,10 @@ describe('the rvs CLI against a real stack', () => {
 
     const xml = await readFile(junit, 'utf8');
     assertWellFormed(xml);
-    expect(attrs(xml, 'testsuite')).toMatchObject({ name: 'suite under test', tests: '1', failures: '0', errors: '0' });
-    expect(count(xml, '<testcase ')).toBe(1);
+    expect(attrs(xml, 'testsuite')).toMatchObject({ name: 'suite under test', tests: '2', failures: '0', errors: '0', skipped: '1' });
+    expect(count(xml, '<testcase ')).toBe(2);
     expect(count(xml, '<failure ')).toBe(0);
+    expect(attrs(xml, 'skipped').message).toMatch(/^50 of 50 calls succeeded .* inconclusive: /);
     expect(attrs(xml, 'testcase')).toMatchObject({ name: 'latency_p95', classname: 'rvs.suite under test' });
 
     const summary = await readFile(stepSummary, 'utf8');
@@ -127,13 +130,13 @@ describe('the rvs CLI against a real stack', () => {
     const result = await rvs(['run', suiteId, '--wait', '--timeout', '2m', '--threshold', 'latency_p95_max_ms=0', '--format', 'junit', '--output', junit], env);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toMatch(/^FAIL: suite under test \(run [0-9a-f-]{36}, exit code 1\)\n/);
-    expect(result.stdout).toMatch(/ {2}FAIL {2}latency_p95 {2}p95 \d+ ms > 0 ms/);
+    expect(result.stdout).toMatch(/ {2}FAIL {10}latency_p95 {3}p95 \d+ ms \[[\d.]+–[\d.∞]+\] > 0 ms/);
 
     const xml = await readFile(junit, 'utf8');
     assertWellFormed(xml);
-    expect(attrs(xml, 'testsuite')).toMatchObject({ name: 'suite under test', tests: '1', failures: '1', errors: '0' });
+    expect(attrs(xml, 'testsuite')).toMatchObject({ name: 'suite under test', tests: '2', failures: '1', errors: '0', skipped: '1' });
     expect(count(xml, '<failure ')).toBe(1);
-    expect(attrs(xml, 'failure').message).toMatch(/^p95 \d+ ms &gt; 0 ms$/);
+    expect(attrs(xml, 'failure').message).toMatch(/^p95 \d+ ms \[[\d.]+–[\d.∞]+\] &gt; 0 ms$/);
     expect(await readFile(stepSummary, 'utf8')).toContain('suite under test: FAIL');
 
     const runId = /name="run_id" value="([0-9a-f-]{36})"/.exec(xml)![1]!;
@@ -143,7 +146,7 @@ describe('the rvs CLI against a real stack', () => {
       verdict: 'fail',
       exit_code: 1,
       thresholds: { latency_p95_max_ms: 0 },
-      checks: [{ name: 'latency_p95', status: 'fail' }],
+      checks: [{ name: 'latency_p95', status: 'fail' }, { name: 'availability', status: 'inconclusive' }],
     });
   });
 

@@ -102,7 +102,7 @@ describe('correctness of a run against a real ganache node', () => {
     const { verdict, pinned, candidateId, referenceId, samples, correctness } = await runThroughProxy();
     expect(pinned).toBe(chain.headBlock - 1);
 
-    expect(verdict.checks.map((c: Json) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness']);
+    expect(verdict.checks.map((c: Json) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'availability']);
     expect(correctness).toMatchObject({
       status: 'pass',
       details: {

@@ -135,7 +135,7 @@ describe('run dashboard in a real browser', () => {
 
     // Every check of the verdict, with its status.
     const checkNames = verdict.body.checks.map((c: { name: string }) => c.name);
-    expect(checkNames).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline']);
+    expect(checkNames).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline', 'availability']);
     for (const check of verdict.body.checks) {
       const row = page.locator(`[data-testid="check-${check.name}"]`);
       expect(await row.getAttribute('data-status')).toBe(check.status);

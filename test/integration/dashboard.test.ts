@@ -102,7 +102,7 @@ describe('run dashboard', () => {
     const body = response.json<Record<string, any>>();
     expect(body.run).toMatchObject({ id: runId, status: 'success', suite: { name: suiteName } });
     expect(body.run.stats.calls).toEqual({ total: 50, successful: 50, failed: 0 });
-    expect(body.verdict).toMatchObject({ verdict: 'pass', exit_code: 0, checks: [{ name: 'latency_p95', status: 'pass' }] });
+    expect(body.verdict).toMatchObject({ verdict: 'pass', exit_code: 0, checks: [{ name: 'latency_p95', status: 'pass' }, { name: 'availability' }] });
     // A link holder must not be able to mint a fresh (longer-lived) link from the data.
     expect(body.verdict).not.toHaveProperty('dashboard_url');
     expect(JSON.stringify(body)).not.toContain('token=');

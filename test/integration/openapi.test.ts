@@ -491,7 +491,7 @@ describe('the OpenAPI document', () => {
     expect((await waitForRun(stack.app, auth, first.body.id)).status).toBe('success');
     const second = await expectStatus(201, 'POST', `/v1/suites/${full.suiteId}/runs`, { auth });
     const verdict = await expectStatus(200, 'GET', `/v1/runs/${second.body.id}/verdict?wait=45`, { auth });
-    expect(verdict.body.checks.map((c: Json) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline']);
+    expect(verdict.body.checks.map((c: Json) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline', 'availability']);
     expect(verdict.body.reference_comparison).not.toBeNull();
     expect(verdict.body.baseline_comparison).not.toBeNull();
     await expectStatus(200, 'GET', `/v1/runs/${first.body.id}/verdict`, { auth });

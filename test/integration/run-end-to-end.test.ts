@@ -76,8 +76,26 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       thresholds: { latency_p95_max_ms: 500, correctness_enabled: false },
     });
     expect(verdict.body.checks).toEqual([
-      { name: 'latency_p95', status: 'pass', message: expect.any(String), details: { p95: s.p95_ms, threshold: 500 } },
+      {
+        name: 'latency_p95',
+        status: 'pass',
+        message: expect.any(String),
+        details: {
+          p95: s.p95_ms,
+          threshold: 500,
+          p95_us: expect.any(Number),
+          intervals_ms: { p50: expect.any(Object), p95: expect.any(Object), p99: expect.any(Object) },
+        },
+      },
+      // 50 successful calls cannot show 99 %: inconclusive, which does not fail the verdict.
+      {
+        name: 'availability',
+        status: 'inconclusive',
+        message: expect.stringContaining('50 of 50 calls succeeded'),
+        details: expect.objectContaining({ calls: 50, successful: 50, min_pct: 99, reason: 'straddles_minimum', answered_bucket_share: 1 }),
+      },
     ]);
+    expect(Math.round(verdict.body.checks[0].details.p95_us / 1000)).toBe(s.p95_ms);
     expect(verdict.body.dashboard_url).toMatch(new RegExp(`^http://rvs\\.test/dashboard/runs/${run.id}\\?token=`));
     expect(verdict.body.markdown_summary).toContain('PASS');
 
@@ -100,6 +118,10 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
       expect(verdict.body).toMatchObject({ verdict: 'fail', exit_code: 1 });
       expect(verdict.body.checks[0]).toMatchObject({ name: 'latency_p95', status: 'fail' });
+      expect(verdict.body.checks.find((c: { name: string }) => c.name === 'availability')).toMatchObject({
+        status: 'fail',
+        details: { calls: 50, successful: 0, success_rate_pct: 0, answered_bucket_share: 0, reason: 'below_minimum' },
+      });
     } finally {
       await failing.close();
     }
@@ -121,7 +143,7 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       expect(run.stats.calls.total).toBe(50);
 
       const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
-      expect(verdict.body.checks.map((c: { name: string }) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'latency_vs_baseline']);
+      expect(verdict.body.checks.map((c: { name: string }) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'latency_vs_baseline', 'availability']);
       expect(verdict.body.reference_comparison).toMatchObject({
         endpoint_id: setup.referenceId,
         endpoint_name: 'reference',
@@ -141,7 +163,10 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
           vs_reference_pct: expect.any(Number),
         },
       });
-      expect(verdict.body.baseline_comparison).toMatchObject({ run_id: first.body.id });
+      // One passing run in the history: the previous run's calls are the baseline, and it says so.
+      expect(verdict.body.baseline_comparison).toMatchObject({ run_id: first.body.id, model: 'previous_run', run_ids: [first.body.id] });
+      expect(verdict.body.baseline_comparison.message).toContain('only 1 passing run in the history (min_runs 5)');
+      expect(verdict.body.checks.find((c: { name: string }) => c.name === 'availability').details.reference).toMatchObject({ calls: 50, successful: 50 });
     } finally {
       await reference.close();
     }
@@ -178,6 +203,8 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       latency_vs_reference_max_pct: 1000,
       correctness_min_pct: 95,
       correctness_enabled: false,
+      fail_on_inconclusive: false,
+      success_rate_min_pct: 99,
     });
     await waitForRun(stack.app, auth, created.body.id);
     const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${created.body.id}/verdict`, auth);

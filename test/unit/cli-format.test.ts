@@ -95,6 +95,19 @@ const FAILING = verdict({
   ],
 });
 
+const INCONCLUSIVE = verdict({
+  summary: '1 of 2 checks passed, 1 inconclusive (availability); none failed (p95 3 ms over 100 calls).',
+  checks: [
+    { name: 'latency_p95', status: 'pass', message: 'p95 3 ms [2–4] <= 500 ms' },
+    {
+      name: 'availability',
+      status: 'inconclusive',
+      message: '100 of 100 calls succeeded — inconclusive: the interval straddles the minimum, so this run cannot tell; about 381 calls would decide',
+      details: { calls: 100, successful: 100, calls_to_decide: 381 },
+    },
+  ],
+});
+
 const ERRORED = verdict({
   verdict: 'error',
   exit_code: 2,
@@ -107,14 +120,17 @@ describe('formatJunit', () => {
     { name: 'pass', v: verdict(), tests: 1, failures: 0, errors: 0, cases: ['latency_p95'] },
     { name: 'fail', v: FAILING, tests: 3, failures: 2, errors: 0, cases: ['latency_p95', 'latency_vs_reference', 'latency_vs_baseline'] },
     { name: 'error (no checks)', v: ERRORED, tests: 1, failures: 0, errors: 1, cases: ['run'] },
-  ])('$name: counts, one testcase per check, failures for failed checks', ({ v, tests, failures, errors, cases }) => {
+    { name: 'pass with an inconclusive check', v: INCONCLUSIVE, tests: 2, failures: 0, errors: 0, skipped: 1, cases: ['latency_p95', 'availability'] },
+  ])('$name: counts, one testcase per check, failures for failed checks', ({ v, tests, failures, errors, cases, skipped = 0 }: {
+    v: VerdictView; tests: number; failures: number; errors: number; cases: string[]; skipped?: number;
+  }) => {
     const xml = formatJunit({ runId: RUN_ID, verdict: v, run });
     const doc = parseXml(xml);
     expect(doc.name).toBe('testsuites');
     const [suite, ...more] = all(doc, 'testsuite');
     expect(more).toEqual([]);
     for (const node of [doc, suite!]) {
-      expect(node.attrs).toMatchObject({ tests: String(tests), failures: String(failures), errors: String(errors), time: '2.500' });
+      expect(node.attrs).toMatchObject({ tests: String(tests), failures: String(failures), errors: String(errors), skipped: String(skipped), time: '2.500' });
     }
     expect(suite!.attrs).toMatchObject({ name: 'smoke', timestamp: run.started_at });
     const testcases = all(suite!, 'testcase');
@@ -122,9 +138,26 @@ describe('formatJunit', () => {
     expect(testcases.every((t) => t.attrs.classname === 'rvs.smoke')).toBe(true);
     expect(all(suite!, 'failure')).toHaveLength(failures);
     expect(all(suite!, 'error')).toHaveLength(errors);
+    expect(all(suite!, 'skipped')).toHaveLength(skipped);
     const props = Object.fromEntries(all(suite!, 'property').map((p) => [p.attrs.name, p.attrs.value]));
     expect(props).toEqual({ run_id: RUN_ID, verdict: v.verdict, exit_code: String(v.exit_code), dashboard_url: DASHBOARD });
     expect(all(suite!, 'system-out')[0]!.text).toBe(v.summary);
+  });
+
+  it('marks an inconclusive check <skipped> with its reason', () => {
+    const doc = parseXml(formatJunit({ runId: RUN_ID, verdict: INCONCLUSIVE, run }));
+    const testcase = all(doc, 'testcase').find((t) => t.attrs.name === 'availability')!;
+    expect(testcase.children.map((c) => c.name)).toEqual(['skipped']);
+    expect(testcase.children[0]!.attrs.message).toBe(INCONCLUSIVE.checks[1]!.message);
+  });
+
+  it('marks an inconclusive check <failure> when thresholds.fail_on_inconclusive failed the verdict', () => {
+    const failed = { ...INCONCLUSIVE, verdict: 'fail', exit_code: 1, thresholds: { fail_on_inconclusive: true } };
+    const doc = parseXml(formatJunit({ runId: RUN_ID, verdict: failed, run }));
+    const testcase = all(doc, 'testcase').find((t) => t.attrs.name === 'availability')!;
+    expect(testcase.children.map((c) => c.name)).toEqual(['failure']);
+    expect(testcase.children[0]!.attrs.type).toBe('inconclusive');
+    expect(doc.attrs).toMatchObject({ failures: '1', skipped: '0' });
   });
 
   it('puts the message and the details of a failed check into its <failure>', () => {
@@ -209,6 +242,17 @@ describe('formatText', () => {
         '  FAIL  latency_p95           p95 7 ms > 0 ms',
         '  PASS  latency_vs_reference  candidate p95 7 ms vs reference 6 ms (+16.7%, max 25%)',
         '  FAIL  latency_vs_baseline   candidate p95 7 ms vs baseline 2 ms (+250%, max 20%)',
+        `Dashboard: ${DASHBOARD}`,
+      ],
+    },
+    {
+      name: 'inconclusive (its own status column, so it is never read as a pass)',
+      v: INCONCLUSIVE,
+      lines: [
+        `PASS: smoke (run ${RUN_ID}, exit code 0)`,
+        '1 of 2 checks passed, 1 inconclusive (availability); none failed (p95 3 ms over 100 calls).',
+        '  PASS          latency_p95   p95 3 ms [2–4] <= 500 ms',
+        `  INCONCLUSIVE  availability  ${INCONCLUSIVE.checks[1]!.message}`,
         `Dashboard: ${DASHBOARD}`,
       ],
     },

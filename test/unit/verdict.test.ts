@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { RunStats } from '../../src/domain/stats';
 import { emptyTally, type CorrectnessTally } from '../../src/domain/correctness';
-import { computeVerdict, driftPct, type MethodLatency, type Thresholds, type VerdictInput } from '../../src/domain/verdict';
+import { normalQuantile } from '../../src/domain/statistics/distributions';
+import { nearestRank } from '../../src/domain/statistics/quantile-interval';
+import {
+  computeVerdict,
+  driftPct,
+  verdictRanks,
+  type BaselineInput,
+  type MethodLatency,
+  type Thresholds,
+  type VerdictInput,
+} from '../../src/domain/verdict';
 
 const THRESHOLDS: Thresholds = {
   latency_p95_max_ms: 200,
@@ -28,6 +38,48 @@ function stats(p: { p50?: number; p95: number; p99?: number; calls?: number; fai
   };
 }
 
+/**
+ * Sorted successful latencies (µs) whose nearest-rank p50/p95/p99 are exactly the stats' ms values:
+ * linear between those ranks, from 60 % of p50 at rank 1 to 105 % of p99 at rank n.
+ */
+function latenciesOf(s: RunStats): Float64Array {
+  const n = s.calls.successful;
+  const { p50_ms: p50, p95_ms: p95, p99_ms: p99 } = s.latency.successful;
+  const anchors: [number, number][] = [
+    [1, p50 * 600],
+    [nearestRank(n, 0.5), p50 * 1000],
+    [nearestRank(n, 0.95), p95 * 1000],
+    [nearestRank(n, 0.99), p99 * 1000],
+    [n, p99 * 1050],
+  ];
+  const out = new Float64Array(n);
+  for (let r = 1; r <= n; r++) {
+    const exact = [...anchors].reverse().find(([rank]) => rank === r);
+    if (exact) {
+      out[r - 1] = exact[1];
+      continue;
+    }
+    const below = [...anchors].reverse().find(([rank]) => rank < r)!;
+    const above = anchors.find(([rank]) => rank > r)!;
+    out[r - 1] = Math.round(below[1] + ((above[1] - below[1]) * (r - below[0])) / (above[0] - below[0]));
+  }
+  return out;
+}
+
+/**
+ * n latencies of a log-normal endpoint (σ_log 0.4, the bench's model) placed at its quantiles, so the
+ * nearest-rank p95 is p95Ms: a steady run whose intervals are as wide as a real one's.
+ */
+function steady(p95Ms: number, n = 2000): { stats: RunStats; latencies: Float64Array } {
+  const latencies = new Float64Array(n);
+  const r95 = nearestRank(n, 0.95);
+  const z95 = normalQuantile((r95 - 0.5) / n);
+  for (let r = 1; r <= n; r++) latencies[r - 1] = Math.round(p95Ms * 1000 * Math.exp(0.4 * (normalQuantile((r - 0.5) / n) - z95)));
+  const ms = (rank: number) => Math.round(latencies[rank - 1]! / 1000);
+  const s = stats({ p50: ms(nearestRank(n, 0.5)), p95: p95Ms, p99: ms(nearestRank(n, 0.99)), calls: n });
+  return { stats: s, latencies };
+}
+
 /** No successful call: what the stats query returns when every call failed (or none was made). */
 function noSuccess(calls: number): RunStats {
   return stats({ p50: 0, p95: 0, p99: 0, calls, failed: calls });
@@ -38,20 +90,27 @@ const BASELINE_RUN_ID = '22222222-2222-4222-8222-222222222222';
 const REFERENCE_ENDPOINT_ID = '33333333-3333-4333-8333-333333333333';
 
 function input(overrides: Partial<VerdictInput> = {}): VerdictInput {
+  const candidate = overrides.candidate ?? stats({ p95: 100 });
   return {
     run: { id: RUN_ID, status: 'success', failure_reason: null },
     suiteName: 'mainnet smoke',
     thresholds: THRESHOLDS,
     regressionMinMs: 5,
-    candidate: stats({ p95: 100 }),
+    candidate,
+    candidateLatencies: latenciesOf(candidate),
     reference: null,
     baseline: null,
     ...overrides,
   };
 }
 
-function reference(s: RunStats): NonNullable<VerdictInput['reference']> {
-  return { endpoint_id: REFERENCE_ENDPOINT_ID, endpoint_name: 'trusted reference', stats: s };
+function reference(s: RunStats, latencies: Float64Array = latenciesOf(s)): NonNullable<VerdictInput['reference']> {
+  return { endpoint_id: REFERENCE_ENDPOINT_ID, endpoint_name: 'trusted reference', stats: s, latencies };
+}
+
+/** A `previous_success` baseline: the previous passing run's stats and samples. */
+function previousRun(s: RunStats, latencies: Float64Array = latenciesOf(s), mode: BaselineInput['mode'] = 'previous_success'): BaselineInput {
+  return { mode, previous: { run_id: BASELINE_RUN_ID, stats: s, latencies } };
 }
 
 function check(result: ReturnType<typeof computeVerdict>, name: string) {
@@ -78,17 +137,56 @@ describe('driftPct', () => {
   });
 });
 
+describe('verdictRanks', () => {
+  it.each([0, 1, 20, 100, 1000, 1001, 1_000_000])('names, for n = %i, ranks within 0..n+1 including the three nearest ranks', (n) => {
+    const ranks = verdictRanks(n);
+    expect(ranks).toHaveLength(9);
+    for (const r of ranks) {
+      expect(r).toBeGreaterThanOrEqual(0);
+      expect(r).toBeLessThanOrEqual(n + 1);
+    }
+    if (n > 0) expect(ranks).toEqual(expect.arrayContaining([nearestRank(n, 0.5), nearestRank(n, 0.95), nearestRank(n, 0.99)]));
+  });
+
+  it('gives the same intervals from a sparse sample holding only those ranks as from the full one', () => {
+    const { stats: s, latencies } = steady(120, 2000);
+    const sparse: { length: number; [i: number]: number } = { length: latencies.length };
+    for (const r of verdictRanks(latencies.length)) if (r >= 1 && r <= latencies.length) sparse[r - 1] = latencies[r - 1]!;
+    const full = computeVerdict(input({ candidate: s, candidateLatencies: latencies, reference: reference(s, latencies) }));
+    const fromSparse = computeVerdict(input({ candidate: s, candidateLatencies: sparse, reference: { ...reference(s, latencies), latencies: sparse } }));
+    expect(fromSparse.checks).toEqual(full.checks);
+  });
+});
+
 describe('computeVerdict: latency_p95', () => {
   it.each([
-    { name: 'well under the threshold', p95: 50, status: 'pass', message: 'p95 50 ms <= 200 ms' },
-    { name: 'exactly at the threshold', p95: 200, status: 'pass', message: 'p95 200 ms <= 200 ms' },
-    { name: 'one ms above the threshold', p95: 201, status: 'fail', message: 'p95 201 ms > 200 ms' },
-    { name: 'far above the threshold', p95: 5_000, status: 'fail', message: 'p95 5000 ms > 200 ms' },
+    { name: 'well under the threshold', p95: 50, status: 'pass', message: /^p95 50 ms \[\d+–\d+\] <= 200 ms$/ },
+    { name: 'exactly at the threshold', p95: 200, status: 'pass', message: /^p95 200 ms \[\d+–\d+\] <= 200 ms$/ },
+    { name: 'one ms above the threshold', p95: 201, status: 'fail', message: /^p95 201 ms \[\d+–\d+\] > 200 ms$/ },
+    { name: 'far above the threshold', p95: 5_000, status: 'fail', message: /^p95 5000 ms \[\d+–\d+\] > 200 ms$/ },
   ])('p95 $name → $status', ({ p95, status, message }) => {
     const result = computeVerdict(input({ candidate: stats({ p95 }) }));
-    expect(result.checks).toEqual([{ name: 'latency_p95', status, message, details: { p95, threshold: 200 } }]);
+    const p95Check = check(result, 'latency_p95');
+    expect(p95Check).toMatchObject({ status, details: { p95, threshold: 200, p95_us: p95 * 1000 } });
+    expect(p95Check.message).toMatch(message);
     expect(result.verdict).toBe(status);
     expect(result.exit_code).toBe(status === 'pass' ? 0 : 1);
+  });
+
+  it('carries the 95 % intervals of p50, p95 and p99 in its details (p99 unbounded above at 100 calls)', () => {
+    const result = computeVerdict(input({ candidate: stats({ p50: 40, p95: 100, p99: 120 }) }));
+    const { intervals_ms: intervals } = check(result, 'latency_p95').details as {
+      intervals_ms: Record<'p50' | 'p95' | 'p99', { point: number; lower: number; upper: number | null }>;
+    };
+    expect(intervals.p50.point).toBe(40);
+    expect(intervals.p95.point).toBe(100);
+    expect(intervals.p99.point).toBe(120);
+    for (const q of Object.values(intervals)) {
+      expect(q.lower).toBeLessThanOrEqual(q.point);
+      if (q.upper !== null) expect(q.upper).toBeGreaterThanOrEqual(q.point);
+    }
+    expect(intervals.p95.upper).not.toBeNull(); // 100 ≥ 72 samples bound p95 above
+    expect(intervals.p99.upper).toBeNull(); // p99 needs 368
   });
 
   it.each([
@@ -99,71 +197,81 @@ describe('computeVerdict: latency_p95', () => {
     const p95 = check(result, 'latency_p95');
     expect(p95.status).toBe('fail');
     expect(p95.message).toMatch(/no successful calls/);
-    expect(p95.details).toEqual({ p95: 0, threshold: 200 });
+    expect(p95.details).toMatchObject({ p95: 0, threshold: 200, p95_us: null });
     expect(result.verdict).toBe('fail');
     expect(result.exit_code).toBe(1);
   });
 });
 
-describe('computeVerdict: latency_vs_reference', () => {
+describe('computeVerdict: latency_vs_reference (unpaired interval rule)', () => {
+  // 4,000 steady calls a side: the p95 difference's interval is about ±1 %, so the limit decides.
   it.each([
-    { name: 'candidate faster', candidateP95: 80, referenceP95: 100, pct: -20, status: 'pass' },
-    { name: 'equal', candidateP95: 100, referenceP95: 100, pct: 0, status: 'pass' },
-    { name: 'slower, exactly at max', candidateP95: 120, referenceP95: 100, pct: 20, status: 'pass' },
-    { name: 'slower, one ms above max', candidateP95: 121, referenceP95: 100, pct: 21, status: 'fail' },
-    { name: 'slower by a tenth above max', candidateP95: 1201, referenceP95: 1000, pct: 20.1, status: 'fail' },
-    { name: 'one-decimal rounding', candidateP95: 4, referenceP95: 3, pct: 33.3, status: 'fail' },
-    { name: 'reference p95 of 0 ms, candidate 0 ms', candidateP95: 0, referenceP95: 0, pct: 0, status: 'pass' },
-    { name: 'reference p95 of 0 ms counts as 1 ms', candidateP95: 3, referenceP95: 0, pct: 300, status: 'fail' },
-  ])('$name: $candidateP95 ms vs $referenceP95 ms → $pct % ($status)', ({ candidateP95, referenceP95, pct, status }) => {
-    const candidate = stats({ p50: 40, p95: candidateP95, p99: 150 });
-    const result = computeVerdict(input({ candidate, reference: reference(stats({ p95: referenceP95 })) }));
-
-    expect(check(result, 'latency_vs_reference')).toMatchObject({
+    { name: 'candidate faster', cand: 80, ref: 100, pct: -20, status: 'pass', reason: 'under_floor' },
+    { name: 'slower, interval below the limit', cand: 110, ref: 100, pct: 10, status: 'pass', reason: 'within_limit' },
+    { name: 'slower, the point exactly at the limit', cand: 120, ref: 100, pct: 20, status: 'inconclusive', reason: 'straddles_limit' },
+    { name: 'slower, 40 % over a 20 % limit', cand: 140, ref: 100, pct: 40, status: 'fail', reason: 'above_limit' },
+    { name: 'slower, one ms above with 300 calls: the interval straddles', cand: 121, ref: 100, pct: 21, status: 'inconclusive', reason: 'straddles_limit', n: 300 },
+    { name: 'slower, the whole interval above the limit', cand: 130, ref: 100, pct: 30, status: 'fail', reason: 'above_limit' },
+    { name: 'far above the limit but under the 5 ms floor', cand: 4, ref: 3, pct: 33.3, status: 'pass', reason: 'under_floor' },
+    { name: 'reference p95 of 0 ms, candidate 3 ms: the floor decides', cand: 3, ref: 0, pct: 300, status: 'pass', reason: 'under_floor' },
+    { name: 'reference p95 of 0 ms, candidate 9 ms: huge but finite ratio', cand: 9, ref: 0, pct: 900, status: 'fail', reason: 'above_limit' },
+  ])('$name: $cand ms vs $ref ms → $status ($reason)', ({ cand, ref, pct, status, reason, n }: { cand: number; ref: number; pct: number; status: string; reason: string; n?: number }) => {
+    const c = steady(cand, n);
+    const r = steady(ref, n);
+    const result = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, reference: reference(r.stats, r.latencies) }));
+    const vsReference = check(result, 'latency_vs_reference');
+    expect(vsReference).toMatchObject({
       status,
-      details: { candidate_p95_ms: candidateP95, reference_p95_ms: referenceP95, vs_reference_pct: pct, max_pct: 20 },
+      details: { candidate_p95_ms: cand, reference_p95_ms: ref, vs_reference_pct: pct, max_pct: 20, method: 'unpaired', reason, floor_ms: 5 },
     });
-    expect(result.reference_comparison).toEqual({
+    expect(vsReference.message).toContain('unpaired');
+    expect(vsReference.message).toContain(status === 'inconclusive' ? 'inconclusive' : status);
+    expect(result.reference_comparison).toMatchObject({
       endpoint_id: REFERENCE_ENDPOINT_ID,
-      endpoint_name: 'trusted reference',
       status,
-      head_lag_blocks: null,
-      latency: {
-        candidate_p50_ms: 40,
-        candidate_p95_ms: candidateP95,
-        candidate_p99_ms: 150,
-        reference_p95_ms: referenceP95,
-        vs_reference_pct: pct,
-        by_method: [],
-        status,
-        message: expect.any(String),
-      },
+      latency: { candidate_p95_ms: cand, reference_p95_ms: ref, vs_reference_pct: pct, status, message: vsReference.message, method: 'unpaired' },
     });
-    expect(result.reference_comparison?.latency.message).toBe(check(result, 'latency_vs_reference').message);
+    const interval = vsReference.details.vs_reference_interval_pct as { lower: number; upper: number };
+    // (A 0 ms reference counts as 1 ms in vs_reference_pct but as 1 µs in the interval.)
+    if (ref > 0) {
+      expect(interval.lower).toBeLessThanOrEqual(pct + 0.1);
+      expect(interval.upper).toBeGreaterThanOrEqual(pct - 0.1);
+    }
+    // Inconclusive never fails the verdict by default.
+    expect(result.verdict).toBe(status === 'fail' ? 'fail' : 'pass');
   });
 
-  it('shows the drift with its sign in the message', () => {
-    const faster = computeVerdict(input({ candidate: stats({ p95: 80 }), reference: reference(stats({ p95: 100 })) }));
-    const slower = computeVerdict(input({ candidate: stats({ p95: 150 }), reference: reference(stats({ p95: 100 })) }));
-    expect(check(faster, 'latency_vs_reference').message).toBe('candidate p95 80 ms vs reference 100 ms (-20%, max +20%)');
-    expect(check(slower, 'latency_vs_reference').message).toBe('candidate p95 150 ms vs reference 100 ms (+50%, max +20%)');
+  it('says how many calls would decide an interval that straddles the limit off its point', () => {
+    const c = steady(121, 300);
+    const r = steady(100, 300);
+    const result = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, reference: reference(r.stats, r.latencies) }));
+    const details = check(result, 'latency_vs_reference').details;
+    expect(details.calls_to_decide).toBeGreaterThan(300);
+    expect(check(result, 'latency_vs_reference').message).toMatch(/about [\d,]+ calls would decide/);
+  });
+
+  it('is inconclusive, not failed, when a 50 % slower candidate has only 20 calls (p95 unbounded above)', () => {
+    const result = computeVerdict(input({ candidate: stats({ p95: 150, calls: 20 }), reference: reference(stats({ p95: 100, calls: 20 })) }));
+    const vsReference = check(result, 'latency_vs_reference');
+    expect(vsReference).toMatchObject({ status: 'inconclusive', details: { reason: 'straddles_limit', calls_to_decide: null } });
+    expect(vsReference.details.vs_reference_interval_pct).toEqual({ lower: -100, upper: null });
   });
 
   it.each([
     { name: 'the candidate', candidate: noSuccess(50), ref: stats({ p95: 100 }) },
     { name: 'the reference', candidate: stats({ p95: 100 }), ref: noSuccess(50) },
-  ])('fails when $name has no successful calls (nothing to compare)', ({ candidate, ref }) => {
+  ])('is inconclusive when $name has no successful calls (availability judges that run)', ({ candidate, ref }) => {
     const result = computeVerdict(input({ candidate, reference: reference(ref) }));
     const vsReference = check(result, 'latency_vs_reference');
-    expect(vsReference.status).toBe('fail');
+    expect(vsReference.status).toBe('inconclusive');
+    expect(vsReference.details.reason).toBe('no_samples');
     expect(vsReference.message).toMatch(/no successful calls/);
-    expect(result.reference_comparison?.status).toBe('fail');
-    expect(result.verdict).toBe('fail');
+    expect(result.reference_comparison?.status).toBe('inconclusive');
   });
 
   it('has no latency_vs_reference check and a null reference_comparison without a reference', () => {
     const result = computeVerdict(input());
-    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95']);
+    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95', 'availability']);
     expect(result.reference_comparison).toBeNull();
   });
 });
@@ -285,11 +393,11 @@ describe('computeVerdict: correctness', () => {
       input({
         thresholds: enabled,
         reference: reference(stats({ p95: 100 })),
-        baseline: { run_id: BASELINE_RUN_ID, stats: stats({ p95: 100 }) },
+        baseline: previousRun(stats({ p95: 100 })),
         correctness: tally({ matched: 1 }),
       }),
     );
-    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline']);
+    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline', 'availability']);
   });
 
   it.each([
@@ -315,105 +423,215 @@ describe('computeVerdict: correctness', () => {
 });
 
 describe('computeVerdict: latency_vs_baseline', () => {
-  // Fail only when the candidate p95 exceeds both baseline × (1 + max_pct/100) and baseline + regressionMinMs.
+  const runId = (i: number) => `44444444-4444-4444-8444-${String(i).padStart(12, '0')}`;
+  const historyOf = (p95sMs: number[]) => p95sMs.map((ms, i) => ({ run_id: runId(i), p95_us: ms * 1000 }));
+  const steadyHistory = (k: number) => historyOf([100, 102, 98, 101, 99, 100, 103, 97, 100, 101].slice(0, k));
+  const previousOf = (p95: number): BaselineInput['previous'] => {
+    const s = steady(p95);
+    return { run_id: runId(0), stats: s.stats, latencies: s.latencies };
+  };
+
   it.each([
-    { name: 'faster than baseline', base: 100, cand: 90, maxPct: 10, minMs: 5, pct: -10, status: 'pass' },
-    { name: 'exactly at baseline × (1 + pct)', base: 100, cand: 110, maxPct: 10, minMs: 5, pct: 10, status: 'pass' },
-    { name: 'above both limits', base: 100, cand: 111, maxPct: 10, minMs: 5, pct: 11, status: 'fail' },
-    { name: 'above the pct limit, within the noise floor', base: 10, cand: 14, maxPct: 20, minMs: 5, pct: 40, status: 'pass' },
-    { name: 'above the pct limit, exactly at the noise floor', base: 10, cand: 15, maxPct: 20, minMs: 5, pct: 50, status: 'pass' },
-    { name: 'above the pct limit, one ms above the noise floor', base: 10, cand: 16, maxPct: 20, minMs: 5, pct: 60, status: 'fail' },
-    { name: 'above the noise floor, within the pct limit', base: 100, cand: 108, maxPct: 10, minMs: 5, pct: 8, status: 'pass' },
-    { name: 'noise floor of 0 ms', base: 10, cand: 13, maxPct: 20, minMs: 0, pct: 30, status: 'fail' },
-    { name: 'baseline p95 of 0 ms, within the noise floor', base: 0, cand: 5, maxPct: 10, minMs: 5, pct: 500, status: 'pass' },
-    { name: 'baseline p95 of 0 ms, above the noise floor', base: 0, cand: 6, maxPct: 10, minMs: 5, pct: 600, status: 'fail' },
-  ])('$name: $cand ms vs $base ms (max $maxPct %, floor $minMs ms) → $status', ({ base, cand, maxPct, minMs, pct, status }) => {
+    { runs: 0, model: null },
+    { runs: 1, model: 'previous_run' },
+    { runs: 4, model: 'previous_run' },
+    { runs: 5, model: 'history' },
+    { runs: 10, model: 'history' },
+  ])('history mode with $runs passing runs (min_runs 5) → model $model', ({ runs, model }) => {
+    const c = steady(150);
+    const history = steadyHistory(runs);
     const result = computeVerdict(
       input({
-        thresholds: { ...THRESHOLDS, latency_regression_max_pct: maxPct },
-        regressionMinMs: minMs,
-        candidate: stats({ p95: cand }),
-        baseline: { run_id: BASELINE_RUN_ID, stats: stats({ p95: base }) },
+        candidate: c.stats,
+        candidateLatencies: c.latencies,
+        baseline: { mode: 'history', minRuns: 5, history, previous: runs > 0 ? previousOf(100) : null },
       }),
     );
+    if (model === null) {
+      expect(result.checks.map((x) => x.name)).not.toContain('latency_vs_baseline');
+      expect(result.baseline_comparison).toBeNull();
+      return;
+    }
     const vsBaseline = check(result, 'latency_vs_baseline');
-    expect(vsBaseline).toMatchObject({
-      status,
-      details: {
-        baseline_run_id: BASELINE_RUN_ID,
-        candidate_p95_ms: cand,
-        baseline_p95_ms: base,
-        vs_baseline_pct: pct,
-        max_pct: maxPct,
-      },
-    });
-    expect(result.baseline_comparison).toEqual({
-      run_id: BASELINE_RUN_ID,
-      candidate_p95_ms: cand,
-      baseline_p95_ms: base,
-      vs_baseline_pct: pct,
-      status,
-      message: vsBaseline.message,
-    });
+    // A 50 % slower candidate fails under either model.
+    expect(vsBaseline.status).toBe('fail');
+    expect(vsBaseline.details.model).toBe(model);
+    expect(result.baseline_comparison).toMatchObject({ model, status: 'fail', message: vsBaseline.message });
+    if (model === 'history') {
+      expect(result.baseline_comparison?.run_ids).toEqual(history.map((h) => h.run_id));
+      expect(result.baseline_comparison?.limits).toMatchObject({ max_pct: 10, floor_ms: 5, history_median_ms: 100, upper_boundary: 0.99 });
+      expect(vsBaseline.message).toContain(`history of ${runs} passing runs`);
+    } else {
+      expect(result.baseline_comparison?.run_ids).toEqual([runId(0)]);
+      expect(vsBaseline.message).toContain(`only ${runs} passing run${runs === 1 ? '' : 's'} in the history (min_runs 5)`);
+      expect(result.baseline_comparison?.limits).toMatchObject({ max_pct: 10, floor_ms: 5, run_drift_sd: 0.0953 });
+    }
+  });
+
+  it('honours a smaller min_runs (never below 2)', () => {
+    const c = steady(150);
+    const decided = (minRuns: number, k: number) =>
+      computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns, history: steadyHistory(k), previous: previousOf(100) } }))
+        .baseline_comparison?.model;
+    expect(decided(3, 3)).toBe('history');
+    expect(decided(3, 2)).toBe('previous_run');
+    expect(decided(1, 1)).toBe('previous_run');
+  });
+
+  it.each([
+    { name: 'within the band of a steady history', cand: 103, history: [100, 102, 98, 101, 99], status: 'pass', reason: 'within_band' },
+    { name: '50 % slower than a steady history', cand: 150, history: [100, 102, 98, 101, 99], status: 'fail', reason: 'above_band' },
+    { name: '50 % slower than a drifting history (inside its wide band)', cand: 150, history: [60, 150, 80, 200, 100], status: 'pass', reason: 'within_band' },
+    { name: 'above a constant history, under max_pct', cand: 109, history: [100, 100, 100, 100, 100], status: 'pass', reason: 'under_pct' },
+    { name: 'above a constant history, over max_pct, under the floor', cand: 12, history: [10, 10, 10, 10, 10], status: 'pass', reason: 'under_floor' },
+    { name: 'above a constant history by more than max_pct and the floor', cand: 116, history: [100, 100, 100, 100, 100], status: 'fail', reason: 'above_band' },
+  ])('history: $name → $status ($reason)', ({ cand, history, status, reason }) => {
+    const c = steady(cand);
+    const result = computeVerdict(
+      input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf(history), previous: null } }),
+    );
+    expect(check(result, 'latency_vs_baseline')).toMatchObject({ status, details: { model: 'history', reason, candidate_p95_ms: cand } });
     expect(result.verdict).toBe(status);
   });
 
-  it('passes with an explanation when the baseline run has no successful calls', () => {
+  it('history: a candidate with no successful call is inconclusive', () => {
     const result = computeVerdict(
-      input({ candidate: stats({ p95: 150 }), baseline: { run_id: BASELINE_RUN_ID, stats: noSuccess(100) } }),
+      input({ candidate: noSuccess(100), baseline: { mode: 'history', minRuns: 5, history: steadyHistory(5), previous: null } }),
     );
+    expect(check(result, 'latency_vs_baseline')).toMatchObject({ status: 'inconclusive', details: { reason: 'no_samples' } });
+  });
+
+  // previous_success and run: the previous run's samples under the interval rule, with the 10 % run-drift allowance.
+  it.each([
+    { name: 'faster than the baseline', base: 100, cand: 90, status: 'pass', reason: 'under_floor' },
+    { name: 'equal', base: 100, cand: 100, status: 'pass', reason: 'under_floor' },
+    { name: '30 % slower: within the drift allowance the run cannot tell', base: 100, cand: 130, status: 'inconclusive', reason: 'straddles_limit' },
+    { name: '60 % slower: beyond any drift', base: 100, cand: 160, status: 'fail', reason: 'above_limit' },
+    { name: '60 % slower but under the floor', base: 5, cand: 8, status: 'pass', reason: 'under_floor' },
+  ])('previous_success: $name ($cand ms vs $base ms) → $status', ({ base, cand, status, reason }) => {
+    const c = steady(cand);
+    const b = steady(base);
+    const result = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: previousRun(b.stats, b.latencies) }));
     const vsBaseline = check(result, 'latency_vs_baseline');
-    expect(vsBaseline.status).toBe('pass');
-    expect(vsBaseline.message).toMatch(/baseline run has no successful calls/);
-    expect(result.baseline_comparison).toMatchObject({ run_id: BASELINE_RUN_ID, status: 'pass' });
+    expect(vsBaseline).toMatchObject({
+      status,
+      details: { baseline_run_id: BASELINE_RUN_ID, candidate_p95_ms: cand, baseline_p95_ms: base, vs_baseline_pct: driftPct(cand, base), max_pct: 10, model: 'previous_run', reason },
+    });
+    expect(result.baseline_comparison).toMatchObject({
+      run_id: BASELINE_RUN_ID,
+      candidate_p95_ms: cand,
+      baseline_p95_ms: base,
+      status,
+      message: vsBaseline.message,
+      model: 'previous_run',
+      run_ids: [BASELINE_RUN_ID],
+    });
+    expect(vsBaseline.message).not.toContain('min_runs');
+  });
+
+  it('run mode names the chosen run as its model', () => {
+    const b = steady(100);
+    const result = computeVerdict(input({ baseline: previousRun(b.stats, b.latencies, 'run') }));
+    expect(result.baseline_comparison?.model).toBe('run');
+  });
+
+  it('is inconclusive when the baseline run has no successful calls', () => {
+    const result = computeVerdict(input({ candidate: stats({ p95: 150 }), baseline: previousRun(noSuccess(100)) }));
+    const vsBaseline = check(result, 'latency_vs_baseline');
+    expect(vsBaseline.status).toBe('inconclusive');
+    expect(vsBaseline.message).toMatch(/no successful calls on the candidate or the baseline run/);
     expect(result.verdict).toBe('pass');
   });
 
-  it('fails when the candidate has no successful calls to compare with the baseline', () => {
-    const result = computeVerdict(
-      input({ candidate: noSuccess(100), baseline: { run_id: BASELINE_RUN_ID, stats: stats({ p95: 100 }) } }),
-    );
-    expect(check(result, 'latency_vs_baseline').status).toBe('fail');
+  it('has a null baseline_comparison without a baseline, or when the mode finds no run', () => {
+    expect(computeVerdict(input()).baseline_comparison).toBeNull();
+    expect(computeVerdict(input({ baseline: { mode: 'previous_success', previous: null } })).baseline_comparison).toBeNull();
+  });
+});
+
+describe('computeVerdict: availability', () => {
+  it.each([
+    { name: '100 of 100 calls: cannot show 99 %', calls: 100, failed: 0, status: 'inconclusive', reason: 'straddles_minimum', toDecide: 381 },
+    { name: '2,000 of 2,000 calls', calls: 2000, failed: 0, status: 'pass', reason: 'at_or_above_minimum', toDecide: null },
+    { name: '1,985 of 2,000 calls (99.25 %)', calls: 2000, failed: 15, status: 'inconclusive', reason: 'straddles_minimum', toDecide: expect.any(Number) },
+    { name: '1,900 of 2,000 calls (95 %)', calls: 2000, failed: 100, status: 'fail', reason: 'below_minimum', toDecide: null },
+    { name: '30 % of 20,000 calls (endpoint down most of the run)', calls: 20000, failed: 14000, status: 'fail', reason: 'below_minimum', toDecide: null },
+    { name: 'every one of 6 calls failed', calls: 6, failed: 6, status: 'fail', reason: 'below_minimum', toDecide: null },
+    { name: 'no call made', calls: 0, failed: 0, status: 'inconclusive', reason: 'no_calls', toDecide: null },
+  ])('$name → $status', ({ calls, failed, status, reason, toDecide }) => {
+    const candidate = failed === calls ? noSuccess(calls) : stats({ p95: 100, calls, failed });
+    const result = computeVerdict(input({ candidate, candidateAnsweredShare: 0.5 }));
+    const availability = check(result, 'availability');
+    expect(availability).toMatchObject({
+      status,
+      details: { calls, successful: calls - failed, min_pct: 99, reason, calls_to_decide: toDecide, answered_bucket_share: 0.5, reference: null },
+    });
+    if (status === 'fail') expect(result.verdict).toBe('fail');
   });
 
-  it('has a null baseline_comparison without a baseline', () => {
-    expect(computeVerdict(input()).baseline_comparison).toBeNull();
+  it('a run whose calls mostly failed never passes, however fast its successful calls were', () => {
+    const result = computeVerdict(input({ candidate: stats({ p95: 10, calls: 20000, failed: 13902 }) }));
+    expect(check(result, 'latency_p95').status).toBe('pass');
+    expect(result.verdict).toBe('fail');
+    expect(result.summary).toContain('availability');
+  });
+
+  it('uses thresholds.success_rate_min_pct and reports the reference beside the candidate', () => {
+    const result = computeVerdict(
+      input({
+        thresholds: { ...THRESHOLDS, success_rate_min_pct: 90 },
+        candidate: stats({ p95: 100, calls: 2000, failed: 100 }),
+        reference: { ...reference(stats({ p95: 100, calls: 2000, failed: 4 })), answeredShare: 1 },
+      }),
+    );
+    const availability = check(result, 'availability');
+    expect(availability).toMatchObject({ status: 'pass', details: { min_pct: 90, success_rate_pct: 95 } });
+    expect(availability.details.reference).toMatchObject({ calls: 2000, successful: 1996, success_rate_pct: 99.8, answered_bucket_share: 1 });
   });
 });
 
 describe('computeVerdict: overall verdict', () => {
-  const everything = {
-    reference: reference(stats({ p95: 100 })),
-    baseline: { run_id: BASELINE_RUN_ID, stats: stats({ p95: 100 }) },
+  const steadyEverything = (cand: number) => {
+    const c = steady(cand);
+    const r = steady(100);
+    return input({
+      candidate: c.stats,
+      candidateLatencies: c.latencies,
+      reference: reference(r.stats, r.latencies),
+      baseline: { mode: 'history', minRuns: 5, history: [100, 101, 99, 100, 102].map((ms, i) => ({ run_id: `55555555-5555-4555-8555-00000000000${i}`, p95_us: ms * 1000 })), previous: null },
+    });
   };
 
   it.each([
-    { name: 'all checks pass', p95: 105, verdict: 'pass', exitCode: 0, failed: [] as string[] },
+    { name: 'all checks pass', p95: 104, verdict: 'pass', exitCode: 0, failed: [] as string[] },
     { name: 'only the baseline regresses', p95: 115, verdict: 'fail', exitCode: 1, failed: ['latency_vs_baseline'] },
-    {
-      name: 'reference and baseline fail',
-      p95: 150,
-      verdict: 'fail',
-      exitCode: 1,
-      failed: ['latency_vs_reference', 'latency_vs_baseline'],
-    },
-    {
-      name: 'every check fails',
-      p95: 300,
-      verdict: 'fail',
-      exitCode: 1,
-      failed: ['latency_p95', 'latency_vs_reference', 'latency_vs_baseline'],
-    },
+    { name: 'reference and baseline fail', p95: 150, verdict: 'fail', exitCode: 1, failed: ['latency_vs_reference', 'latency_vs_baseline'] },
+    { name: 'every latency check fails', p95: 300, verdict: 'fail', exitCode: 1, failed: ['latency_p95', 'latency_vs_reference', 'latency_vs_baseline'] },
   ])('$name → $verdict, exit $exitCode', ({ p95, verdict, exitCode, failed }) => {
-    const result = computeVerdict(input({ ...everything, candidate: stats({ p95 }) }));
-    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'latency_vs_baseline']);
+    const result = computeVerdict(steadyEverything(p95));
+    expect(result.checks.map((c) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'latency_vs_baseline', 'availability']);
     expect(result.checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual(failed);
     expect(result.verdict).toBe(verdict);
     expect(result.exit_code).toBe(exitCode);
     expect(result.summary).toBe(
-      failed.length === 0
-        ? `All 3 checks passed (p95 ${p95} ms over 100 calls).`
-        : `${failed.length} of 3 checks failed: ${failed.join(', ')}.`,
+      failed.length === 0 ? `All 4 checks passed (p95 ${p95} ms over 2000 calls).` : `${failed.length} of 4 checks failed: ${failed.join(', ')}.`,
+    );
+  });
+
+  it.each([
+    { failOnInconclusive: undefined, verdict: 'pass', exitCode: 0 },
+    { failOnInconclusive: false, verdict: 'pass', exitCode: 0 },
+    { failOnInconclusive: true, verdict: 'fail', exitCode: 1 },
+  ])('an inconclusive check with fail_on_inconclusive $failOnInconclusive → $verdict', ({ failOnInconclusive, verdict, exitCode }) => {
+    // 100 calls, all successful: availability is inconclusive against 99 %, every other check passes.
+    const result = computeVerdict(input({ thresholds: { ...THRESHOLDS, fail_on_inconclusive: failOnInconclusive } }));
+    expect(check(result, 'availability').status).toBe('inconclusive');
+    expect(result.verdict).toBe(verdict);
+    expect(result.exit_code).toBe(exitCode);
+    expect(result.summary).toBe(
+      verdict === 'pass'
+        ? '1 of 2 checks passed, 1 inconclusive (availability); none failed (p95 100 ms over 100 calls).'
+        : '1 of 2 checks failed: availability (inconclusive, fail_on_inconclusive).',
     );
   });
 
@@ -421,9 +639,7 @@ describe('computeVerdict: overall verdict', () => {
     { status: 'failed' as const, reason: 'target exhausted its retries', summary: 'Run failed: target exhausted its retries; nothing to judge.' },
     { status: 'cancelled' as const, reason: null, summary: 'Run cancelled: no reason recorded; nothing to judge.' },
   ])('a $status run is an error with exit code 2 and no checks', ({ status, reason, summary }) => {
-    const result = computeVerdict(
-      input({ ...everything, run: { id: RUN_ID, status, failure_reason: reason }, candidate: stats({ p95: 100 }) }),
-    );
+    const result = computeVerdict({ ...steadyEverything(100), run: { id: RUN_ID, status, failure_reason: reason } });
     expect(result).toMatchObject({
       verdict: 'error',
       exit_code: 2,
@@ -445,6 +661,8 @@ describe('computeVerdict: overall verdict', () => {
       latency_vs_reference_max_pct: 12,
       correctness_min_pct: 98,
       correctness_enabled: true,
+      fail_on_inconclusive: true,
+      success_rate_min_pct: 95,
     };
     const result = computeVerdict(input({ thresholds, run: { id: RUN_ID, status, failure_reason: null } }));
     expect(result.thresholds).toEqual(thresholds);
@@ -452,25 +670,33 @@ describe('computeVerdict: overall verdict', () => {
 });
 
 describe('computeVerdict: markdown_summary', () => {
-  it('has a heading, one table row per check and rows of candidate and reference stats', () => {
+  it('has a heading, one table row per check and rows of candidate and reference stats with intervals', () => {
+    const c = steady(150, 2000);
+    const r = steady(100, 2000);
+    const b = steady(145, 2000);
     const result = computeVerdict(
-      input({
-        candidate: stats({ p50: 40, p95: 150, p99: 180, calls: 120, failed: 3 }),
-        reference: reference(stats({ p95: 100 })),
-        baseline: { run_id: BASELINE_RUN_ID, stats: stats({ p95: 145 }) },
-      }),
+      input({ candidate: c.stats, candidateLatencies: c.latencies, reference: reference(r.stats, r.latencies), baseline: previousRun(b.stats, b.latencies) }),
     );
     const lines = result.markdown_summary.split('\n');
     expect(lines[0]).toBe('### ❌ mainnet smoke: FAIL');
     expect(lines).toContain(result.summary);
     expect(lines).toContain('| Check | Status | Result |');
-    expect(lines).toContain('| latency_p95 | ✅ pass | p95 150 ms <= 200 ms |');
-    expect(lines).toContain('| latency_vs_reference | ❌ fail | candidate p95 150 ms vs reference 100 ms (+50%, max +20%) |');
-    expect(lines).toContain('| latency_vs_baseline | ✅ pass | candidate p95 150 ms vs baseline 145 ms (+3.4%, max +10%) |');
-    expect(lines).toContain('| Endpoint | Calls | Failed | p50 | p95 | p99 |');
-    expect(lines).toContain('| candidate | 120 | 3 | 40 ms | 150 ms | 180 ms |');
-    expect(lines.some((l) => l.startsWith('| reference (trusted reference) |') && l.includes('| 100 ms |'))).toBe(true);
+    expect(lines.some((l) => /^\| latency_p95 \| ✅ pass \| p95 150 ms \[\d+–\d+\] <= 200 ms \|$/.test(l))).toBe(true);
+    expect(lines.some((l) => l.startsWith('| latency_vs_reference | ❌ fail | candidate p95 150 ms [') && l.includes('(+50%, 95% interval'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('| latency_vs_baseline | ✅ pass | candidate p95 150 ms [') && l.includes('vs baseline 145 ms ['))).toBe(true);
+    expect(lines).toContain('| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |');
+    expect(lines.some((l) => /^\| candidate \| 2000 \| 0 \| \d+ ms \[\d+–\d+\] \| 150 ms \[145–157\] \| \d+ ms \[\d+–\d+\] \|$/.test(l))).toBe(true);
+    expect(lines.some((l) => l.startsWith('| reference (trusted reference) |') && l.includes('| 100 ms [97–104] |'))).toBe(true);
     expect(result.markdown_summary).not.toContain('Top mismatches');
+  });
+
+  it('explains an inconclusive check in one sentence', () => {
+    const result = computeVerdict(input());
+    expect(result.markdown_summary).toContain('| availability | ❔ inconclusive |');
+    const explanation = result.markdown_summary.split('\n').filter((l) => l.startsWith('> **availability is inconclusive**'));
+    expect(explanation).toEqual([
+      '> **availability is inconclusive**: the interval straddles the minimum, so this run cannot tell; about 381 calls would decide (this does not fail the verdict).',
+    ]);
   });
 
   it('lists the top mismatches for a pull-request reviewer', () => {

@@ -41,7 +41,7 @@ export const TARGET_ROLES = ['primary', 'reference'] as const;
 export const SAMPLE_OUTCOMES = ['ok', 'http_error', 'rpc_error', 'timeout', 'connection_error', 'invalid_response'] as const;
 
 const role = z.enum(TARGET_ROLES).describe('`primary`: a candidate endpoint; `reference`: the trusted endpoint it is compared with');
-const checkStatus = z.enum(['pass', 'fail']);
+const checkStatus = z.enum(['pass', 'fail', 'inconclusive']).describe('`inconclusive`: the run could not tell (an interval straddles the limit); fails the verdict only with thresholds.fail_on_inconclusive');
 
 // ---- pagination and errors ---------------------------------------------------------------------
 
@@ -125,6 +125,8 @@ export const Thresholds = component(
     latency_vs_reference_max_pct: z.number(),
     correctness_min_pct: z.number(),
     correctness_enabled: z.boolean(),
+    fail_on_inconclusive: z.boolean().optional().describe('an inconclusive check fails the verdict too (default false)'),
+    success_rate_min_pct: z.number().optional().describe('the availability check\'s minimum success rate (default 99)'),
   }),
 );
 
@@ -153,7 +155,12 @@ export const SuiteConfig = component(
     .strictObject({
       targets: z.array(z.strictObject({ endpoint_id: uuid, role: z.literal('primary') })),
       reference_endpoint_id: uuid.nullable(),
-      baseline: z.strictObject({ mode: z.enum(['none', 'previous_success', 'run']), run_id: uuid.nullable() }),
+      baseline: z.strictObject({
+        mode: z.enum(['none', 'history', 'previous_success', 'run']),
+        run_id: uuid.nullable(),
+        window: int.optional().describe('history: earlier passing runs in the band (1–50, default 10); absent from suites stored before it existed'),
+        min_runs: int.optional().describe('history: below this many passing runs, compare with the previous passing run (default 5)'),
+      }),
       workload: Workload,
       thresholds: Thresholds,
       retry: z.strictObject({
@@ -289,13 +296,60 @@ export const CorrectnessMismatch = component(
   z.strictObject({ method: z.string(), params: z.unknown(), candidate_hash: z.string(), reference_hash: z.string() }),
 );
 
+const intervalMs = z.strictObject({ lower: z.number(), upper: z.number().nullable().describe('null: too few samples to bound it') });
+const intervalPct = z.strictObject({ lower: z.number(), upper: z.number().nullable().describe('null: unbounded') });
+const percentileMs = z.strictObject({ point: z.number(), lower: z.number(), upper: z.number().nullable() });
+const percentileIntervalsMs = z
+  .strictObject({ p50: percentileMs, p95: percentileMs, p99: percentileMs })
+  .describe('95 % order-statistic confidence intervals, ms');
+const latencyReason = z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit']);
+const baselineModelUsed = z.enum(['history', 'previous_run', 'run']);
+
+export const BaselineLimits = component(
+  'BaselineLimits',
+  z.strictObject({
+    max_pct: z.number(),
+    floor_ms: z.number(),
+    history_median_ms: z.number().optional(),
+    history_upper_ms: z.number().optional().describe('history: upper limit of the 99 % one-sided t prediction interval'),
+    history_lower_ms: z.number().optional(),
+    history_log_sd: z.number().optional(),
+    upper_boundary: z.number().optional(),
+    vs_baseline_interval_pct: intervalPct.optional().describe('previous_run / run: 95 % interval of the difference'),
+    run_drift_sd: z.number().optional().describe('previous_run / run: log-scale run-drift allowance added to each side'),
+  }),
+);
+
+// Fields added by the verdict statistics are optional: verdicts stored before them lack them.
 export const Check = component(
   'Check',
   z.discriminatedUnion('name', [
-    checkOf('latency_p95', z.strictObject({ p95: int, threshold: z.number() }), 'always'),
+    checkOf(
+      'latency_p95',
+      z.strictObject({
+        p95: int,
+        threshold: z.number(),
+        p95_us: int.nullable().optional().describe('the candidate p95 in µs (what the history baseline reads)'),
+        intervals_ms: percentileIntervalsMs.optional(),
+      }),
+      'always',
+    ),
     checkOf(
       'latency_vs_reference',
-      z.strictObject({ candidate_p95_ms: int, reference_p95_ms: int, vs_reference_pct: z.number(), max_pct: z.number() }),
+      z.strictObject({
+        candidate_p95_ms: int,
+        reference_p95_ms: int,
+        vs_reference_pct: z.number(),
+        max_pct: z.number(),
+        method: z.enum(['unpaired', 'paired']).optional(),
+        candidate_p95_interval_ms: intervalMs.optional(),
+        reference_p95_interval_ms: intervalMs.optional(),
+        vs_reference_interval_pct: intervalPct.optional(),
+        difference_ms: z.number().nullable().optional(),
+        floor_ms: z.number().optional(),
+        reason: latencyReason.optional(),
+        calls_to_decide: int.nullable().optional().describe('inconclusive: calls a run would likely need to decide'),
+      }),
       'when the suite has a reference endpoint',
     ),
     checkOf(
@@ -317,11 +371,47 @@ export const Check = component(
       z.strictObject({
         baseline_run_id: uuid,
         candidate_p95_ms: int,
-        baseline_p95_ms: int,
+        baseline_p95_ms: int.describe('history: the median of the history\'s p95s, rounded'),
         vs_baseline_pct: z.number(),
         max_pct: z.number(),
+        model: baselineModelUsed.optional(),
+        run_ids: z.array(uuid).optional(),
+        candidate_p95_interval_ms: intervalMs.optional(),
+        baseline_p95_interval_ms: intervalMs.optional(),
+        vs_baseline_interval_pct: intervalPct.optional(),
+        vs_history_median_pct: z.number().nullable().optional(),
+        limits: BaselineLimits.optional(),
+        difference_ms: z.number().nullable().optional(),
+        floor_ms: z.number().optional(),
+        reason: z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit', 'within_band', 'under_pct', 'above_band']).optional(),
+        calls_to_decide: int.nullable().optional(),
+        history_runs: int.nullable().optional(),
       }),
-      'when a baseline run exists',
+      'when a baseline model applies (history, previous run or chosen run)',
+    ),
+    checkOf(
+      'availability',
+      z.strictObject({
+        calls: count,
+        successful: count,
+        success_rate_pct: z.number().nullable(),
+        success_rate_interval_pct: z.strictObject({ lower: z.number(), upper: z.number() }).describe('95 % Wilson interval'),
+        min_pct: z.number(),
+        answered_bucket_share: z.number().nullable().describe('share of the run\'s 1 s buckets with a successful call'),
+        reason: z.enum(['no_calls', 'at_or_above_minimum', 'below_minimum', 'straddles_minimum']),
+        calls_to_decide: int.nullable(),
+        reference: z
+          .strictObject({
+            calls: count,
+            successful: count,
+            success_rate_pct: z.number().nullable(),
+            success_rate_interval_pct: z.strictObject({ lower: z.number(), upper: z.number() }),
+            answered_bucket_share: z.number().nullable(),
+          })
+          .nullable()
+          .describe('the reference\'s own availability, reported (not judged)'),
+      }),
+      'always (verdicts judged before it existed lack it)',
     ),
   ]),
 );
@@ -354,6 +444,10 @@ export const ReferenceComparison = component(
       by_method: z.array(MethodComparison),
       status: checkStatus,
       message: z.string(),
+      method: z.enum(['unpaired', 'paired']).optional(),
+      candidate_intervals_ms: percentileIntervalsMs.optional(),
+      reference_intervals_ms: percentileIntervalsMs.optional(),
+      vs_reference_interval_pct: intervalPct.optional(),
     }),
   }),
 );
@@ -367,6 +461,10 @@ export const BaselineComparison = component(
     vs_baseline_pct: z.number(),
     status: checkStatus,
     message: z.string(),
+    model: baselineModelUsed.optional().describe('history, previous_run or run'),
+    run_ids: z.array(uuid).optional().describe('the runs the baseline used, newest first'),
+    limits: BaselineLimits.optional(),
+    candidate_p95_interval_ms: intervalMs.optional(),
   }),
 );
 
