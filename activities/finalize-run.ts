@@ -183,13 +183,25 @@ async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunIn
   // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
   const judgedAtAll = input.status === 'success';
   const judged = judgedAtAll && reference !== undefined;
+  const candidateLatencies = judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined;
+  const targetLatencies = [];
+  if (judgedAtAll) {
+    for (const t of primaryDone) {
+      const targetStats = (t.metadata.stats as RunStats | undefined)?.calls ?? null;
+      // One candidate: its latencies are the candidates' already fetched.
+      const latencies =
+        primaryDone.length === 1 && candidateLatencies ? candidateLatencies : await successfulOrderStatistics(sql, run.id, [t.id], verdictRanks);
+      targetLatencies.push({ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, stats: targetStats, latencies });
+    }
+  }
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: run.config_snapshot.suite.name,
     thresholds,
     regressionMinMs: REGRESSION_MIN_MS,
     candidate: stats,
-    candidateLatencies: judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined,
+    candidateLatencies,
+    targets: targetLatencies,
     candidateAnsweredShare: judgedAtAll ? await answeredSecondShare(sql, run.id, primaryIds) : null,
     reference: reference
       ? {

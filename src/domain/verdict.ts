@@ -175,6 +175,11 @@ export interface VerdictInput {
   candidate: RunStats;
   /** The candidates' sorted successful latencies, µs (may be sparse: only the ranks the intervals read). */
   candidateLatencies?: SortedSamples;
+  /**
+   * Each primary target on its own (a suite may have several candidates): its sorted successful
+   * latencies (sparse as above) and, when known, its stats. Omitted, only the candidates together are reported.
+   */
+  targets?: readonly { endpoint_id: string; endpoint_name: string; stats?: RunStats['calls'] | null; latencies: SortedSamples }[];
   /** Share of the run's 1 s buckets in which the candidates answered at least once; null when unknown. */
   candidateAnsweredShare?: number | null;
   reference: {
@@ -254,7 +259,8 @@ function showCalls(n: number | null): string {
   return n === null ? 'more calls would be needed to decide' : `about ${n.toLocaleString('en-US')} calls would decide`;
 }
 
-function latencyP95Check(candidate: RunStats, t: Thresholds, latencies: SortedSamples): Check {
+function latencyP95Check(input: VerdictInput, latencies: SortedSamples): Check {
+  const { candidate, thresholds: t } = input;
   const p95 = candidate.latency.successful.p95_ms;
   const q = quantileInterval(latencies, 0.95);
   const details = {
@@ -263,6 +269,13 @@ function latencyP95Check(candidate: RunStats, t: Thresholds, latencies: SortedSa
     // The candidate's p95 in µs: what the history baseline of later runs reads.
     p95_us: Number.isNaN(q.point) ? null : q.point,
     intervals_ms: intervalsMs(latencies),
+    // Every primary target on its own, so a suite with several candidates shows which one is slow.
+    targets: (input.targets ?? []).map((target) => ({
+      endpoint_id: target.endpoint_id,
+      endpoint_name: target.endpoint_name,
+      successful: target.latencies.length,
+      intervals_ms: intervalsMs(target.latencies),
+    })),
   };
   if (candidate.calls.successful === 0) {
     return { name: 'latency_p95', status: 'fail', message: 'no successful calls to measure', details };
@@ -610,6 +623,16 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
     '| --- | --- | --- | --- | --- | --- |',
     row('candidate', input.candidate, input.candidateLatencies),
   );
+  const targets = input.targets ?? [];
+  if (targets.length > 1) {
+    for (const target of targets) {
+      const intervals = intervalsMs(target.latencies);
+      const calls = target.stats ? `${target.stats.total} | ${target.stats.failed}` : `– | –`;
+      lines.push(
+        `| candidate (${escape(target.endpoint_name)}) | ${calls} | ${showInterval(intervals.p50)} | ${showInterval(intervals.p95)} | ${showInterval(intervals.p99)} |`,
+      );
+    }
+  }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
   const mismatches = (checks.find((c) => c.name === 'correctness')?.details.mismatches ?? []) as {
     method: string;
@@ -644,7 +667,7 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
       exit_code: 2,
     };
   }
-  const checks: Check[] = [latencyP95Check(input.candidate, thresholds, input.candidateLatencies ?? EMPTY)];
+  const checks: Check[] = [latencyP95Check(input, input.candidateLatencies ?? EMPTY)];
   let referenceComparison: ReferenceComparison | null = null;
   if (input.reference) {
     const { check, comparison } = referenceCheck(input, input.reference);

@@ -85,6 +85,7 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
           threshold: 500,
           p95_us: expect.any(Number),
           intervals_ms: { p50: expect.any(Object), p95: expect.any(Object), p99: expect.any(Object) },
+          targets: [{ endpoint_id: setup.endpointIds[0], endpoint_name: 'candidate 0', successful: 50, intervals_ms: expect.any(Object) }],
         },
       },
       // 50 successful calls cannot show 99 %: inconclusive, which does not fail the verdict.
@@ -169,6 +170,29 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       expect(verdict.body.checks.find((c: { name: string }) => c.name === 'availability').details.reference).toMatchObject({ calls: 50, successful: 50 });
     } finally {
       await reference.close();
+    }
+  });
+
+  it('reports each candidate of a two-candidate suite with its own percentile intervals', async () => {
+    const slow = await startFakeNode(answers.delay(30, answers.ok('0x1234')));
+    try {
+      const { auth } = await stack.newTenant();
+      const setup = await createSuite(stack.app, auth, { candidates: [node.url, slow.url] });
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      const run = await waitForRun(stack.app, auth, created.body.id);
+      expect(run.status).toBe('success');
+      const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+      const targets = verdict.body.checks[0].details.targets;
+      expect(targets.map((t: any) => [t.endpoint_id, t.endpoint_name, t.successful])).toEqual([
+        [setup.endpointIds[0], 'candidate 0', 50],
+        [setup.endpointIds[1], 'candidate 1', 50],
+      ]);
+      // The slow candidate's whole p95 interval lies above the fast one's (30 ms of delay against none).
+      expect(targets[1].intervals_ms.p95.lower).toBeGreaterThan(targets[0].intervals_ms.p95.point);
+      expect(targets[1].intervals_ms.p95.lower).toBeGreaterThanOrEqual(30);
+      expect(verdict.body.markdown_summary).toContain('| candidate (candidate 1) | 50 | 0 | ');
+    } finally {
+      await slow.close();
     }
   });
 

@@ -189,6 +189,28 @@ describe('computeVerdict: latency_p95', () => {
     expect(intervals.p99.upper).toBeNull(); // p99 needs 368
   });
 
+  it('reports each primary target with its own intervals, and a Markdown row per candidate when there are several', () => {
+    const fast = steady(100, 1000);
+    const slow = steady(180, 1000);
+    const targets = [
+      { endpoint_id: '66666666-6666-4666-8666-000000000001', endpoint_name: 'fast | node', stats: fast.stats.calls, latencies: fast.latencies },
+      { endpoint_id: '66666666-6666-4666-8666-000000000002', endpoint_name: 'slow node', stats: null, latencies: slow.latencies },
+    ];
+    const both = Float64Array.from([...fast.latencies, ...slow.latencies]).sort();
+    const result = computeVerdict(input({ candidate: stats({ p95: 175, calls: 2000 }), candidateLatencies: both, targets }));
+    const details = check(result, 'latency_p95').details as { targets: { endpoint_name: string; successful: number; intervals_ms: { p95: { point: number } } }[] };
+    expect(details.targets.map((t) => [t.endpoint_name, t.successful, t.intervals_ms.p95.point])).toEqual([
+      ['fast | node', 1000, 100],
+      ['slow node', 1000, 180],
+    ]);
+    const lines = result.markdown_summary.split('\n');
+    expect(lines.some((l) => l.startsWith('| candidate (fast \\| node) | 1000 | 0 | ') && l.includes('| 100 ms ['))).toBe(true);
+    expect(lines.some((l) => l.startsWith('| candidate (slow node) | – | – | ') && l.includes('| 180 ms ['))).toBe(true);
+    // One candidate: no extra row (the candidate row is that target).
+    const single = computeVerdict(input({ targets: targets.slice(0, 1) }));
+    expect(single.markdown_summary).not.toContain('| candidate (');
+  });
+
   it.each([
     { name: 'every call failed', candidate: noSuccess(100) },
     { name: 'zero samples', candidate: noSuccess(0) },

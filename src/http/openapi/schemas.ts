@@ -331,6 +331,10 @@ export const Check = component(
         threshold: z.number(),
         p95_us: int.nullable().optional().describe('the candidate p95 in µs (what the history baseline reads)'),
         intervals_ms: percentileIntervalsMs.optional(),
+        targets: z
+          .array(z.strictObject({ endpoint_id: uuid, endpoint_name: z.string(), successful: count, intervals_ms: percentileIntervalsMs }))
+          .optional()
+          .describe('each primary target on its own'),
       }),
       'always',
     ),
