@@ -323,7 +323,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
     ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
       `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
       `${showIntervalPct(interval)}, max ${formatPct(max)}, unpaired) — ${decisionClause(decision, input.regressionMinMs)}`
-    : 'no successful calls on the candidate or the reference to compare — inconclusive (the availability check judges failed calls)';
+    : 'no successful calls on the candidate or the reference — inconclusive: nothing to compare (the availability check judges failed calls)';
   const check: Check = {
     name: 'latency_vs_reference',
     status: decision.status,
@@ -484,7 +484,7 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
       : '';
   const message =
     decision.reason === 'no_samples'
-      ? `${fallback}no successful calls on the candidate or the baseline run to compare — inconclusive`
+      ? `${fallback}no successful calls on the candidate or the baseline run — inconclusive: nothing to compare`
       : `${fallback}candidate p95 ${showInterval({ ...candidateInterval, point: candidateP95 })} vs baseline ` +
         `${showInterval({ ...baselineInterval, point: baselineP95 })} (${formatPct(pct)}, 95% interval ${showIntervalPct(interval)} ` +
         `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor)}`;
@@ -605,9 +605,10 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
     }
     lines.push('');
     for (const check of checks.filter((c) => c.status === 'inconclusive')) {
-      const because = check.message.slice(check.message.indexOf('inconclusive'));
+      // Every three-valued message ends in " — <status>: <why>"; the sentence is the why.
+      const because = check.message.split(' — ').pop()!.replace(/^inconclusive: /, '');
       lines.push(
-        `> **${check.name} is inconclusive**: ${because.replace(/^inconclusive: /, '')}` +
+        `> **${check.name} is inconclusive**: ${because}` +
           `${input.thresholds.fail_on_inconclusive ? ' (thresholds.fail_on_inconclusive: this fails the verdict)' : ' (this does not fail the verdict)'}.`,
         '',
       );

@@ -562,6 +562,9 @@ describe('computeVerdict: latency_vs_baseline', () => {
     const vsBaseline = check(result, 'latency_vs_baseline');
     expect(vsBaseline.status).toBe('inconclusive');
     expect(vsBaseline.message).toMatch(/no successful calls on the candidate or the baseline run/);
+    expect(result.markdown_summary).toContain(
+      '> **latency_vs_baseline is inconclusive**: nothing to compare (this does not fail the verdict).',
+    );
     expect(result.verdict).toBe('pass');
   });
 
