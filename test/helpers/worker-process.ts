@@ -1,21 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { workerNodeOptions } from '../../src/runtime/worker-heap';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /**
- * The real worker entry point (`src/worker.ts`) in its own process group, so kill -9 takes all
- * of it, on the given task queue and database (the shared test database unless given).
+ * The real worker entry point (`src/worker.ts`), started as `npm run worker` starts it (its heap
+ * cap included), in its own process group so kill -9 takes all of it, on the given task queue and
+ * database (the shared test database unless given).
  */
 export function startWorkerProcess(options: { taskQueue: string; secretKey: string; databaseUrl?: string }): ChildProcess {
-  return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/worker.ts'], {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      NODE_OPTIONS: workerNodeOptions(undefined),
       DATABASE_URL: options.databaseUrl ?? inject('databaseUrl'),
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       TEMPORAL_TASK_QUEUE: options.taskQueue,

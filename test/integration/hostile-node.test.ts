@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_REASONS } from '../../src/probe/classify-response';
 import { createJsonRpcClient, type CallResult, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { ResponseBudget } from '../../src/probe/response-budget';
@@ -9,6 +8,7 @@ import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { startHostileNode, LARGE_OK_BYTES, type HostileMode, type HostileNode } from '../helpers/hostile-node';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
+import { isRunning, killHard, startWorkerProcess } from '../helpers/worker-process';
 
 /*
  * What a hostile or broken endpoint can answer, end to end through the real undici client: each
@@ -108,27 +108,6 @@ describe('the probe client against a hostile node', () => {
   });
 });
 
-const ROOT = path.resolve(__dirname, '..', '..');
-
-/** The real worker entry point, as `npm run worker` starts it, in its own process. */
-function startWorkerProcess(stack: Stack): ChildProcess {
-  return spawn(process.execPath, ['--max-old-space-size=160', '--import', 'tsx', 'src/worker.ts'], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      RVS_SECRET_KEY: stack.config.secretKey,
-      RVS_ALLOW_PRIVATE_TARGETS: 'true',
-      LOG_LEVEL: 'error',
-    },
-  });
-}
-
 describe('a run whose candidate answers 4,000-deep nesting, with a reference and correctness enabled', () => {
   let stack: Stack;
   let hostile: HostileNode;
@@ -140,16 +119,11 @@ describe('a run whose candidate answers 4,000-deep nesting, with a reference and
     stack = await startStack({ worker: false });
     hostile = await startHostileNode('deep');
     reference = await startFakeNode(answers.ok('0x539'));
-    worker = startWorkerProcess(stack);
+    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey! });
     worker.on('exit', () => exits++);
   });
   afterAll(async () => {
-    if (worker.exitCode === null && worker.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        worker.once('exit', () => resolve());
-        process.kill(-worker.pid!, 'SIGKILL');
-      });
-    }
+    if (worker && isRunning(worker)) await killHard(worker);
     await hostile?.close();
     await reference?.close();
     await stack?.close();

@@ -1,45 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSuite, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-
-/** The real worker entry point (`npm run worker`) in its own process group, so kill -9 takes all of it. */
-function startWorkerProcess(stack: Stack): ChildProcess {
-  return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/worker.ts'], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      RVS_SECRET_KEY: stack.config.secretKey,
-      RVS_ALLOW_PRIVATE_TARGETS: 'true',
-      LOG_LEVEL: 'error',
-    },
-  });
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    process.kill(-child.pid!, 'SIGKILL');
-  });
-}
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { isRunning, killHard, startWorkerProcess, until } from '../helpers/worker-process';
 
 describe('a worker killed in the middle of a probe chunk', () => {
   let stack: Stack;
@@ -50,7 +14,7 @@ describe('a worker killed in the middle of a probe chunk', () => {
     node = await startFakeNode(answers.delay(5));
   });
   afterAll(async () => {
-    for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) await killHard(worker);
+    for (const worker of workers) if (isRunning(worker)) await killHard(worker);
     await node.close();
     await stack.close();
   });
@@ -65,7 +29,7 @@ describe('a worker killed in the middle of a probe chunk', () => {
         retry: { max_attempts: 3, initial_interval_ms: 200 },
       },
     });
-    workers.push(startWorkerProcess(stack));
+    workers.push(startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey! }));
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
 
     // Kill -9 once the chunk is well under way: some batches committed, the rest in flight.
@@ -74,7 +38,7 @@ describe('a worker killed in the middle of a probe chunk', () => {
     const sentBeforeCrash = node.requests.length;
     expect(sentBeforeCrash).toBeLessThan(planned);
 
-    workers.push(startWorkerProcess(stack));
+    workers.push(startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey! }));
     const run = await waitForRun(stack.app, auth, created.body.id, 90_000);
 
     expect(run.status).toBe('success');
