@@ -85,6 +85,22 @@ const envSchema = z.object({
   }
 });
 
+/** Quotas in one-minute windows (src/http/rate-limit.ts applies them). */
+export interface RateLimits {
+  /** Requests per principal (API key, or JWT tenant+subject). */
+  perMinute: number;
+  /** Run triggers per principal. */
+  triggersPerMinute: number;
+  /** Failed authentications per client address. */
+  authFailuresPerMinute: number;
+  /** Requests per tenant, over all its keys and users. */
+  tenantPerMinute: number;
+  /** Run triggers per tenant, over all its keys and users. */
+  tenantTriggersPerMinute: number;
+  /** Dashboard requests per run (over all its links); a client address gets DASHBOARD_ADDRESS_FACTOR times it. */
+  dashboardPerMinute: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -102,14 +118,7 @@ export interface Config {
   allowPrivateTargets: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Quotas in one-minute windows (src/http/rate-limit.ts says what each one counts). */
-  rateLimits: {
-    perMinute: number;
-    triggersPerMinute: number;
-    authFailuresPerMinute: number;
-    tenantPerMinute: number;
-    tenantTriggersPerMinute: number;
-    dashboardPerMinute: number;
-  };
+  rateLimits: RateLimits;
   /**
    * How long an Idempotency-Key reservation without a response holds the key (src/http/idempotency.ts);
    * also how long a run may stay queued without a workflow before it is reconciled.

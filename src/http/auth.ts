@@ -3,7 +3,8 @@ import type { Scope } from '../auth/scopes';
 import { AppError, forbidden } from '../errors';
 import { authenticate } from '../services/authenticate';
 import type { Ctx, Deps } from '../services/context';
-import { limitAuthFailure, limitRequest, type RateLimits } from './rate-limit';
+import type { RateLimits } from '../config';
+import { limitAuthFailure, limitRequest } from './rate-limit';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

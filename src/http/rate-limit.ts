@@ -1,22 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hitRateLimit, purgeOldRateLimitWindows } from '../db/rate-limits';
+import type { RateLimits } from '../config';
 import { AppError } from '../errors';
 import { principalKey, type Deps, type Principal } from '../services/context';
 
-export interface RateLimits {
-  /** Requests per principal (API key, or JWT tenant+subject). */
-  perMinute: number;
-  /** Run triggers per principal. */
-  triggersPerMinute: number;
-  /** Failed authentications per client address. */
-  authFailuresPerMinute: number;
-  /** Requests per tenant, over all its keys and users. */
-  tenantPerMinute: number;
-  /** Run triggers per tenant, over all its keys and users. */
-  tenantTriggersPerMinute: number;
-  /** Dashboard requests per run (over all its links); a client address gets DASHBOARD_ADDRESS_FACTOR times it. */
-  dashboardPerMinute: number;
-}
 
 /**
  * Many viewers may share one address (an office, a NAT) and each open dashboard polls every 2 s
