@@ -22,9 +22,6 @@ import { computeVerdict, verdictRanks, type BaselineInput } from '../src/domain/
 import { createPlanner, templateParams } from '../src/probe/workload';
 import type { FinalizeRunInput, FinalizeRunResult } from './types';
 
-/** Below this many milliseconds a slower p95 than the baseline is noise (DESIGN.md §7). */
-export const REGRESSION_MIN_MS = 5;
-
 /**
  * What the baseline check compares with. Baseline ids come from the tenant (trigger body, suite
  * config): they are looked up within the run's tenant, so a suite stored before the API checked
@@ -198,7 +195,6 @@ async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunIn
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: run.config_snapshot.suite.name,
     thresholds,
-    regressionMinMs: REGRESSION_MIN_MS,
     candidate: stats,
     candidateLatencies,
     targets: targetLatencies,

@@ -34,6 +34,7 @@ const uuid = z.uuid();
 const thresholdFields = {
   latency_p95_max_ms: z.number().min(0).max(600_000),
   latency_regression_max_pct: z.number().min(0).max(10_000),
+  latency_regression_min_ms: z.number().min(0).max(10_000),
   latency_vs_reference_max_pct: z.number().min(-100).max(10_000),
   correctness_min_pct: z.number().min(0).max(100),
   correctness_enabled: z.boolean(),
@@ -44,6 +45,7 @@ const thresholdFields = {
 export const thresholdsSchema = z.strictObject({
   latency_p95_max_ms: thresholdFields.latency_p95_max_ms.default(500),
   latency_regression_max_pct: thresholdFields.latency_regression_max_pct.default(20),
+  latency_regression_min_ms: thresholdFields.latency_regression_min_ms.default(5),
   latency_vs_reference_max_pct: thresholdFields.latency_vs_reference_max_pct.default(25),
   correctness_min_pct: thresholdFields.correctness_min_pct.default(99.9),
   correctness_enabled: thresholdFields.correctness_enabled.default(false),

@@ -16,9 +16,19 @@ export interface Thresholds {
   fail_on_inconclusive?: boolean;
   /** The availability check's minimum success rate, percent (default 99). */
   success_rate_min_pct?: number;
+  /**
+   * The latency checks' floor: a slower p95 fails only when it is also more than this many ms
+   * slower, whatever its percentage (default 5; absent from suites stored before it existed).
+   */
+  latency_regression_min_ms?: number;
 }
 
 export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;
+export const DEFAULT_REGRESSION_MIN_MS = 5;
+
+function regressionFloorMs(input: VerdictInput): number {
+  return input.thresholds.latency_regression_min_ms ?? DEFAULT_REGRESSION_MIN_MS;
+}
 
 /** `inconclusive`: the run could not tell (an interval straddles the limit); it fails the verdict only with fail_on_inconclusive. */
 export type CheckStatus = Decision;
@@ -170,8 +180,6 @@ export interface VerdictInput {
   run: { id: string; status: 'success' | 'failed' | 'cancelled'; failure_reason: string | null };
   suiteName: string;
   thresholds: Thresholds;
-  /** Below this absolute regression a slower p95 is noise, whatever its percentage. */
-  regressionMinMs: number;
   candidate: RunStats;
   /** The candidates' sorted successful latencies, µs (may be sparse: only the ranks the intervals read). */
   candidateLatencies?: SortedSamples;
@@ -314,7 +322,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const referenceLatencies = reference.latencies ?? EMPTY;
   // Closed loop and open loop alike for now: the two sides are compared as independent samples.
   const diff = unpairedRelativeDifference(candidateLatencies, referenceLatencies);
-  const decision = decideLatency(diff, { maxPct: max, floorMs: input.regressionMinMs });
+  const decision = decideLatency(diff, { maxPct: max, floorMs: regressionFloorMs(input) });
   const candidateIntervals = intervalsMs(candidateLatencies);
   const referenceIntervals = intervalsMs(referenceLatencies);
   const interval = intervalPct(diff);
@@ -322,7 +330,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const message = measurable
     ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
       `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
-      `${showIntervalPct(interval)}, max ${formatPct(max)}, unpaired) — ${decisionClause(decision, input.regressionMinMs)}`
+      `${showIntervalPct(interval)}, max ${formatPct(max)}, unpaired) — ${decisionClause(decision, regressionFloorMs(input))}`
     : 'no successful calls on the candidate or the reference — inconclusive: nothing to compare (the availability check judges failed calls)';
   const check: Check = {
     name: 'latency_vs_reference',
@@ -338,7 +346,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
       reference_p95_interval_ms: { lower: referenceIntervals.p95.lower, upper: referenceIntervals.p95.upper },
       vs_reference_interval_pct: interval,
       difference_ms: Number.isNaN(decision.difference_ms) ? null : round1(decision.difference_ms),
-      floor_ms: input.regressionMinMs,
+      floor_ms: regressionFloorMs(input),
       reason: decision.reason,
       calls_to_decide: decision.calls_to_decide,
     },
@@ -398,7 +406,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
   const q = quantileInterval(candidateLatencies, 0.95);
   const candidateP95 = input.candidate.latency.successful.p95_ms;
   const max = input.thresholds.latency_regression_max_pct;
-  const floor = input.regressionMinMs;
+  const floor = regressionFloorMs(input);
   const judged = judgeAgainstHistory({
     candidateP95Us: Number.isNaN(q.point) ? 0 : q.point,
     candidateSamples: q.n,
@@ -469,7 +477,7 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
   const baselineP95 = previous.stats.latency.successful.p95_ms;
   const pct = driftPct(candidateP95, baselineP95);
   const max = input.thresholds.latency_regression_max_pct;
-  const floor = input.regressionMinMs;
+  const floor = regressionFloorMs(input);
   const candidateLatencies = input.candidateLatencies ?? EMPTY;
   // Another run's p95 drifts from this one's even when nothing changed: the allowance keeps that drift from reading as a regression.
   const diff = unpairedRelativeDifference(candidateLatencies, previous.latencies, { runDriftSd: DEFAULT_RUN_DRIFT_SD });

@@ -118,7 +118,6 @@ export function errorVerdict(run: RunRow, status: 'failed' | 'cancelled', failur
     run: { id: run.id, status, failure_reason: failureReason },
     suiteName: run.config_snapshot.suite.name,
     thresholds: run.config_snapshot.suite.config.thresholds,
-    regressionMinMs: 0,
     candidate: run.stats ?? emptyStats(),
     reference: null,
     baseline: null,

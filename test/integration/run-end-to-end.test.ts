@@ -229,6 +229,7 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
       correctness_enabled: false,
       fail_on_inconclusive: false,
       success_rate_min_pct: 99,
+      latency_regression_min_ms: 5,
     });
     await waitForRun(stack.app, auth, created.body.id);
     const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${created.body.id}/verdict`, auth);

@@ -8,7 +8,7 @@ describe('suite config: baseline and the verdict-statistics thresholds', () => {
   it('defaults a new suite to the history baseline (window 10, min_runs 5) and the new thresholds', () => {
     const config = suiteConfigSchema.parse({ targets: [TARGET] });
     expect(config.baseline).toEqual({ mode: 'history', run_id: null, window: 10, min_runs: 5 });
-    expect(config.thresholds).toMatchObject({ fail_on_inconclusive: false, success_rate_min_pct: 99 });
+    expect(config.thresholds).toMatchObject({ fail_on_inconclusive: false, success_rate_min_pct: 99, latency_regression_min_ms: 5 });
   });
 
   it('keeps a mode given explicitly (a stored suite keeps its previous_success)', () => {
@@ -38,6 +38,10 @@ describe('suite config: baseline and the verdict-statistics thresholds', () => {
     { thresholds: { success_rate_min_pct: -1 }, ok: false },
     { thresholds: { fail_on_inconclusive: true }, ok: true },
     { thresholds: { fail_on_inconclusive: 'yes' }, ok: false },
+    { thresholds: { latency_regression_min_ms: 0 }, ok: true },
+    { thresholds: { latency_regression_min_ms: 10_000 }, ok: true },
+    { thresholds: { latency_regression_min_ms: 10_001 }, ok: false },
+    { thresholds: { latency_regression_min_ms: -1 }, ok: false },
   ])('thresholds $thresholds → ok $ok (suite and per-run override alike)', ({ thresholds, ok }) => {
     expect(suiteConfigSchema.safeParse({ targets: [TARGET], thresholds }).success).toBe(ok);
     expect(thresholdOverridesSchema.safeParse(thresholds).success).toBe(ok);

@@ -122,6 +122,7 @@ export const Thresholds = component(
   z.strictObject({
     latency_p95_max_ms: z.number(),
     latency_regression_max_pct: z.number(),
+    latency_regression_min_ms: z.number().optional().describe('the latency checks\' floor: a slower p95 fails only when more than this many ms slower (default 5, 0–10,000)'),
     latency_vs_reference_max_pct: z.number(),
     correctness_min_pct: z.number(),
     correctness_enabled: z.boolean(),
