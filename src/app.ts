@@ -12,6 +12,7 @@ import { registerCatalogRoutes } from './http/routes/catalog';
 import { registerOpenApiRoutes } from './http/routes/openapi';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
+import { registerSuiteTrendRoutes } from './http/routes/suite-trend';
 import type { Deps } from './services/context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -63,6 +64,7 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
   registerResourceRoutes(app);
   registerCatalogRoutes(app);
   registerRunRoutes(app);
+  registerSuiteTrendRoutes(app);
   registerDashboardRoutes(app, deps);
   registerApiKeyRoutes(app);
   registerOpenApiRoutes(app);

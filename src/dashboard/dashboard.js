@@ -727,6 +727,7 @@
   }
 
   function start() {
+    byId('suite-link').setAttribute('href', `/dashboard/runs/${encodeURIComponent(runId)}/suite?token=${encodeURIComponent(token)}`);
     const expiry = linkExpiry();
     byId('link-expiry').textContent = expiry ? `Read-only link, valid until ${fmtTime(expiry.toISOString())}` : 'Read-only link';
     void load();

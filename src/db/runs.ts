@@ -387,3 +387,47 @@ export async function medianHeadLag(
     where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])`;
   return row?.lag ?? null;
 }
+
+/** One finished run of a suite as its trend shows it (see listSuiteTrend). */
+export interface SuiteTrendRow {
+  id: string;
+  status: RunStatus;
+  requested_at: Date;
+  finished_at: Date;
+  verdict: 'pass' | 'fail' | 'error' | null;
+  latency: { p50_ms?: number; p95_ms?: number; p99_ms?: number } | null;
+  intervals_ms: unknown;
+  match_rate_pct: number | null;
+  baseline_model: string | null;
+  baseline_limits: unknown;
+}
+
+/**
+ * The finished runs of a suite, newest first (requested_at, then id), with only what the trend
+ * shows: status, verdict value, the candidates' latency percentiles and their intervals (the
+ * latency_p95 check's details), the correctness match rate, and the baseline limits in force.
+ * Never the config snapshot nor the whole verdict (a correctness check lists its mismatches).
+ */
+export async function listSuiteTrend(
+  sql: Queryable,
+  tenantId: string,
+  suiteId: string,
+  paging: { limit: number; offset: number },
+): Promise<{ rows: SuiteTrendRow[]; total: number }> {
+  const where = sql`
+    where r.tenant_id = ${tenantId} and r.test_suite_id = ${suiteId} and r.finished_at is not null`;
+  const rows = await sql<SuiteTrendRow[]>`
+    select r.id, r.status, r.requested_at, r.finished_at,
+      r.verdict->>'verdict' as verdict,
+      r.stats->'latency'->'successful' as latency,
+      (select c->'details'->'intervals_ms' from jsonb_array_elements(r.verdict->'checks') c
+        where c->>'name' = 'latency_p95' limit 1) as intervals_ms,
+      (select (c->'details'->>'match_rate_pct')::float8 from jsonb_array_elements(r.verdict->'checks') c
+        where c->>'name' = 'correctness' and jsonb_typeof(c->'details'->'match_rate_pct') = 'number' limit 1) as match_rate_pct,
+      r.verdict->'baseline_comparison'->>'model' as baseline_model,
+      r.verdict->'baseline_comparison'->'limits' as baseline_limits
+    from runs r ${where}
+    order by r.requested_at desc, r.id desc limit ${paging.limit} offset ${paging.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs r ${where}`;
+  return { rows, total: count!.n };
+}

@@ -7,6 +7,7 @@ import type { Ctx, Deps, Principal } from './context';
 import { verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
 import { getRun, getVerdict, type VerdictResponse } from './runs';
+import { getSuiteTrend } from './suite-trend';
 
 const runIdSchema = z.uuid();
 
@@ -109,3 +110,25 @@ export async function getDashboardData(deps: Deps, runId: string) {
 }
 
 export type DashboardData = Awaited<ReturnType<typeof getDashboardData>>;
+
+/** Points the suite page shows: the newest finished runs of the suite. */
+export const SUITE_PAGE_POINTS = 100;
+
+/**
+ * The suite page's data: the trend of the suite the run belongs to. A run's link token also
+ * authorises this, and only this: the suite is the run's own (never a parameter), and the points
+ * carry run ids, verdicts and latency figures, no tokens (a link to another run's page works only
+ * for whoever has that run's own link). Call only after dashboardAccessAllowed.
+ */
+export async function getDashboardSuiteTrend(deps: Deps, runId: string) {
+  const row = await findRun(deps.sql, runId);
+  if (!row) throw notFound('run');
+  const ctx: Ctx = { principal: dashboardPrincipal(runId, row.tenant_id), deps };
+  const trend = await getSuiteTrend({ ctx, input: { suiteId: row.test_suite_id, limit: SUITE_PAGE_POINTS, offset: 0 } });
+  return {
+    run_id: runId,
+    suite: { id: row.test_suite_id, name: row.config_snapshot.suite.name },
+    trend,
+    generated_at: new Date().toISOString(),
+  };
+}

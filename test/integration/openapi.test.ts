@@ -503,6 +503,10 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, 'GET', `/v1/runs/${second.body.id}/samples?target_id=${samples.body.data[0].target_id}&outcome=ok&method=eth_getBalance`, { auth });
     await expectStatus(200, 'GET', `/v1/runs?suite_id=${full.suiteId}&status=success&limit=10`, { auth });
     await expectStatus(200, 'GET', '/v1/runs', { auth });
+    await expectStatus(200, 'GET', `/v1/suites/${full.suiteId}/trend?limit=2`, { auth });
+    await expectStatus(200, 'GET', `/v1/suites/${cancelled.suiteId}/trend`, { auth });
+    await expectStatus(400, 'GET', `/v1/suites/${full.suiteId}/trend?limit=0`, { auth });
+    await expectStatus(404, 'GET', `/v1/suites/${randomUUID()}/trend`, { auth });
 
     // The dashboard's data, with the link's token as the only credential.
     const token = new URL(verdict.body.dashboard_url as string).searchParams.get('token')!;
@@ -511,6 +515,8 @@ describe('the OpenAPI document', () => {
     const cancelledToken = new URL(cancelledVerdict.body.dashboard_url as string).searchParams.get('token')!;
     await expectStatus(200, 'GET', `/dashboard/api/runs/${slowRun.body.id}?token=${encodeURIComponent(cancelledToken)}`);
     await expectStatus(403, 'GET', `/dashboard/api/runs/${first.body.id}?token=${encodeURIComponent(token)}`);
+    await expectStatus(200, 'GET', `/dashboard/api/runs/${second.body.id}/suite?token=${encodeURIComponent(token)}`);
+    await expectStatus(403, 'GET', `/dashboard/api/runs/${first.body.id}/suite?token=${encodeURIComponent(token)}`);
 
     // Errors.
     await expectStatus(400, 'GET', '/v1/runs/not-a-uuid/samples', { auth });
@@ -523,6 +529,7 @@ describe('the OpenAPI document', () => {
     const reader = await stack.newTenant(['runs:read']);
     await expectStatus(403, 'POST', `/v1/suites/${full.suiteId}/runs`, { auth: reader.auth });
     await expectStatus(403, 'GET', `/v1/runs/${second.body.id}/samples`, { auth: reader.auth }); // another tenant's
+    await expectStatus(403, 'GET', `/v1/suites/${full.suiteId}/trend`, { auth: reader.auth }); // another tenant's
     await expectStatus(401, 'GET', `/v1/runs/${second.body.id}/verdict`);
   }, 120_000);
 

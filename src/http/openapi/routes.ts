@@ -8,6 +8,7 @@ import * as chains from '../../services/chains';
 import * as endpoints from '../../services/endpoints';
 import * as runData from '../../services/run-data';
 import * as runs from '../../services/runs';
+import * as suiteTrend from '../../services/suite-trend';
 import * as suites from '../../services/suites';
 import { paginationQuery, uuidParam } from '../validate';
 import * as S from './schemas';
@@ -351,6 +352,21 @@ export const ROUTES: readonly RouteDoc[] = [
   }),
   op({
     method: 'GET',
+    path: '/v1/suites/{suiteId}/trend',
+    operationId: 'getSuiteTrend',
+    summary: 'The suite\'s finished runs, newest first: verdict, candidate p50/p95/p99 with intervals, match rate, baseline limits',
+    description:
+      'One point per finished run (success, failed or cancelled). Needs runs:read: it reads runs, like every other run read. ' +
+      'Intervals are null for runs judged before they were stored; baseline is null for a run without a baseline comparison.',
+    tag: 'runs',
+    scope: 'runs:read',
+    params: suiteId,
+    query: suiteTrend.suiteTrendQuery,
+    queryDocs: pageDocs,
+    success: { status: 200, description: 'a page of trend points', schema: S.SuiteTrendPage },
+  }),
+  op({
+    method: 'GET',
     path: '/v1/runs',
     operationId: 'listRuns',
     summary: 'List runs, newest first',
@@ -542,5 +558,19 @@ export const ROUTES: readonly RouteDoc[] = [
     scope: 'public',
     params: runId,
     success: { status: 200, description: 'run, verdict (without dashboard_url), metrics and latency histogram', schema: S.DashboardData },
+  }),
+  op({
+    method: 'GET',
+    path: '/dashboard/api/runs/{runId}/suite',
+    operationId: 'getDashboardSuiteTrend',
+    summary: 'The trend of the run\'s suite, for the suite page',
+    description:
+      'Read by the page at /dashboard/runs/{runId}/suite?token=…, linked from the run page. The run\'s link token also ' +
+      'authorises this: the last 100 finished runs of that run\'s suite (the suite is the run\'s own, never a parameter), ' +
+      'nothing more.',
+    tag: 'dashboard',
+    scope: 'public',
+    params: runId,
+    success: { status: 200, description: 'the suite and its trend page', schema: S.DashboardSuiteTrend },
   }),
 ];

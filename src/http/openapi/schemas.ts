@@ -367,7 +367,11 @@ export const Check = component(
         skipped: count,
         match_rate_pct: z.number().nullable().describe('null when nothing could be compared'),
         min_pct: z.number(),
-        mismatches: z.array(CorrectnessMismatch).max(10),
+        mismatches: z.array(CorrectnessMismatch).max(10).describe('at most 10, spread round-robin over the mismatching methods'),
+        mismatches_by_method: z
+          .array(z.strictObject({ method: z.string(), mismatched: count, compared: count }))
+          .optional()
+          .describe('every method with a mismatch, most first; compared = its matched + mismatched pairs (absent from verdicts judged before it)'),
       }),
       'when the suite has a reference and thresholds.correctness_enabled',
     ),
@@ -611,6 +615,36 @@ export const WorkloadPreset = component(
   }),
 );
 
+// ---- suite trend ---------------------------------------------------------------------------------
+
+export const SuiteTrendPoint = component(
+  'SuiteTrendPoint',
+  z
+    .strictObject({
+      run_id: uuid,
+      status: z.enum(['success', 'failed', 'cancelled']),
+      requested_at: timestamp,
+      finished_at: timestamp,
+      verdict: z.enum(['pass', 'fail', 'error']),
+      candidate: z.strictObject({
+        p50_ms: z.number().nullable(),
+        p95_ms: z.number().nullable(),
+        p99_ms: z.number().nullable(),
+        intervals_ms: percentileIntervalsMs
+          .nullable()
+          .describe('the latency_p95 check\'s intervals; null for runs judged before intervals existed'),
+      }),
+      match_rate_pct: z.number().nullable().describe('the correctness check\'s match rate; null when not judged or nothing compared'),
+      baseline: z
+        .strictObject({ model: baselineModelUsed.nullable(), limits: BaselineLimits.nullable() })
+        .nullable()
+        .describe('the baseline comparison\'s model and limits in force; null when the run had no baseline'),
+    })
+    .describe('One finished run of a suite: its verdict and what it was judged on.'),
+);
+
+export const SuiteTrendPage = pageOf('SuiteTrendPage', SuiteTrendPoint);
+
 // ---- dashboard -------------------------------------------------------------------------------
 
 export const DashboardData = component(
@@ -638,6 +672,16 @@ export const DashboardData = component(
       .nullable()
       .describe('latency distribution of successful calls; null before the first one'),
     temporal_ui_url: url.nullable(),
+    generated_at: timestamp,
+  }),
+);
+
+export const DashboardSuiteTrend = component(
+  'DashboardSuiteTrend',
+  z.strictObject({
+    run_id: uuid.describe('the run whose link was used'),
+    suite: z.strictObject({ id: uuid, name: z.string() }),
+    trend: SuiteTrendPage,
     generated_at: timestamp,
   }),
 );

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '../../errors';
 import type { Deps } from '../../services/context';
 import { limitDashboardRequest } from '../rate-limit';
-import { dashboardAccessAllowed, getDashboardData } from '../../services/dashboard';
+import { dashboardAccessAllowed, getDashboardData, getDashboardSuiteTrend } from '../../services/dashboard';
 
 /** The page's static files (src/dashboard/), read once at startup and served from memory. */
 const ASSET_DIR = path.join(__dirname, '..', '..', 'dashboard');
@@ -65,10 +65,12 @@ function tokenOf(request: FastifyRequest): unknown {
  */
 export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void {
   const script = loadAsset('dashboard.js', 'text/javascript; charset=utf-8');
+  const suiteScript = loadAsset('suite.js', 'text/javascript; charset=utf-8');
   const style = loadAsset('dashboard.css', 'text/css; charset=utf-8');
   const icon = loadAsset('favicon.svg', 'image/svg+xml');
   const assetUrls = { SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
   const page = fillTemplate(readFileSync(path.join(ASSET_DIR, 'dashboard.html'), 'utf8'), assetUrls);
+  const suitePage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'suite.html'), 'utf8'), { ...assetUrls, SUITE_SCRIPT_URL: suiteScript.url });
   const forbiddenPage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'forbidden.html'), 'utf8'), assetUrls);
 
   const secureHeaders = async (_request: FastifyRequest, reply: FastifyReply) => {
@@ -82,7 +84,7 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
   };
   const hidden = { hide: true } as Record<string, unknown>;
 
-  for (const asset of [script, style, icon]) {
+  for (const asset of [script, suiteScript, style, icon]) {
     app.get(asset.url.split('?')[0]!, { config: { scope: 'public' }, schema: hidden }, async (_request, reply) =>
       reply
         .headers({ 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' })
@@ -102,6 +104,30 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
         .code(allowed ? 200 : 403)
         .type('text/html; charset=utf-8')
         .send(allowed ? page : forbiddenPage);
+    },
+  );
+
+  // The suite page of a run's link: the trend of that run's suite, authorised by the same token.
+  app.get<{ Params: { runId: string } }>(
+    '/dashboard/runs/:runId/suite',
+    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
+    async (request, reply) => {
+      const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
+      return reply
+        .code(allowed ? 200 : 403)
+        .type('text/html; charset=utf-8')
+        .send(allowed ? suitePage : forbiddenPage);
+    },
+  );
+
+  app.get<{ Params: { runId: string } }>(
+    '/dashboard/api/runs/:runId/suite',
+    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
+    async (request) => {
+      if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
+        throw forbidden('this dashboard link is invalid or has expired');
+      }
+      return getDashboardSuiteTrend(deps, request.params.runId);
     },
   );
 

@@ -1,0 +1,187 @@
+/*
+ * Suite trend page, reached from a run page: the p95 of the suite's finished runs, the baseline
+ * history band in force at each, and each run's verdict. Vanilla JS, no dependencies.
+ *
+ * Safety rule (as dashboard.js): every value from the API reaches the DOM as text, never as HTML.
+ */
+/* global document, fetch, location, URLSearchParams, Node */
+(function () {
+  'use strict';
+
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const VERDICT_COLOURS = { pass: '#059669', fail: '#dc2626', error: '#6b7280' };
+  const CHART = { width: 900, height: 320, left: 62, right: 16, top: 16, bottom: 44 };
+
+  function append(node, children) {
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+  function setAttrs(node, attrs) {
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === 'text') node.textContent = String(value);
+      else node.setAttribute(key === 'className' ? 'class' : key, String(value));
+    }
+    return node;
+  }
+  const el = (tag, attrs, ...children) => append(setAttrs(document.createElement(tag), attrs), children);
+  const svg = (tag, attrs, ...children) => append(setAttrs(document.createElementNS(SVG_NS, tag), attrs), children);
+  const byId = (id) => document.getElementById(id);
+  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+  const fmtMs = (v) => (isNum(v) ? `${v.toLocaleString('en-US', { maximumFractionDigits: 1 })} ms` : '—');
+  const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
+  const fmtInterval = (i) => (i ? `${fmtMs(i.lower)} … ${i.upper === null ? '∞' : fmtMs(i.upper)}` : '—');
+
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token') || '';
+  // /dashboard/runs/<runId>/suite
+  const parts = location.pathname.split('/').filter(Boolean);
+  const runId = decodeURIComponent(parts[parts.length - 2] || '');
+  const apiUrl = `/dashboard/api/runs/${encodeURIComponent(runId)}/suite?token=${encodeURIComponent(token)}`;
+  const runPage = (id) => `/dashboard/runs/${encodeURIComponent(id)}${id === runId ? `?token=${encodeURIComponent(token)}` : ''}`;
+
+  function niceScale(max, ticks) {
+    if (!(max > 0)) return { max: 1, step: 0.25 };
+    const raw = max / ticks;
+    const magnitude = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) || 10 * magnitude;
+    return { max: Math.ceil(max / step - 1e-9) * step, step };
+  }
+
+  function showError(text) {
+    const banner = byId('error-banner');
+    banner.textContent = text;
+    banner.hidden = !text;
+  }
+
+  function renderChart(points) {
+    const holder = byId('chart-trend');
+    holder.replaceChildren();
+    const series = [...points].reverse(); // oldest left
+    if (series.length === 0) {
+      holder.append(el('p', { className: 'muted' }, 'No finished runs yet.'));
+      return;
+    }
+    const values = series.flatMap((p) => {
+      const i = p.candidate.intervals_ms && p.candidate.intervals_ms.p95;
+      const l = p.baseline && p.baseline.limits;
+      return [p.candidate.p95_ms, i && i.upper, l && l.history_upper_ms].filter(isNum);
+    });
+    const scale = niceScale(Math.max(1, ...values), 5);
+    const plotW = CHART.width - CHART.left - CHART.right;
+    const plotH = CHART.height - CHART.top - CHART.bottom;
+    const x = (i) => CHART.left + (series.length === 1 ? plotW / 2 : (i / (series.length - 1)) * plotW);
+    const y = (v) => CHART.top + plotH - (Math.min(v, scale.max) / scale.max) * plotH;
+    const root = svg('svg', { viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: 'img', 'aria-label': 'candidate p95 per run', className: 'chart-svg', preserveAspectRatio: 'xMidYMid meet' });
+    for (let v = 0; v <= scale.max + 1e-9; v += scale.step) {
+      root.append(
+        svg('line', { x1: CHART.left, x2: CHART.width - CHART.right, y1: y(v), y2: y(v), className: v === 0 ? 'axis' : 'grid' }),
+        svg('text', { x: CHART.left - 8, y: y(v) + 4, className: 'tick', 'text-anchor': 'end' }, fmtMs(v).replace(' ms', '')),
+      );
+    }
+    root.append(svg('text', { x: 14, y: CHART.top + plotH / 2, className: 'axis-title', 'text-anchor': 'middle', transform: `rotate(-90 14 ${CHART.top + plotH / 2})` }, 'p95 (ms)'));
+    root.append(svg('text', { x: CHART.left + plotW / 2, y: CHART.height - 6, className: 'axis-title', 'text-anchor': 'middle' }, `${series.length} finished runs, oldest → newest`));
+
+    // The history band: for each run judged against a history, the limits in force (lower … upper, median).
+    const half = series.length === 1 ? 20 : Math.min(20, plotW / (series.length - 1) / 2);
+    const band = svg('g', { 'data-testid': 'history-band' });
+    series.forEach((p, i) => {
+      const l = p.baseline && p.baseline.limits;
+      if (!l || !isNum(l.history_upper_ms)) return;
+      const lower = isNum(l.history_lower_ms) ? l.history_lower_ms : 0;
+      band.append(
+        svg('rect', { x: x(i) - half, width: 2 * half, y: y(l.history_upper_ms), height: Math.max(1, y(lower) - y(l.history_upper_ms)), fill: '#2563eb', 'fill-opacity': 0.12, 'data-run': p.run_id },
+          svg('title', null, `history limits in force: ${fmtMs(lower)} … ${fmtMs(l.history_upper_ms)} (median ${fmtMs(l.history_median_ms)})`)),
+      );
+      if (isNum(l.history_median_ms)) {
+        band.append(svg('line', { x1: x(i) - half, x2: x(i) + half, y1: y(l.history_median_ms), y2: y(l.history_median_ms), stroke: '#2563eb', 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }));
+      }
+    });
+    root.append(band);
+
+    const line = series.map((p, i) => (isNum(p.candidate.p95_ms) ? [x(i), y(p.candidate.p95_ms)] : null)).filter(Boolean);
+    if (line.length > 1) root.append(svg('path', { d: line.map(([a, b], i) => `${i ? 'L' : 'M'}${a.toFixed(1)},${b.toFixed(1)}`).join(''), fill: 'none', stroke: '#334155', 'stroke-width': 2 }));
+
+    const marks = svg('g', { 'data-testid': 'trend-points' });
+    series.forEach((p, i) => {
+      if (!isNum(p.candidate.p95_ms)) return;
+      const interval = p.candidate.intervals_ms && p.candidate.intervals_ms.p95;
+      if (interval) {
+        const top = interval.upper === null ? scale.max : interval.upper;
+        marks.append(svg('line', { x1: x(i), x2: x(i), y1: y(interval.lower), y2: y(top), stroke: '#334155', 'stroke-width': 1.5 }));
+      }
+      const link = svg('a', { href: runPage(p.run_id) });
+      link.append(
+        svg('circle', { cx: x(i), cy: y(p.candidate.p95_ms), r: 6, fill: VERDICT_COLOURS[p.verdict] || '#6b7280', stroke: '#fff', 'stroke-width': 1.5, 'data-verdict': p.verdict, 'data-run': p.run_id },
+          svg('title', null, `${fmtTime(p.finished_at)}: p95 ${fmtMs(p.candidate.p95_ms)} [${fmtInterval(interval)}], verdict ${p.verdict}`)),
+      );
+      marks.append(link);
+    });
+    root.append(marks);
+    holder.append(root);
+
+    const legend = byId('legend-trend');
+    legend.replaceChildren(
+      ...Object.entries(VERDICT_COLOURS).map(([verdict, colour]) =>
+        el('span', { className: 'legend-item' }, svg('svg', { width: 14, height: 14, viewBox: '0 0 14 14', 'aria-hidden': 'true' }, svg('circle', { cx: 7, cy: 7, r: 6, fill: colour })), ` ${verdict}`)),
+      el('span', { className: 'legend-item' }, svg('svg', { width: 26, height: 12, viewBox: '0 0 26 12', 'aria-hidden': 'true' }, svg('rect', { x: 2, y: 1, width: 22, height: 10, fill: '#2563eb', 'fill-opacity': 0.2 })), ' history limits (dashed: median)'),
+    );
+  }
+
+  function baselineText(b) {
+    if (!b) return '—';
+    const l = b.limits;
+    if (!l) return b.model || '—';
+    if (isNum(l.history_upper_ms)) return `${b.model}: ≤ ${fmtMs(l.history_upper_ms)} (median ${fmtMs(l.history_median_ms)})`;
+    return `${b.model}: ≤ +${l.max_pct}% (floor ${fmtMs(l.floor_ms)})`;
+  }
+
+  function renderTable(points) {
+    const head = ['Run', 'Finished', 'Status', 'Verdict', 'p50', 'p95', 'p95 interval', 'p99', 'Match rate', 'Baseline limits'];
+    const rows = points.map((p) =>
+      el('tr', { 'data-run': p.run_id },
+        el('td', null, el('a', { href: runPage(p.run_id), 'data-testid': 'run-link' }, `${p.run_id.slice(0, 8)}${p.run_id === runId ? ' (this run)' : ''}`)),
+        el('td', null, fmtTime(p.finished_at)),
+        el('td', null, el('span', { className: `badge status-${p.status}` }, p.status)),
+        el('td', null, el('span', { className: `badge status-${p.verdict}`, 'data-testid': 'trend-verdict' }, p.verdict)),
+        el('td', { className: 'num' }, fmtMs(p.candidate.p50_ms)),
+        el('td', { className: 'num' }, fmtMs(p.candidate.p95_ms)),
+        el('td', { className: 'num' }, fmtInterval(p.candidate.intervals_ms && p.candidate.intervals_ms.p95)),
+        el('td', { className: 'num' }, fmtMs(p.candidate.p99_ms)),
+        el('td', { className: 'num' }, isNum(p.match_rate_pct) ? `${p.match_rate_pct}%` : '—'),
+        el('td', null, baselineText(p.baseline)),
+      ),
+    );
+    byId('trend-table').replaceChildren(el('thead', null, el('tr', null, head.map((h) => el('th', null, h)))), el('tbody', null, rows));
+  }
+
+  async function start() {
+    byId('back-link').setAttribute('href', runPage(runId));
+    let response;
+    try {
+      response = await fetch(apiUrl, { cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer', headers: { accept: 'application/json' } });
+    } catch {
+      showError('Could not reach the service.');
+      return;
+    }
+    if (!response.ok) {
+      byId('app').dataset.state = response.status === 403 ? 'forbidden' : 'error';
+      showError(response.status === 403 ? 'This dashboard link is invalid or has expired.' : `The service answered ${response.status}.`);
+      return;
+    }
+    const data = await response.json();
+    byId('suite-title').textContent = data.suite.name;
+    document.title = `${data.suite.name} · Suite trend`;
+    byId('suite-subtitle').textContent = `Suite ${data.suite.id} · ${data.trend.pagination.total} finished runs (the newest ${data.trend.data.length} shown)`;
+    renderChart(data.trend.data);
+    renderTable(data.trend.data);
+    byId('footer').textContent = `Data as of ${fmtTime(data.generated_at)}.`;
+    byId('app').dataset.state = 'ready';
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else void start();
+})();

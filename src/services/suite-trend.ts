@@ -1,0 +1,69 @@
+import { listSuiteTrend, type SuiteTrendRow } from '../db/runs';
+import { findSuite } from '../db/suites';
+import type { BaselineLimits, BaselineModelUsed, PercentileMs, VerdictValue } from '../domain/verdict';
+import { notFound } from '../errors';
+import { page, paginationQuery, type Page } from '../http/validate';
+import { assertSameTenant, type Ctx } from './context';
+
+export const suiteTrendQuery = paginationQuery;
+
+const finiteOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+function isPercentile(value: unknown): value is PercentileMs {
+  const v = value as Partial<PercentileMs> | null;
+  return typeof v === 'object' && v !== null && typeof v.point === 'number' && typeof v.lower === 'number' && (v.upper === null || typeof v.upper === 'number');
+}
+
+/** The latency_p95 check's intervals, or null for runs judged before they were stored (or without successful calls). */
+function intervalsOf(value: unknown): { p50: PercentileMs; p95: PercentileMs; p99: PercentileMs } | null {
+  const v = value as Record<string, unknown> | null;
+  if (typeof v !== 'object' || v === null) return null;
+  const { p50, p95, p99 } = v;
+  return isPercentile(p50) && isPercentile(p95) && isPercentile(p99) ? { p50, p95, p99 } : null;
+}
+
+/** One point of a suite's trend: a finished run, its verdict and what it was judged on. */
+function presentPoint(row: SuiteTrendRow) {
+  const latency = row.latency;
+  return {
+    run_id: row.id,
+    status: row.status,
+    requested_at: row.requested_at,
+    finished_at: row.finished_at,
+    verdict: (row.verdict ?? 'error') as VerdictValue,
+    candidate: {
+      p50_ms: finiteOrNull(latency?.p50_ms),
+      p95_ms: finiteOrNull(latency?.p95_ms),
+      p99_ms: finiteOrNull(latency?.p99_ms),
+      intervals_ms: intervalsOf(row.intervals_ms),
+    },
+    match_rate_pct: finiteOrNull(row.match_rate_pct),
+    baseline:
+      row.baseline_model === null && row.baseline_limits === null
+        ? null
+        : {
+            model: (row.baseline_model ?? null) as BaselineModelUsed | null,
+            limits: (row.baseline_limits ?? null) as BaselineLimits | null,
+          },
+  };
+}
+
+export type SuiteTrendPoint = ReturnType<typeof presentPoint>;
+
+/**
+ * The suite's finished runs, newest first, one point each (DESIGN §7, issue 11 item 7). A suite of
+ * another tenant answers like every suite route (403); an unknown one 404.
+ */
+export async function getSuiteTrend({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { suiteId: string; limit: number; offset: number };
+}): Promise<Page<SuiteTrendPoint>> {
+  const suite = await findSuite(ctx.deps.sql, input.suiteId);
+  if (!suite) throw notFound('suite');
+  assertSameTenant(ctx, suite);
+  const { rows, total } = await listSuiteTrend(ctx.deps.sql, ctx.principal.tenantId, suite.id, input);
+  return page(rows.map(presentPoint), total, input.limit, input.offset);
+}
