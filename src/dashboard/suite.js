@@ -73,7 +73,9 @@
     const scale = niceScale(Math.max(1, ...values), 5);
     const plotW = CHART.width - CHART.left - CHART.right;
     const plotH = CHART.height - CHART.top - CHART.bottom;
-    const x = (i) => CHART.left + (series.length === 1 ? plotW / 2 : (i / (series.length - 1)) * plotW);
+    // Inset so the first and last run's band stays inside the plot.
+    const inset = series.length === 1 ? 0 : Math.min(24, plotW / series.length / 2);
+    const x = (i) => CHART.left + (series.length === 1 ? plotW / 2 : inset + (i / (series.length - 1)) * (plotW - 2 * inset));
     const y = (v) => CHART.top + plotH - (Math.min(v, scale.max) / scale.max) * plotH;
     const root = svg('svg', { viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: 'img', 'aria-label': 'candidate p95 per run', className: 'chart-svg', preserveAspectRatio: 'xMidYMid meet' });
     for (let v = 0; v <= scale.max + 1e-9; v += scale.step) {
@@ -86,7 +88,7 @@
     root.append(svg('text', { x: CHART.left + plotW / 2, y: CHART.height - 6, className: 'axis-title', 'text-anchor': 'middle' }, `${series.length} finished runs, oldest → newest`));
 
     // The history band: for each run judged against a history, the limits in force (lower … upper, median).
-    const half = series.length === 1 ? 20 : Math.min(20, plotW / (series.length - 1) / 2);
+    const half = series.length === 1 ? 20 : Math.min(20, inset, (plotW - 2 * inset) / (series.length - 1) / 2);
     const band = svg('g', { 'data-testid': 'history-band' });
     series.forEach((p, i) => {
       const l = p.baseline && p.baseline.limits;
@@ -111,7 +113,8 @@
       const interval = p.candidate.intervals_ms && p.candidate.intervals_ms.p95;
       if (interval) {
         const top = interval.upper === null ? scale.max : interval.upper;
-        marks.append(svg('line', { x1: x(i), x2: x(i), y1: y(interval.lower), y2: y(top), stroke: '#334155', 'stroke-width': 1.5 }));
+        // An interval unbounded above (too few samples) runs dashed to the top of the plot.
+        marks.append(svg('line', { x1: x(i), x2: x(i), y1: y(interval.lower), y2: y(top), stroke: '#334155', 'stroke-width': 1.5, 'stroke-dasharray': interval.upper === null ? '3 3' : null }));
       }
       const link = svg('a', { href: runPage(p.run_id) });
       link.append(

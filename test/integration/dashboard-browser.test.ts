@@ -207,4 +207,66 @@ describe('run dashboard in a real browser', () => {
     expect(refusedErrors).toEqual([]);
     await refusedPage.screenshot({ path: SCREENSHOT.replace('.png', '-forbidden.png') });
   });
+
+  it('reaches the suite page from a run page: p95 trend, history band, verdicts, links back to the runs', { timeout: 120_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [candidate.url],
+      config: {
+        baseline: { mode: 'history', min_runs: 2, window: 10 },
+        workload: { requests_per_target: 60, concurrency: 2, warmup_requests: 2, timeout_ms: 2_000 },
+        thresholds: { latency_regression_max_pct: 1000 },
+      },
+    });
+    const runIds: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      expect((await waitForRun(stack.app, auth, created.body.id)).status).toBe('success');
+      runIds.push(created.body.id);
+    }
+    const trend = await get<{ data: Record<string, any>[] }>(stack.app, `/v1/suites/${setup.suiteId}/trend`, auth);
+    expect(trend.body.data).toHaveLength(4);
+    const last = runIds.at(-1)!;
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${last}/verdict`, auth);
+    const link = new URL(verdict.body.dashboard_url);
+    const token = link.searchParams.get('token')!;
+
+    const page = await browser!.newPage({ viewport: { width: 1360, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(`${origin}${link.pathname}${link.search}`);
+    await page.waitForSelector('#app[data-state="loaded"]');
+    expect(await page.getAttribute('#suite-link', 'href')).toBe(`/dashboard/runs/${last}/suite?token=${encodeURIComponent(token)}`);
+    await page.click('#suite-link');
+    await page.waitForSelector('#app[data-state="ready"]');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/runs/${last}/suite`);
+    expect(await page.textContent('#suite-title')).toBe('suite under test');
+
+    // One point per run, coloured by its verdict; the band wherever history limits were in force.
+    const points = trend.body.data;
+    const circles = page.locator('#chart-trend svg [data-testid="trend-points"] circle');
+    expect(await circles.count()).toBe(4);
+    // The chart runs oldest → newest.
+    expect(await circles.evaluateAll((nodes) => nodes.map((n) => [n.getAttribute('data-run'), n.getAttribute('data-verdict')]))).toEqual(
+      [...points].reverse().map((p) => [p.run_id, p.verdict]),
+    );
+    const withHistory = points.filter((p) => p.baseline?.limits?.history_upper_ms !== undefined);
+    expect(withHistory.length).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#chart-trend svg [data-testid="history-band"] rect').count()).toBe(withHistory.length);
+
+    // The table: newest first, each verdict, each run's page linked (only this run's link carries the token).
+    const rows = page.locator('#trend-table tbody tr');
+    expect(await rows.count()).toBe(4);
+    expect(await rows.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-run')))).toEqual(points.map((p) => p.run_id));
+    expect(await page.locator('[data-testid="trend-verdict"]').allTextContents()).toEqual(points.map((p) => p.verdict));
+    const hrefs = await page.locator('[data-testid="run-link"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('href')));
+    expect(hrefs).toEqual(points.map((p) => (p.run_id === last ? `/dashboard/runs/${last}?token=${encodeURIComponent(token)}` : `/dashboard/runs/${p.run_id}`)));
+    await page.screenshot({ path: '/tmp/suite-trend.png', fullPage: true });
+    expect(errors).toEqual([]);
+
+    // Back to the run page through its link.
+    await page.click(`#trend-table tr[data-run="${last}"] a`);
+    await page.waitForSelector('#app[data-state="loaded"]');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/runs/${last}`);
+    expect(errors).toEqual([]);
+  });
 });
