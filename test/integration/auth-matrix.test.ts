@@ -86,6 +86,8 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/v1/runs/:runId/cancel', scope: 'runs:write', ok: 202, foreign: 403 },
   { method: 'GET', path: '/v1/runs/:runId/metrics', scope: 'runs:read', ok: 200, foreign: 403 },
   { method: 'GET', path: '/v1/runs/:runId/samples', scope: 'runs:read', ok: 200, foreign: 403 },
+  // The trend reads runs (runs:read, not suites:read); another tenant's suite is 403 like the suite routes.
+  { method: 'GET', path: '/v1/suites/:suiteId/trend', scope: 'runs:read', ok: 200, foreign: 403 },
   { method: 'POST', path: '/v1/api-keys', scope: 'keys:admin', body: () => ({ name: 'k', scopes: ['runs:read'] }), ok: 201, foreign: 201 },
   { method: 'GET', path: '/v1/api-keys', scope: 'keys:admin', ok: 200, foreign: 200 },
   { method: 'GET', path: '/v1/api-keys/:keyId', scope: 'keys:admin', ok: 200, foreign: 403 },
