@@ -14,8 +14,8 @@ import {
   medianHeadLag,
   type RunRow,
 } from '../src/db/runs';
-import { aggregateLatency, answeredSecondShare, compareWithReference, firstDifferingSamples, successfulOrderStatistics } from '../src/db/samples';
-import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, type CorrectnessTally } from '../src/domain/correctness';
+import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../src/db/samples';
+import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, spreadMismatches, type CorrectnessTally } from '../src/domain/correctness';
 import { emptyStats, type RunStats } from '../src/domain/stats';
 import { BASELINE_DEFAULTS } from '../src/domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput } from '../src/domain/verdict';
@@ -58,7 +58,7 @@ async function baselineRun(sql: Queryable, baseline: RunRow) {
 }
 
 /**
- * Methods whose answers may differ between two endpoints only because the head moved. Samples
+ * Methods whose answers may differ between two endpoints because the head moved. Samples
  * store the method name, not the params, so a method counts as head-dependent when any workload
  * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
  * block "{{pinned_block}}" becomes "latest").
@@ -74,12 +74,12 @@ function headDependentMethods(run: RunRow): Set<string> {
 
 /**
  * Tallies candidate/reference answer pairs for the correctness check, in Postgres: a run may
- * hold a million samples per target, so nothing but counts and ten mismatches come back.
- * Differing pairs of head-dependent methods count as inconclusive. DESIGN.md §7 asks for such a
- * mismatch to be re-checked against the pinned block; that re-check is not done because every
- * templated parameter is pinned already, so a head-dependent request is one the workload sends
- * against a moving tag (or a method that follows the head by nature), where a re-check "at the
- * pinned block" would be a different request. Also sets matches_reference on candidate samples.
+ * hold a million samples per target, so nothing but counts and a few mismatches per method come
+ * back. A differing pair of a head-dependent method is inconclusive only when a recorded head of
+ * the candidate or the reference moved while it was answered (classifyDifferingSamples); heads
+ * that did not move never excuse anything. DESIGN.md §7 also asks for such a mismatch to be
+ * re-sent once with the block both answered at in place of the tag: not done yet (docs/api.md).
+ * Also sets matches_reference on candidate samples.
  */
 async function tallyCorrectness(
   sql: postgres.TransactionSql,
@@ -87,33 +87,39 @@ async function tallyCorrectness(
   candidateTargetIds: string[],
   referenceTargetId: string,
 ): Promise<CorrectnessTally> {
-  const headDependent = headDependentMethods(run);
   const counts = await compareWithReference(sql, run.id, candidateTargetIds, referenceTargetId);
   const tally = emptyTally();
+  let differing = 0;
   for (const c of counts) {
     tally.matched += c.matched;
     tally.skipped += c.skipped;
-    if (headDependent.has(c.method)) tally.inconclusive += c.differing;
-    else tally.mismatched += c.differing;
+    differing += c.differing;
   }
-  if (tally.mismatched > 0) {
-    const differing = await firstDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
-      excludeMethods: [...headDependent],
-      limit: MAX_LISTED_MISMATCHES,
-    });
-    // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
-    const plan = createPlanner(
-      run.config_snapshot.suite.config.workload,
-      Number(run.seed),
-      run.pinned_block === null ? null : Number(run.pinned_block),
-    );
-    tally.mismatches = differing.map((d) => ({
-      method: d.method,
-      params: plan(d.seq).params,
-      candidate_hash: d.candidate_hash,
-      reference_hash: d.reference_hash,
-    }));
+  if (differing === 0) return tally;
+  const classified = await classifyDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
+    headDependentMethods: [...headDependentMethods(run)],
+    limit: MAX_LISTED_MISMATCHES,
+  });
+  const matchedOf = new Map(counts.map((c) => [c.method, c.matched]));
+  for (const d of classified.counts) {
+    tally.mismatched += d.mismatched;
+    tally.inconclusive += d.head_moved;
+    if (d.mismatched > 0) {
+      tally.mismatchesByMethod.push({ method: d.method, mismatched: d.mismatched, compared: (matchedOf.get(d.method) ?? 0) + d.mismatched });
+    }
   }
+  // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
+  const plan = createPlanner(
+    run.config_snapshot.suite.config.workload,
+    Number(run.seed),
+    run.pinned_block === null ? null : Number(run.pinned_block),
+  );
+  tally.mismatches = spreadMismatches(classified.examples).map((d) => ({
+    method: d.method,
+    params: plan(d.seq).params,
+    candidate_hash: d.candidate_hash,
+    reference_hash: d.reference_hash,
+  }));
   return tally;
 }
 

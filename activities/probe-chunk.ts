@@ -56,9 +56,10 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
 const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
 
 /**
- * Reads the target's chain head and records it for the verdict's head_lag_blocks. Not a sample,
- * and a failed or malformed answer is ignored: head lag is informational, and the samples that
- * follow judge the endpoint's availability.
+ * Reads the target's chain head and records it for the verdict's head_lag_blocks and the
+ * correctness check's head-moved excuse. Not a sample, and a failed or malformed answer is
+ * ignored: a missing read only withholds that excuse, and the samples that follow judge the
+ * endpoint's availability.
  */
 async function observeHead(sql: Sql, client: JsonRpcClient, runId: string, targetId: string): Promise<void> {
   const sentAt = Date.now();
@@ -171,6 +172,9 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
         } finally {
           await writing;
         }
+        // A head read after the chunk too: the correctness check excuses a head-dependent
+        // mismatch only when the head moved between the reads around the sample.
+        if (observeHeads && !signal.aborted) await observeHead(sql, client, run.id, target.id);
       } catch (error) {
         await deps.clients.drop(target.id);
         throw asActivityFailure(error, endpoint.name);

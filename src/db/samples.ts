@@ -206,7 +206,7 @@ export async function compareWithReference(
   // it), estimates one row per side and picks a nested loop whose inner index scan seeks
   // (run_id, target_id) and *filters* seq: quadratic, 100 s at 40k samples per target. A hash
   // join is linear whatever the estimates; this holds for the rest of the transaction, which
-  // firstDifferingSamples needs too.
+  // classifyDifferingSamples needs too.
   await sql`set local enable_nestloop = off`;
   await sql`
     update run_samples c
@@ -225,28 +225,79 @@ export async function compareWithReference(
     group by method order by method`;
 }
 
+/** Per method: candidate samples that differ from the reference, by whether a moving head excuses them. */
+export interface DifferingCounts {
+  method: string;
+  /** Differing pairs that count as mismatches. */
+  mismatched: number;
+  /** Differing pairs of head-dependent methods answered while a recorded head moved. */
+  head_moved: number;
+}
+
 /**
- * The first `limit` candidate samples (by seq) that differ from the reference, leaving out the
- * given methods (head-dependent ones, whose differences are not mismatches). Reads the
- * `matches_reference` flags set by compareWithReference, in the same transaction (whose planner
- * setting keeps this join a hash join).
+ * Classifies the candidate samples that differ from the reference (`matches_reference = false`,
+ * set by compareWithReference in the same transaction, whose planner setting keeps these joins
+ * hash joins). A differing pair is excused (`head_moved`) only when its method is in
+ * `headDependentMethods` **and** the recorded head (run_heads) of the candidate's target or of
+ * the reference moved in the observation window in which that side's sample started: between
+ * the last head read at or before the sample and the first one after it (heads are read at the
+ * start and at the end of every probe chunk). No head read after the sample, or equal heads
+ * around it, is no evidence of a move, so the pair counts as a mismatch.
+ *
+ * Returns the counts per method and up to `limit` example mismatches per method (the first by
+ * seq), from row_number() over (partition by method): only counts and a few rows come back
+ * however many samples differ. spreadMismatches picks the listed ones from those. The head
+ * windows are materialised once (a few rows per chunk), not recomputed per differing sample.
  */
-export async function firstDifferingSamples(
+export async function classifyDifferingSamples(
   sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
-  options: { excludeMethods: readonly string[]; limit: number },
-): Promise<DifferingSample[]> {
-  return sql<DifferingSample[]>`
-    select c.seq, c.method, c.response_hash as candidate_hash, r.response_hash as reference_hash
-    from run_samples c
-    join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq
-    where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
-      and c.matches_reference = false
-      and not (c.method = any(${options.excludeMethods as string[]}::text[]))
-    order by c.seq, c.target_id
-    limit ${options.limit}`;
+  options: { headDependentMethods: readonly string[]; limit: number },
+): Promise<{ counts: DifferingCounts[]; examples: DifferingSample[] }> {
+  const rows = await sql<(DifferingSample & { head_moved: boolean; rank: number; n: number })[]>`
+    with heads as materialized (
+      select target_id, observed_at as from_at, head,
+        lead(observed_at) over w as to_at, lead(head) over w as next_head
+      from run_heads where run_id = ${runId}
+      window w as (partition by target_id order by observed_at)
+    ),
+    moved as materialized (
+      select target_id, from_at, to_at from heads where next_head is not null and next_head <> head
+    ),
+    differing as (
+      select c.seq, c.target_id, c.method, c.response_hash as candidate_hash, r.response_hash as reference_hash,
+        c.method = any(${options.headDependentMethods as string[]}::text[]) and exists (
+          select 1 from moved m
+          where (m.target_id = c.target_id and c.started_at >= m.from_at and c.started_at < m.to_at)
+            or (m.target_id = r.target_id and r.started_at >= m.from_at and r.started_at < m.to_at)
+        ) as head_moved
+      from run_samples c
+      join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq
+      where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+        and c.matches_reference = false
+    )
+    select seq, method, candidate_hash, reference_hash, head_moved, rank::int, n::int from (
+      select *, row_number() over (partition by method, head_moved order by seq, target_id) as rank,
+        count(*) over (partition by method, head_moved) as n
+      from differing
+    ) ranked
+    where rank = 1 or (not head_moved and rank <= ${options.limit})
+    order by method, seq, target_id`;
+  const counts = new Map<string, DifferingCounts>();
+  const examples: DifferingSample[] = [];
+  for (const row of rows) {
+    let c = counts.get(row.method);
+    if (!c) counts.set(row.method, (c = { method: row.method, mismatched: 0, head_moved: 0 }));
+    if (row.head_moved) {
+      c.head_moved = row.n;
+    } else {
+      c.mismatched = row.n;
+      examples.push({ seq: row.seq, method: row.method, candidate_hash: row.candidate_hash, reference_hash: row.reference_hash });
+    }
+  }
+  return { counts: [...counts.values()], examples };
 }
 
 /**

@@ -274,9 +274,10 @@ export interface CorrectnessPair {
   /** Fingerprint of the reference's answer; null when the reference's call failed. */
   referenceHash: string | null;
   /**
-   * True when a mismatch of this pair cannot be blamed on the candidate because the head moved
-   * (isHeadDependent, and a re-check against the pinned block did not settle it). A caller that
-   * re-checked and got a definite answer submits the re-checked pair with false.
+   * True when a mismatch of this pair cannot be blamed on the candidate because the head moved:
+   * the call isHeadDependent **and** a recorded head of the candidate or the reference changed
+   * while the pair was answered. A head-dependent call answered while neither head moved is
+   * submitted with false: heads that did not move never excuse anything.
    */
   headDependent: boolean;
 }
@@ -288,20 +289,30 @@ export interface CorrectnessMismatch {
   reference_hash: string;
 }
 
+/** One method's share of the correctness check: how many of its compared pairs differed. */
+export interface MethodMismatchCount {
+  method: string;
+  mismatched: number;
+  /** matched + mismatched pairs of this method (inconclusive and skipped ones are not compared). */
+  compared: number;
+}
+
 export type CorrectnessDetails = {
   /** Pairs judged: matched + mismatched. */
   compared: number;
   matched: number;
   mismatched: number;
-  /** Head-dependent pairs that differed: neither a match nor a mismatch, excluded from the rate. */
+  /** Head-dependent pairs that differed while a head moved: neither a match nor a mismatch, excluded from the rate. */
   inconclusive: number;
   /** Pairs where the candidate or the reference failed (no hash): not compared. */
   skipped: number;
   /** matched / compared × 100 truncated to one decimal; null when nothing was compared. */
   match_rate_pct: number | null;
   min_pct: number;
-  /** The first MAX_LISTED_MISMATCHES mismatches, in input order. */
+  /** At most MAX_LISTED_MISMATCHES mismatches, spread over the mismatching methods (spreadMismatches). */
   mismatches: CorrectnessMismatch[];
+  /** Every method with at least one mismatch, most mismatches first (then by name). */
+  mismatches_by_method: MethodMismatchCount[];
 };
 
 export interface CorrectnessSummary {
@@ -314,40 +325,92 @@ export interface CorrectnessSummary {
 export const MAX_LISTED_MISMATCHES = 10;
 
 /**
- * What the correctness check judges: counts of pairs by kind and the first mismatches. Built
- * from pairs in memory (tallyPairs) or by the caller from counts computed elsewhere (in SQL at
- * finalize, where a run can hold a million samples), and judged by judgeCorrectness.
+ * What the correctness check judges: counts of pairs by kind, per-method mismatch counts and
+ * example mismatches. Built from pairs in memory (tallyPairs) or by the caller from counts
+ * computed elsewhere (in SQL at finalize, where a run can hold a million samples), and judged
+ * by judgeCorrectness.
  */
 export interface CorrectnessTally {
   matched: number;
   mismatched: number;
   inconclusive: number;
   skipped: number;
-  /** The first mismatches in input order; only the first MAX_LISTED_MISMATCHES are kept. */
+  /** Example mismatches, already spread over methods; only the first MAX_LISTED_MISMATCHES are kept. */
   mismatches: CorrectnessMismatch[];
+  /** Methods with at least one mismatch (any order: judgeCorrectness sorts them). */
+  mismatchesByMethod: MethodMismatchCount[];
 }
 
-export const emptyTally = (): CorrectnessTally => ({ matched: 0, mismatched: 0, inconclusive: 0, skipped: 0, mismatches: [] });
+export const emptyTally = (): CorrectnessTally => ({
+  matched: 0,
+  mismatched: 0,
+  inconclusive: 0,
+  skipped: 0,
+  mismatches: [],
+  mismatchesByMethod: [],
+});
+
+/**
+ * Picks at most `limit` examples spread over methods, round-robin: the first mismatch of every
+ * method (methods by name), then the second of every method that has one, and so on, so each
+ * method gets about ceil(limit / methods) and a method with fewer leaves its share to the
+ * others. `mismatches` are in input order; within a method that order is kept. The SQL at
+ * finalize picks the same way (row_number() over (partition by method), ordered by it, then
+ * method).
+ */
+export function spreadMismatches<T extends { method: string }>(mismatches: readonly T[], limit = MAX_LISTED_MISMATCHES): T[] {
+  const byMethod = new Map<string, T[]>();
+  for (const m of mismatches) {
+    const list = byMethod.get(m.method);
+    if (list) list.push(m);
+    else byMethod.set(m.method, [m]);
+  }
+  const methods = [...byMethod.keys()].sort();
+  const picked: T[] = [];
+  for (let round = 0; picked.length < limit; round++) {
+    let any = false;
+    for (const method of methods) {
+      const m = byMethod.get(method)![round];
+      if (m === undefined) continue;
+      any = true;
+      if (picked.length < limit) picked.push(m);
+    }
+    if (!any) break;
+  }
+  return picked;
+}
 
 /**
  * Counts pairs by kind:
  *  - a pair with a null hash on either side is `skipped` (availability is judged elsewhere);
  *  - equal hashes → `matched`; different hashes → `inconclusive` when headDependent, else
- *    `mismatched` (the first 10 listed in `mismatches`).
+ *    `mismatched` (examples spread over methods, see spreadMismatches; counted per method).
  */
 export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally {
   const tally = emptyTally();
+  const perMethod = new Map<string, MethodMismatchCount>();
+  const count = (method: string) => {
+    let c = perMethod.get(method);
+    if (!c) perMethod.set(method, (c = { method, mismatched: 0, compared: 0 }));
+    return c;
+  };
+  // Enough examples of every method for any spread: at most MAX_LISTED_MISMATCHES each.
+  const examples: CorrectnessMismatch[] = [];
   for (const pair of pairs) {
     if (pair.candidateHash === null || pair.referenceHash === null) {
       tally.skipped++;
     } else if (pair.candidateHash === pair.referenceHash) {
       tally.matched++;
+      count(pair.method).compared++;
     } else if (pair.headDependent) {
       tally.inconclusive++;
     } else {
       tally.mismatched++;
-      if (tally.mismatches.length < MAX_LISTED_MISMATCHES) {
-        tally.mismatches.push({
+      const c = count(pair.method);
+      c.compared++;
+      c.mismatched++;
+      if (c.mismatched <= MAX_LISTED_MISMATCHES) {
+        examples.push({
           method: pair.method,
           params: pair.params,
           candidate_hash: pair.candidateHash,
@@ -356,7 +419,17 @@ export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally 
       }
     }
   }
+  tally.mismatches = spreadMismatches(examples);
+  tally.mismatchesByMethod = [...perMethod.values()].filter((c) => c.mismatched > 0);
   return tally;
+}
+
+/** Most mismatches first, then by method name. */
+function sortedByMethod(counts: readonly MethodMismatchCount[]): MethodMismatchCount[] {
+  return counts
+    .filter((c) => c.mismatched > 0)
+    .map((c) => ({ method: c.method, mismatched: c.mismatched, compared: c.compared }))
+    .sort((a, b) => b.mismatched - a.mismatched || (a.method < b.method ? -1 : a.method > b.method ? 1 : 0));
 }
 
 /**
@@ -371,6 +444,7 @@ export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally 
 export function judgeCorrectness(tally: CorrectnessTally, minPct: number): CorrectnessSummary {
   const { matched, mismatched, inconclusive, skipped } = tally;
   const mismatches = tally.mismatches.slice(0, MAX_LISTED_MISMATCHES);
+  const byMethod = sortedByMethod(tally.mismatchesByMethod);
   const compared = matched + mismatched;
   const extras = [
     inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
@@ -383,7 +457,7 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
       name: 'correctness',
       status: 'fail',
       message: `no response pairs could be compared with the reference, nothing to judge${suffix}`,
-      details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: null, min_pct: minPct, mismatches },
+      details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: null, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
     };
   }
   const rate = (matched * 100) / compared;
@@ -393,7 +467,7 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
     name: 'correctness',
     status: pass ? 'pass' : 'fail',
     message: `${matched} of ${compared} compared responses matched the reference (${matchRatePct}%, ${pass ? 'min' : 'below min'} ${minPct}%)${suffix}`,
-    details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: matchRatePct, min_pct: minPct, mismatches },
+    details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: matchRatePct, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
   };
 }
 

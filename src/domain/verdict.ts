@@ -1,4 +1,4 @@
-import { emptyTally, judgeCorrectness, type CorrectnessTally } from './correctness';
+import { emptyTally, judgeCorrectness, type CorrectnessDetails, type CorrectnessTally } from './correctness';
 import { decideAvailability } from './statistics/availability';
 import { chooseBaselineModel, judgeAgainstHistory, BASELINE_DEFAULTS } from './statistics/history-baseline';
 import { decideLatency, type Decision, type LatencyDecision } from './statistics/latency-decision';
@@ -643,12 +643,13 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
     }
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
-  const mismatches = (checks.find((c) => c.name === 'correctness')?.details.mismatches ?? []) as {
-    method: string;
-    params: unknown;
-    candidate_hash: string;
-    reference_hash: string;
-  }[];
+  const correctness = checks.find((c) => c.name === 'correctness')?.details as Partial<CorrectnessDetails> | undefined;
+  const mismatches = correctness?.mismatches ?? [];
+  const byMethod = correctness?.mismatches_by_method ?? [];
+  if (byMethod.length > 0) {
+    const counts = byMethod.map((m) => `\`${m.method}\` ${m.mismatched} of ${m.compared}`).join(', ');
+    lines.push('', `Mismatches by method: ${counts}.`);
+  }
   if (mismatches.length > 0) {
     lines.push('', '<details><summary>Top mismatches</summary>', '');
     for (const m of mismatches.slice(0, 5)) {

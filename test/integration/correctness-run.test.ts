@@ -151,8 +151,10 @@ describe('correctness of a run against a real ganache node', () => {
   });
 
   it('a proxy altering eth_getBalance: correctness fails, listing those calls with params and both hashes', async () => {
-    // eth_getBalance answers change (a mismatch); eth_blockNumber is one block ahead (head-dependent:
-    // inconclusive, not a mismatch — and it is the head the candidate reports, so head lag is +1).
+    // eth_getBalance answers change (a mismatch); eth_blockNumber is one block ahead. That method
+    // is head-dependent, but ganache mines nothing during the run: neither recorded head moves, so
+    // those differences are mismatches too, not excused as "head moved". The head the candidate
+    // reports is one ahead, so head lag is +1.
     const alter: Alter = (method, result) => {
       if (method === 'eth_getBalance') return hex(Number(BigInt(result as string) % 1000n) + 1);
       if (method === 'eth_blockNumber') return hex(Number(result) + 1);
@@ -166,6 +168,7 @@ describe('correctness of a run against a real ganache node', () => {
     const heads = await samples(`target_id=${candidateId}&method=eth_blockNumber`);
     const all = await samples(`target_id=${candidateId}`);
     expect(balances.length).toBeGreaterThan(0);
+    expect(heads.length).toBeGreaterThan(0);
     expect(balances.every((s) => s.matches_reference === false)).toBe(true);
     expect(heads.every((s) => s.matches_reference === false)).toBe(true);
     const others = all.filter((s) => s.method === 'eth_chainId' || s.method === 'eth_getBlockByNumber');
@@ -174,30 +177,48 @@ describe('correctness of a run against a real ganache node', () => {
     const d = correctness.details;
     expect(correctness.status).toBe('fail');
     expect(d).toMatchObject({
-      compared: REQUESTS - heads.length,
+      compared: REQUESTS,
       matched: others.length,
-      mismatched: balances.length,
-      inconclusive: heads.length,
+      mismatched: balances.length + heads.length,
+      inconclusive: 0,
       skipped: 0,
       min_pct: 100,
     });
-    expect(d.match_rate_pct).toBe(Math.floor((others.length * 1000) / (REQUESTS - heads.length)) / 10);
-    expect(d.mismatches).toHaveLength(Math.min(10, balances.length));
+    expect(correctness.message).not.toContain('head moved');
+    expect(d.match_rate_pct).toBe(Math.floor((others.length * 1000) / REQUESTS) / 10);
+    expect([...d.mismatches_by_method].sort((a: Json, b: Json) => (a.method < b.method ? -1 : 1))).toEqual([
+      { method: 'eth_blockNumber', mismatched: heads.length, compared: heads.length },
+      { method: 'eth_getBalance', mismatched: balances.length, compared: balances.length },
+    ]);
 
-    // The first mismatches by seq, their params replanned from the seed and the pinned block.
+    // Spread round-robin over the two methods: 5 each unless one has fewer.
+    const listedOf = (n: number, other: number) => Math.min(n, Math.max(5, 10 - other));
+    const listedBalances = d.mismatches.filter((m: Json) => m.method === 'eth_getBalance');
+    const listedHeads = d.mismatches.filter((m: Json) => m.method === 'eth_blockNumber');
+    expect(listedBalances).toHaveLength(listedOf(balances.length, heads.length));
+    expect(listedHeads).toHaveLength(listedOf(heads.length, balances.length));
+    expect(d.mismatches).toHaveLength(listedBalances.length + listedHeads.length);
+
+    // Each method's first mismatches by seq, their params replanned from the seed and the pinned block.
     const pinnedHex = hex(pinned);
     const byAccount = new Map<string, string>();
     for (const account of chain.accounts.slice(0, 2)) {
       byAccount.set(account, fingerprint('eth_getBalance', await rpc('eth_getBalance', [account, pinnedHex]))!);
     }
-    const firstBalances = [...balances].sort((a, b) => a.seq - b.seq).slice(0, 10);
-    d.mismatches.forEach((m: Json, i: number) => {
-      expect(m.method).toBe('eth_getBalance');
+    const firstBalances = [...balances].sort((a, b) => a.seq - b.seq);
+    listedBalances.forEach((m: Json, i: number) => {
       expect([[chain.accounts[0], pinnedHex], [chain.accounts[1], pinnedHex]]).toContainEqual(m.params);
       expect(m.candidate_hash).toBe(firstBalances[i]!.response_hash);
       expect(m.reference_hash).toBe(byAccount.get(m.params[0]));
       expect(m.candidate_hash).not.toBe(m.reference_hash);
     });
+    const firstHeads = [...heads].sort((a, b) => a.seq - b.seq);
+    listedHeads.forEach((m: Json, i: number) => {
+      expect(m.params).toEqual([]);
+      expect(m.candidate_hash).toBe(firstHeads[i]!.response_hash);
+      expect(m.candidate_hash).not.toBe(m.reference_hash);
+    });
+    expect(verdict.markdown_summary).toContain('Mismatches by method: ');
 
     expect(verdict.reference_comparison.head_lag_blocks).toBe(1);
     expect(verdict.reference_comparison.latency.by_method.map((m: Json) => m.method)).toEqual([

@@ -8,6 +8,7 @@ import {
   judgeCorrectness,
   normalizeResult,
   ResultTooDeepError,
+  spreadMismatches,
   summarizeCorrectness,
   tallyPairs,
   type CorrectnessPair,
@@ -233,7 +234,51 @@ describe('tallyPairs', () => {
         { method: 'eth_getBalance', params: [ADDR, '0x1'], candidate_hash: '1'.padStart(32, 'b'), reference_hash: 'a'.repeat(32) },
         { method: 'eth_getBalance', params: [ADDR, '0x2'], candidate_hash: '2'.padStart(32, 'b'), reference_hash: 'a'.repeat(32) },
       ],
+      mismatchesByMethod: [{ method: 'eth_getBalance', mismatched: 2, compared: 4 }],
     });
+  });
+
+  it('spreads the listed mismatches over methods and counts each method (compared = matched + mismatched)', () => {
+    const receipts = (i: number) => pair({ method: 'eth_getBlockReceipts', params: [`0x${i.toString(16)}`], candidateHash: `${i}`.padStart(32, 'd') });
+    const pairs = [
+      ...Array.from({ length: 30 }, (_, i) => receipts(i)),
+      ...Array.from({ length: 11 }, (_, i) => mismatch(i)),
+      ...Array.from({ length: 5 }, () => match()),
+      pair({ method: 'eth_getBlockReceipts', params: ['0x99'] }),
+    ];
+    const summary = summarizeCorrectness(pairs, 0);
+    expect(summary.details.mismatches.map((m) => m.method)).toEqual([
+      'eth_getBalance', 'eth_getBlockReceipts', 'eth_getBalance', 'eth_getBlockReceipts', 'eth_getBalance',
+      'eth_getBlockReceipts', 'eth_getBalance', 'eth_getBlockReceipts', 'eth_getBalance', 'eth_getBlockReceipts',
+    ]);
+    expect(summary.details.mismatches.filter((m) => m.method === 'eth_getBalance').map((m) => (m.params as string[])[1])).toEqual(['0x0', '0x1', '0x2', '0x3', '0x4']);
+    expect(summary.details.mismatches_by_method).toEqual([
+      { method: 'eth_getBlockReceipts', mismatched: 30, compared: 31 },
+      { method: 'eth_getBalance', mismatched: 11, compared: 16 },
+    ]);
+  });
+});
+
+describe('spreadMismatches', () => {
+  const of = (counts: Record<string, number>) =>
+    Object.entries(counts).flatMap(([method, n]) => Array.from({ length: n }, (_, i) => ({ method, i })));
+  const perMethod = (picked: { method: string }[]) =>
+    picked.reduce<Record<string, number>>((acc, m) => ({ ...acc, [m.method]: (acc[m.method] ?? 0) + 1 }), {});
+  it.each([
+    { name: 'none', counts: {}, expected: {} },
+    { name: 'one method fills all 10', counts: { a: 25 }, expected: { a: 10 } },
+    { name: 'two methods: 5 each', counts: { a: 30, b: 11 }, expected: { a: 5, b: 5 } },
+    { name: 'three methods: ceil(10 / 3) = 4 at most, round-robin by name', counts: { a: 9, b: 9, c: 9 }, expected: { a: 4, b: 3, c: 3 } },
+    { name: 'a method with fewer leaves its share to the others', counts: { a: 1, b: 20 }, expected: { a: 1, b: 9 } },
+    { name: 'fewer than 10 in all: every one', counts: { a: 2, b: 3 }, expected: { a: 2, b: 3 } },
+    { name: 'more than 10 methods: the first 10 by name, one each', counts: Object.fromEntries('abcdefghijkl'.split('').map((m) => [m, 2])), expected: Object.fromEntries('abcdefghij'.split('').map((m) => [m, 1])) },
+  ])('$name', ({ counts, expected }) => {
+    const picked = spreadMismatches(of(counts));
+    expect(perMethod(picked)).toEqual(expected);
+    // Within a method, input order is kept.
+    for (const method of Object.keys(expected)) {
+      expect(picked.filter((m) => m.method === method).map((m) => m.i)).toEqual(Array.from({ length: expected[method]! }, (_, i) => i));
+    }
   });
 
   it('keeps at most 10 mismatches but counts them all', () => {

@@ -764,6 +764,29 @@ describe('computeVerdict: markdown_summary', () => {
     expect(listed[0]).toBe('- `eth_getBalance` `["0xaa","0x10"]`: candidate `bbbbbbbbbbbb` ≠ reference `aaaaaaaaaaaa`');
   });
 
+  it('counts the mismatches of every method, most first, beside the examples', () => {
+    const result = computeVerdict(
+      input({
+        thresholds: { ...THRESHOLDS, correctness_enabled: true, correctness_min_pct: 99 },
+        reference: reference(stats({ p95: 100 })),
+        correctness: {
+          ...emptyTally(),
+          matched: 80,
+          mismatched: 51,
+          mismatchesByMethod: [
+            { method: 'eth_getBalance', mismatched: 11, compared: 60 },
+            { method: 'eth_getBlockReceipts', mismatched: 40, compared: 40 },
+          ],
+        },
+      }),
+    );
+    expect(check(result, 'correctness').details.mismatches_by_method).toEqual([
+      { method: 'eth_getBlockReceipts', mismatched: 40, compared: 40 },
+      { method: 'eth_getBalance', mismatched: 11, compared: 60 },
+    ]);
+    expect(result.markdown_summary).toContain('Mismatches by method: `eth_getBlockReceipts` 40 of 40, `eth_getBalance` 11 of 60.');
+  });
+
   it('starts with a pass heading when everything passes', () => {
     expect(computeVerdict(input()).markdown_summary.split('\n')[0]).toBe('### ✅ mainnet smoke: PASS');
   });
