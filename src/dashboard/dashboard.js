@@ -4,11 +4,10 @@
  * Safety rule: every value that comes from the API reaches the DOM as text (textContent, text
  * nodes, setAttribute) — never as HTML. The Content-Security-Policy forbids inline scripts too.
  */
-/* global document, window, fetch, location, URLSearchParams, Node, atob */
+/* global document, window, fetch, location, URLSearchParams, atob */
 (function () {
   'use strict';
 
-  const SVG_NS = 'http://www.w3.org/2000/svg';
   const TERMINAL = ['success', 'failed', 'cancelled'];
   const KNOWN_STATUSES = ['queued', 'claimed', 'running', 'success', 'failed', 'cancelled', 'pending', 'pass', 'fail', 'inconclusive', 'error'];
   const REFRESH_MS = 2000;
@@ -18,34 +17,7 @@
 
   // ---------------------------------------------------------------- DOM helpers (text only)
 
-  function append(node, children) {
-    for (const child of children.flat(Infinity)) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(child instanceof Node ? child : String(child));
-    }
-    return node;
-  }
-
-  function setAttrs(node, attrs) {
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === 'text') node.textContent = String(value);
-      else node.setAttribute(key === 'className' ? 'class' : key, String(value));
-    }
-    return node;
-  }
-
-  function el(tag, attrs, ...children) {
-    return append(setAttrs(document.createElement(tag), attrs), children);
-  }
-
-  function svg(tag, attrs, ...children) {
-    return append(setAttrs(document.createElementNS(SVG_NS, tag), attrs), children);
-  }
-
-  function byId(id) {
-    return document.getElementById(id);
-  }
+  const { append, el, svg, byId, isNum } = window.RvsDom;
 
   function fill(id, ...children) {
     const node = byId(id);
@@ -54,8 +26,6 @@
   }
 
   // ---------------------------------------------------------------- formatting
-
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
   function fmtMs(v) {
     if (!isNum(v)) return '—';

@@ -4,33 +4,14 @@
  *
  * Safety rule (as dashboard.js): every value from the API reaches the DOM as text, never as HTML.
  */
-/* global document, fetch, location, URLSearchParams, Node */
+/* global document, window, fetch, location, URLSearchParams */
 (function () {
   'use strict';
 
-  const SVG_NS = 'http://www.w3.org/2000/svg';
   const VERDICT_COLOURS = { pass: '#059669', fail: '#dc2626', error: '#6b7280' };
   const CHART = { width: 900, height: 320, left: 62, right: 16, top: 16, bottom: 44 };
 
-  function append(node, children) {
-    for (const child of children.flat(Infinity)) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(child instanceof Node ? child : String(child));
-    }
-    return node;
-  }
-  function setAttrs(node, attrs) {
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === 'text') node.textContent = String(value);
-      else node.setAttribute(key === 'className' ? 'class' : key, String(value));
-    }
-    return node;
-  }
-  const el = (tag, attrs, ...children) => append(setAttrs(document.createElement(tag), attrs), children);
-  const svg = (tag, attrs, ...children) => append(setAttrs(document.createElementNS(SVG_NS, tag), attrs), children);
-  const byId = (id) => document.getElementById(id);
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+  const { el, svg, byId, isNum } = window.RvsDom;
   const fmtMs = (v) => (isNum(v) ? `${v.toLocaleString('en-US', { maximumFractionDigits: 1 })} ms` : '—');
   const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
   const fmtInterval = (i) => (i ? `${fmtMs(i.lower)} … ${i.upper === null ? '∞' : fmtMs(i.upper)}` : '—');

@@ -64,11 +64,12 @@ function tokenOf(request: FastifyRequest): unknown {
  * for one run and expires (services/dashboard-token.ts).
  */
 export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void {
+  const domScript = loadAsset('dom.js', 'text/javascript; charset=utf-8');
   const script = loadAsset('dashboard.js', 'text/javascript; charset=utf-8');
   const suiteScript = loadAsset('suite.js', 'text/javascript; charset=utf-8');
   const style = loadAsset('dashboard.css', 'text/css; charset=utf-8');
   const icon = loadAsset('favicon.svg', 'image/svg+xml');
-  const assetUrls = { SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
+  const assetUrls = { DOM_SCRIPT_URL: domScript.url, SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
   const page = fillTemplate(readFileSync(path.join(ASSET_DIR, 'dashboard.html'), 'utf8'), assetUrls);
   const suitePage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'suite.html'), 'utf8'), { ...assetUrls, SUITE_SCRIPT_URL: suiteScript.url });
   const forbiddenPage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'forbidden.html'), 'utf8'), assetUrls);
@@ -84,7 +85,7 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
   };
   const hidden = { hide: true } as Record<string, unknown>;
 
-  for (const asset of [script, suiteScript, style, icon]) {
+  for (const asset of [domScript, script, suiteScript, style, icon]) {
     app.get(asset.url.split('?')[0]!, { config: { scope: 'public' }, schema: hidden }, async (_request, reply) =>
       reply
         .headers({ 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' })
@@ -94,31 +95,24 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
     );
   }
 
-  app.get<{ Params: { runId: string } }>(
-    '/dashboard/runs/:runId',
-    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
-    async (request, reply) => {
-      const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
-      // The page itself carries no run data: its script fetches it with the same token.
-      return reply
-        .code(allowed ? 200 : 403)
-        .type('text/html; charset=utf-8')
-        .send(allowed ? page : forbiddenPage);
-    },
-  );
-
-  // The suite page of a run's link: the trend of that run's suite, authorised by the same token.
-  app.get<{ Params: { runId: string } }>(
-    '/dashboard/runs/:runId/suite',
-    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
-    async (request, reply) => {
-      const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
-      return reply
-        .code(allowed ? 200 : 403)
-        .type('text/html; charset=utf-8')
-        .send(allowed ? suitePage : forbiddenPage);
-    },
-  );
+  // The run page, and the suite page of a run's link (the trend of that run's suite, authorised by
+  // the same token). Neither page carries data: its script fetches it with the token.
+  for (const [url, html] of [
+    ['/dashboard/runs/:runId', page],
+    ['/dashboard/runs/:runId/suite', suitePage],
+  ] as const) {
+    app.get<{ Params: { runId: string } }>(
+      url,
+      { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
+      async (request, reply) => {
+        const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
+        return reply
+          .code(allowed ? 200 : 403)
+          .type('text/html; charset=utf-8')
+          .send(allowed ? html : forbiddenPage);
+      },
+    );
+  }
 
   app.get<{ Params: { runId: string } }>(
     '/dashboard/api/runs/:runId/suite',
