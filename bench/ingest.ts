@@ -15,7 +15,8 @@ import net from 'node:net';
 import os from 'node:os';
 import postgres from 'postgres';
 import { createSql, type Sql } from '../src/db/client';
-import { SAMPLE_COLUMNS, writeSampleChunk, type SampleOutcome, type SampleRow } from '../src/db/samples';
+import { SAMPLE_COLUMNS, writeSampleChunk, type SampleRow } from '../src/db/samples';
+import type { SampleOutcome } from '../src/domain/sample-outcome';
 import { createFreshDatabase, fmt, machineLine, table } from './lib';
 
 const TOTAL = Number(process.env.BENCH_INGEST_TOTAL ?? 300_000);

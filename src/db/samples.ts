@@ -4,8 +4,7 @@ import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
 import type { Queryable, Sql } from './client';
 import type { TargetRole } from './runs';
-
-export type SampleOutcome = 'ok' | 'http_error' | 'rpc_error' | 'timeout' | 'connection_error' | 'invalid_response';
+import type { SampleOutcome } from '../domain/sample-outcome';
 
 export interface SampleRow {
   run_id: string;

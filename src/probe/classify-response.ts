@@ -1,4 +1,4 @@
-import type { SampleOutcome } from '../db/samples';
+import type { SampleOutcome } from '../domain/sample-outcome';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { fingerprint } from '../domain/correctness';
 

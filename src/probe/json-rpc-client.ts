@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Client, errors } from 'undici';
-import type { SampleOutcome } from '../db/samples';
+import type { SampleOutcome } from '../domain/sample-outcome';
 import { CLIENT_SET_HEADERS, isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
 import { classifyAddress, isAddressAllowed } from './address-guard';
 import { classifyResponse, INVALID_REASONS, type InvalidReason } from './classify-response';

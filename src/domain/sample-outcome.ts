@@ -1,0 +1,2 @@
+/** What became of one probe call (DESIGN §6): a sample's `outcome`. Only `ok` is a success. */
+export type SampleOutcome = 'ok' | 'http_error' | 'rpc_error' | 'timeout' | 'connection_error' | 'invalid_response';
