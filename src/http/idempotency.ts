@@ -10,7 +10,7 @@ import {
   type IdempotencyReservation,
 } from '../db/idempotency';
 import { AppError, validationError } from '../errors';
-import { canonicalJson } from '../probe/classify-response';
+import { canonicalJson } from '../domain/canonical-json';
 import { principalKey, type Deps } from '../services/context';
 
 declare module 'fastify' {

@@ -2,9 +2,6 @@ import type { SampleOutcome } from '../domain/sample-outcome';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { fingerprint } from '../domain/correctness';
 
-/** Kept here too for the modules that imported it from the probe before it moved to the domain. */
-export { canonicalJson } from '../domain/canonical-json';
-
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
  * (which may be anything an endpoint chooses to send, secrets of other systems included).

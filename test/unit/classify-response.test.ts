@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/domain/correctness';
-import { MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../../src/domain/canonical-json';
-import { canonicalJson, classifyResponse, INVALID_REASONS } from '../../src/probe/classify-response';
+import { canonicalJson, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../../src/domain/canonical-json';
+import { classifyResponse, INVALID_REASONS } from '../../src/probe/classify-response';
 
 const HASH = /^[0-9a-f]{32}$/;
 const rpc = (body: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, ...body });
