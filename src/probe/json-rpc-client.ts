@@ -2,14 +2,11 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP } from 'node:net';
 import { Client, errors } from 'undici';
 import type { SampleOutcome } from '../domain/sample-outcome';
-import { CLIENT_SET_HEADERS, isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
+import { isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
 import { classifyAddress, isAddressAllowed } from './address-guard';
 import { classifyResponse, INVALID_REASONS, type InvalidReason } from './classify-response';
 import { processResponseBudget, type BudgetHolder, type ResponseBudget } from './response-budget';
 import type { PlannedCall } from './workload';
-
-/** Kept for the modules that import it from here; the one definition is in domain/http-fields. */
-export { CLIENT_SET_HEADERS };
 
 /** 8 MiB: large enough for full blocks with transactions, small enough to protect the worker. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
