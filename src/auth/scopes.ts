@@ -10,6 +10,8 @@ export const SCOPES = [
   'catalog:read',
   'catalog:write',
   'keys:admin',
+  'webhooks:read',
+  'webhooks:write',
   'tenants:admin',
 ] as const;
 
