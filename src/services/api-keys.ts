@@ -3,7 +3,7 @@ import { generateApiKey, hashApiKeySecret } from '../auth/api-key';
 import { SCOPES } from '../auth/scopes';
 import { findApiKey, insertApiKey, listApiKeys as listApiKeyRows, revokeApiKey as revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys';
 import { forbidden, notFound } from '../errors';
-import { page, type Page } from '../http/validate';
+import { page, type Page } from './pagination';
 import { assertSameTenant, type Ctx } from './context';
 
 export const createApiKeyInput = z.strictObject({

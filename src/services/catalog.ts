@@ -15,7 +15,7 @@ import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
 import { CHAIN_FAMILIES, isUuidShaped, presetRefSchema, presetSlugSchema } from '../domain/catalog-presets';
 import { workloadSchema } from '../domain/suite-config';
 import { conflict, forbidden, notFound } from '../errors';
-import { page, paginationQuery, type Page } from '../http/validate';
+import { page, paginationQuery, type Page } from './pagination';
 import { chainFields } from './chains';
 import type { Ctx } from './context';
 

@@ -12,7 +12,8 @@ import {
 import { onForeignKeyViolation, PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
 import { CHAIN_FAMILIES, presetRefSchema } from '../domain/catalog-presets';
 import { conflict, notFound, validationError } from '../errors';
-import { page, parseOrThrow, type Page } from '../http/validate';
+import { parseOrThrow } from '../parse-or-throw';
+import { page, type Page } from './pagination';
 import { assertSameTenant, type Ctx } from './context';
 
 const httpUrl = z

@@ -13,7 +13,7 @@ import { onForeignKeyViolation } from '../db/pg-errors';
 import { HEADER_NAME, isClientSetHeader, isValidHeaderValue } from '../domain/http-fields';
 import { redactUrl } from '../domain/redact-url';
 import { conflict, notFound, validationError } from '../errors';
-import { page, type Page } from '../http/validate';
+import { page, type Page } from './pagination';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';

@@ -3,7 +3,7 @@ import { methodTable, sampleTimeSpan, timeBuckets } from '../db/metrics';
 import { findRun, findRunTargets } from '../db/runs';
 import { listSamples as listSampleRows } from '../db/samples';
 import { notFound } from '../errors';
-import { page, paginationQuery, type Page } from '../http/validate';
+import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx } from './context';
 
 /** At most this many time buckets per target, whatever the length of the run. */

@@ -30,7 +30,7 @@ import { boundedJsonDepth, thresholdOverridesSchema } from '../domain/suite-conf
 import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
-import { page, paginationQuery, type Page } from '../http/validate';
+import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx, type Deps } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
 

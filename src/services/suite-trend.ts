@@ -2,7 +2,7 @@ import { listSuiteTrend, type SuiteTrendRow } from '../db/runs';
 import { findSuite } from '../db/suites';
 import type { BaselineLimits, BaselineModelUsed, PercentileMs, VerdictValue } from '../domain/verdict';
 import { notFound } from '../errors';
-import { page, paginationQuery, type Page } from '../http/validate';
+import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx } from './context';
 
 export const suiteTrendQuery = paginationQuery;

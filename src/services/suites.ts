@@ -16,7 +16,8 @@ import {
 import { mergeWorkloadPreset, presetRefSchema } from '../domain/catalog-presets';
 import { suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
-import { page, parseOrThrow, type Page } from '../http/validate';
+import { parseOrThrow } from '../parse-or-throw';
+import { page, type Page } from './pagination';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 
