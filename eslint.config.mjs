@@ -16,6 +16,16 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // A workflow type as a string is checked by nothing: pass the workflow function, so a
+          // rename or a changed input type fails the typecheck instead of a run.
+          selector:
+            "CallExpression[callee.property.name=/^(start|execute|signalWithStart)$/][callee.object.property.name='workflow'][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
+          message: 'Start workflows with the workflow function (client.workflow.start(runWorkflow, …)), not its name.',
+        },
+      ],
     },
   },
   {

@@ -29,7 +29,8 @@ import { emptyStats } from '../domain/stats';
 import { boundedJsonDepth, thresholdOverridesSchema } from '../domain/suite-config';
 import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
+import { SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
+import { runWorkflow } from '../../workflows/run-workflow';
 import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx, type Deps } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
@@ -288,7 +289,7 @@ export async function startRunWorkflow(
   deps: Pick<Deps, 'temporal' | 'config'>,
   run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot'>,
 ): Promise<void> {
-  await deps.temporal.workflow.start(RUN_WORKFLOW_TYPE, {
+  await deps.temporal.workflow.start(runWorkflow, {
     workflowId: run.workflow_id,
     taskQueue: deps.config.temporal.taskQueue,
     workflowIdReusePolicy: 'REJECT_DUPLICATE',

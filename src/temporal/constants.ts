@@ -3,8 +3,6 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 export const workflowIdForRun = (runId: string): string => `run-${runId}`;
 
-export const RUN_WORKFLOW_TYPE = 'runWorkflow';
-
 /** Typed search attributes, registered on the dev server at start (docs/operations.md for a cluster). */
 export const SEARCH_ATTRIBUTE_KEYS = {
   tenantId: defineSearchAttributeKey('RvsTenantId', SearchAttributeType.KEYWORD),

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { workflowIdForRun } from '../../src/temporal/constants';
+import { runWorkflow } from '../../workflows/run-workflow';
 
 type Auth = { authorization: string };
 
@@ -88,7 +89,7 @@ export async function runWithHistoryBudget(
   const created = await post<{ id: string }>(idle.app, `/v1/suites/${suiteId}/runs`, auth);
   const workflowId = workflowIdForRun(created.body.id);
   await worker.client.workflow.getHandle(workflowId).terminate('replaced by a test with a small history budget');
-  const handle = await worker.client.workflow.start('runWorkflow', {
+  const handle = await worker.client.workflow.start(runWorkflow, {
     workflowId,
     taskQueue: worker.taskQueue,
     args: [{ runId: created.body.id, maxHistoryEvents }],

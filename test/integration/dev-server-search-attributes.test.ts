@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it, inject } from 'vitest';
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/constants';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/constants';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../helpers/free-port';
 import { spawnInGroup, until } from '../helpers/processes';
+import { runWorkflow } from '../../workflows/run-workflow';
 
 // A .data/temporal.db created by an older `npm start` (or by hand) has no search attributes;
 // `start-dev --search-attribute` registers them only when it creates the file.
@@ -33,7 +34,7 @@ async function startWithSearchAttributes(address: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection, namespace: NAMESPACE });
-    const handle = await client.workflow.start(RUN_WORKFLOW_TYPE, {
+    const handle = await client.workflow.start(runWorkflow, {
       workflowId: `search-attributes-${randomUUID()}`,
       taskQueue: `nobody-${randomUUID()}`,
       args: [{ runId: randomUUID() }],
