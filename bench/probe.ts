@@ -19,7 +19,7 @@ import { fmt, machineLine, percentile, startRpcServer, table } from './lib';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP_S = 2;
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BATCH_CALLS = 1_000; // activities/probe-chunk.ts BATCH_CALLS
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
 
@@ -180,7 +180,7 @@ async function main(): Promise<void> {
   const watchdog = setTimeout(() => {
     console.error('bench:probe took too long; aborting');
     void server.close().finally(() => process.exit(2));
-  }, 170_000);
+  }, 60_000 + ROUNDS * 4 * (DURATION_S + 5) * 1000);
   try {
     console.log(`server: ${server.url} (pid ${server.pid}, separate process)`);
     await runAutocannon(server.url, WARMUP_S);
@@ -244,13 +244,23 @@ async function main(): Promise<void> {
         ]),
       ),
     );
+    // Each round measures the tools back to back, so a round's own ratio cancels the machine's
+    // drift between rounds (autocannon alone has moved 22k–36k req/s between rounds here).
+    const roundRatios = Array.from({ length: ROUNDS }, (_, i) => {
+      const of = (tool: string) => measurements.find((m) => m.tool === tool && m.round === i + 1)!;
+      return rate(of(ours[0])) / rate(of(ac[0]));
+    }).sort((a, b) => a - b);
+    const medianRatio = percentile(Float64Array.from(roundRatios), 0.5);
+    console.log(`probeRange ÷ autocannon per round: ${roundRatios.map((r) => `${fmt(r, 3)}×`).join(', ')} (median ${fmt(medianRatio, 3)}×)`);
     const ratio = mean(ours[0], rate) / acRate;
     const ourRuns = measurements.filter((m) => m.tool === ours[0] || m.tool === batched[0]);
     const everySample = ourRuns.every((m) => m.gapFree === true && m.failed === 0);
     console.log('');
     console.log(`probeRange ÷ undici Pool.request: ${fmt(mean(ours[0], rate) / mean(raw[0], rate), 3)}× (one range), ${fmt(mean(batched[0], rate) / mean(raw[0], rate), 3)}× (1,000-call batches)`);
     console.log(`every sample recorded (seq 0…n-1 without a gap, none failed) in all our runs: ${everySample ? 'yes' : 'NO'}`);
-    console.log(`target: probeRange ≥ 0.85× autocannon req/s with every sample recorded → ${fmt(ratio, 3)}× ${ratio >= 0.85 && everySample ? 'MET' : 'MISSED'}`);
+    console.log(
+      `target: probeRange ≥ 0.85× autocannon req/s with every sample recorded → ${fmt(ratio, 3)}× of the mean rates, ${fmt(medianRatio, 3)}× median of rounds: ${ratio >= 0.85 && medianRatio >= 0.85 && everySample ? 'MET' : 'MISSED'}`,
+    );
     console.log(`load average at the end: ${os.loadavg().map((l) => fmt(l, 2)).join(' ')} (anything above ~0.3 before the run is other work on the machine)`);
     console.log('note: autocannon records latency in whole milliseconds (HDR histogram); ours are microsecond samples.');
   } finally {
