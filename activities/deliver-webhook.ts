@@ -1,0 +1,216 @@
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, errors } from 'undici';
+import type { SecretBox } from '../src/crypto/secret-box';
+import type { Sql } from '../src/db/client';
+import { findRun, TERMINAL_RUN_STATUSES } from '../src/db/runs';
+import {
+  findDeliveryToSend,
+  findSubscribedWebhooks,
+  markDeliveryFailed,
+  recordDeliveries,
+  recordDeliveryAttempt,
+  suiteVerdictsBefore,
+  type NewDelivery,
+} from '../src/db/webhooks';
+import { eventsForRun, webhookBody, type RunEventSummary } from '../src/domain/webhook-events';
+import { signWebhook } from '../src/domain/webhook-signature';
+import { isAddressAllowed } from '../src/probe/address-guard';
+import { guardedLookup, OutboundAddressRefusedError } from '../src/probe/json-rpc-client';
+import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../src/services/dashboard-token';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, workflowIdForWebhookDelivery } from '../src/temporal/constants';
+import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+
+export interface WebhookDeps {
+  sql: Sql;
+  box: SecretBox;
+  allowPrivateTargets: boolean;
+  /** Base of the dashboard link in payloads; without it payloads carry no link. */
+  publicUrl?: string;
+  /** First retry delay of a failed delivery (doubles up to an hour; tests shorten it). */
+  webhookRetryInitialIntervalMs?: number;
+}
+
+export const DEFAULT_WEBHOOK_RETRY_INITIAL_MS = 10_000;
+/** One attempt waits this long for the receiver's answer. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+/** A receiver's answer is read and dropped up to this size. */
+const MAX_RECEIVER_BODY_BYTES = 64 * 1024;
+
+/**
+ * After a run is finalized: records one delivery per (subscribed webhook, event) and starts a
+ * delivery workflow for every delivery still pending. Both steps are idempotent (unique rows;
+ * workflow id webhook-<deliveryId> that is never reused), so a retried enqueue sends nothing twice.
+ */
+export async function enqueueWebhooks(deps: WebhookDeps, input: { runId: string }): Promise<{ deliveries: number }> {
+  const run = await findRun(deps.sql, input.runId);
+  if (!run || !TERMINAL_RUN_STATUSES.includes(run.status) || !run.verdict || !run.finished_at) return { deliveries: 0 };
+  const status = run.status as 'success' | 'failed' | 'cancelled';
+  const earlier = await suiteVerdictsBefore(deps.sql, run.id);
+  const previousVerdict = earlier[0]?.verdict ?? null;
+  const events = eventsForRun({
+    status,
+    verdict: run.verdict.verdict,
+    previousVerdict,
+    failureAcknowledged: earlier.some((r) => r.verdict === 'fail' && r.acknowledged_count > 0),
+  });
+  const webhooks = await findSubscribedWebhooks(deps.sql, run.tenant_id, events);
+  const snapshot = run.config_snapshot;
+  const summary: RunEventSummary = {
+    runId: run.id,
+    suite: { id: snapshot.suite.id, name: snapshot.suite.name },
+    chain: { id: snapshot.chain.id, name: snapshot.chain.name, slug: snapshot.chain.slug },
+    status,
+    triggeredBy: run.triggered_by,
+    verdict: run.verdict.verdict,
+    previousVerdict,
+    exitCode: run.verdict.exit_code,
+    summary: run.verdict.summary,
+    markdownSummary: run.verdict.markdown_summary,
+    failureReason: run.failure_reason,
+    finishedAt: run.finished_at,
+    dashboardUrl:
+      deps.publicUrl === undefined
+        ? null
+        : `${deps.publicUrl}/dashboard/runs/${run.id}?token=${signDashboardToken(deps.box, run.id, new Date(Date.now() + DASHBOARD_TOKEN_TTL_MS))}`,
+  };
+  const deliveries: NewDelivery[] = webhooks.flatMap((webhook) =>
+    events
+      .filter((event) => webhook.events.includes(event))
+      .map((event) => ({ webhookId: webhook.id, tenantId: run.tenant_id, runId: run.id, event, payload: webhookBody(webhook.format, event, summary) })),
+  );
+  const pending = await recordDeliveries(deps.sql, run.id, deliveries);
+  const { client, info } = Context.current();
+  for (const { id } of pending) {
+    try {
+      await client.workflow.start<typeof webhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+        workflowId: workflowIdForWebhookDelivery(id),
+        taskQueue: info.taskQueue,
+        // A delivery workflow that already ran (a retried enqueue) must not run again.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [{ deliveryId: id, initialIntervalMs: deps.webhookRetryInitialIntervalMs ?? DEFAULT_WEBHOOK_RETRY_INITIAL_MS }],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+  return { deliveries: pending.length };
+}
+
+type ErrorKind = 'http_status' | 'timeout' | 'connection_error' | 'address_refused' | 'invalid_url';
+
+interface SendResult {
+  responseCode: number | null;
+  errorKind: ErrorKind | null;
+}
+
+function errorKindOf(error: unknown): ErrorKind {
+  if (error instanceof OutboundAddressRefusedError || (error instanceof Error && error.cause instanceof OutboundAddressRefusedError)) {
+    return 'address_refused';
+  }
+  if (
+    error instanceof errors.ConnectTimeoutError ||
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError
+  ) {
+    return 'timeout';
+  }
+  return 'connection_error';
+}
+
+/**
+ * One POST through the outbound guard: an IP literal is checked here (no DNS lookup happens for
+ * it), a name at connect time by the guarded lookup. Credentials in the URL's userinfo become
+ * Basic auth. Redirects are not followed (a 3xx is a failed attempt). Never throws.
+ */
+async function send(url: URL, headers: Record<string, string>, body: string, allowPrivateTargets: boolean): Promise<SendResult> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivateTargets)) {
+    return { responseCode: null, errorKind: 'address_refused' };
+  }
+  const client = new Client(url.origin, {
+    connect: { timeout: DELIVERY_TIMEOUT_MS, lookup: guardedLookup(allowPrivateTargets) as never },
+    headersTimeout: DELIVERY_TIMEOUT_MS,
+    bodyTimeout: DELIVERY_TIMEOUT_MS,
+    maxResponseSize: MAX_RECEIVER_BODY_BYTES,
+  });
+  try {
+    const auth =
+      url.username || url.password
+        ? { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` }
+        : {};
+    const response = await client.request({
+      method: 'POST',
+      path: `${url.pathname}${url.search}`,
+      headers: { ...auth, ...headers },
+      body,
+    });
+    await response.body.dump({ limit: MAX_RECEIVER_BODY_BYTES }).catch(() => undefined);
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    return { responseCode: response.statusCode, errorKind: ok ? null : 'http_status' };
+  } catch (error) {
+    return { responseCode: null, errorKind: errorKindOf(error) };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One attempt of one delivery (Standard Webhooks): the same webhook-id and body on every attempt,
+ * the attempt's own timestamp, signed with the webhook's current secret. Every attempt is written
+ * to webhook_delivery_attempts and logged — status code, latency, error kind; never the URL or the
+ * secret. A failed attempt throws for Temporal to retry; a refused address fails for good.
+ */
+export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }> {
+  const delivery = await findDeliveryToSend(deps.sql, input.deliveryId);
+  // The webhook was deleted (its deliveries with it), or an earlier attempt already finished it.
+  if (!delivery || delivery.status !== 'pending') return { outcome: 'gone' };
+  const { info, log } = Context.current();
+  const attempt = info.attempt;
+  let url: URL | null;
+  try {
+    url = new URL(deps.box.decrypt(delivery.url_encrypted));
+  } catch {
+    url = null;
+  }
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'run-verification-service',
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(deps.box.decrypt(delivery.secret_encrypted), delivery.id, timestamp, delivery.payload),
+  };
+  const started = performance.now();
+  const result: SendResult =
+    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateTargets);
+  const latencyMs = Math.round(performance.now() - started);
+  const outcome = result.errorKind === null ? 'delivered' : 'failed';
+  await recordDeliveryAttempt(deps.sql, delivery.id, { attempt, outcome, responseCode: result.responseCode, latencyMs, errorKind: result.errorKind });
+  log.info('webhook delivery attempt', {
+    deliveryId: delivery.id,
+    webhookId: delivery.webhook_id,
+    runId: delivery.run_id,
+    event: delivery.event,
+    attempt,
+    outcome,
+    responseCode: result.responseCode,
+    latencyMs,
+    errorKind: result.errorKind,
+  });
+  if (outcome === 'delivered') return { outcome: 'delivered' };
+  // Messages name the kind of failure only: the URL may carry credentials.
+  const message =
+    result.errorKind === 'http_status' ? `the receiver answered HTTP ${result.responseCode}` : `the delivery failed: ${result.errorKind}`;
+  if (result.errorKind === 'address_refused' || result.errorKind === 'invalid_url') {
+    throw ApplicationFailure.nonRetryable(message, 'OutboundAddressRefused');
+  }
+  throw ApplicationFailure.retryable(message, 'WebhookDeliveryFailed');
+}
+
+/** The delivery workflow gave up (24 hours of retries, or a refused target). */
+export async function markWebhookDeliveryFailed(deps: Pick<WebhookDeps, 'sql'>, input: { deliveryId: string }): Promise<void> {
+  await markDeliveryFailed(deps.sql, input.deliveryId);
+}

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import type { WebhookEvent, WebhookFormat } from '../domain/webhook-events';
+import type { Queryable } from './client';
+
+export interface WebhookRow {
+  id: string;
+  tenant_id: string;
+  url_redacted: string;
+  url_encrypted: string;
+  secret_encrypted: string;
+  events: WebhookEvent[];
+  format: WebhookFormat;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewWebhook {
+  tenantId: string;
+  urlRedacted: string;
+  urlEncrypted: string;
+  secretEncrypted: string;
+  events: readonly WebhookEvent[];
+  format: WebhookFormat;
+}
+
+export async function insertWebhook(sql: Queryable, w: NewWebhook): Promise<WebhookRow> {
+  const [row] = await sql<WebhookRow[]>`
+    insert into webhooks (id, tenant_id, url_redacted, url_encrypted, secret_encrypted, events, format)
+    values (${randomUUID()}, ${w.tenantId}, ${w.urlRedacted}, ${w.urlEncrypted}, ${w.secretEncrypted},
+            ${w.events as string[]}, ${w.format})
+    returning *`;
+  return row!;
+}
+
+export async function findWebhook(sql: Queryable, id: string): Promise<WebhookRow | undefined> {
+  const [row] = await sql<WebhookRow[]>`select * from webhooks where id = ${id}`;
+  return row;
+}
+
+export async function listWebhooks(
+  sql: Queryable,
+  tenantId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: WebhookRow[]; total: number }> {
+  const rows = await sql<WebhookRow[]>`
+    select * from webhooks where tenant_id = ${tenantId}
+    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from webhooks where tenant_id = ${tenantId}`;
+  return { rows, total: count!.n };
+}
+
+export interface WebhookPatch {
+  urlRedacted?: string;
+  urlEncrypted?: string;
+  secretEncrypted?: string;
+  events?: readonly WebhookEvent[];
+  format?: WebhookFormat;
+}
+
+export async function updateWebhook(sql: Queryable, id: string, tenantId: string, patch: WebhookPatch): Promise<WebhookRow | undefined> {
+  const columns = Object.fromEntries(
+    Object.entries({
+      url_redacted: patch.urlRedacted,
+      url_encrypted: patch.urlEncrypted,
+      secret_encrypted: patch.secretEncrypted,
+      events: patch.events,
+      format: patch.format,
+    }).filter(([, value]) => value !== undefined),
+  );
+  const [row] = await sql<WebhookRow[]>`
+    update webhooks set ${sql(columns)}, updated_at = now()
+    where id = ${id} and tenant_id = ${tenantId}
+    returning *`;
+  return row;
+}
+
+/** Its deliveries go with it (a delivery still retrying finds no row and stops). */
+export async function deleteWebhook(sql: Queryable, id: string, tenantId: string): Promise<boolean> {
+  const rows = await sql`delete from webhooks where id = ${id} and tenant_id = ${tenantId} returning id`;
+  return rows.length > 0;
+}
+
+/** The tenant's webhooks subscribed to at least one of `events`. */
+export async function findSubscribedWebhooks(sql: Queryable, tenantId: string, events: readonly WebhookEvent[]): Promise<WebhookRow[]> {
+  return sql<WebhookRow[]>`
+    select * from webhooks where tenant_id = ${tenantId} and events && ${events as string[]}::text[]
+    order by created_at, id`;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  tenant_id: string;
+  run_id: string;
+  event: WebhookEvent;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_response_code: number | null;
+  last_latency_ms: number | null;
+  last_error_kind: string | null;
+  created_at: Date;
+  last_attempt_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface NewDelivery {
+  webhookId: string;
+  tenantId: string;
+  runId: string;
+  event: WebhookEvent;
+  payload: string;
+}
+
+/**
+ * Records deliveries once: unique on (webhook, run, event), so a retried enqueue inserts nothing
+ * new. Returns every pending delivery of the run, old and new (those whose workflow may not have
+ * been started yet).
+ */
+export async function recordDeliveries(sql: Queryable, runId: string, deliveries: readonly NewDelivery[]): Promise<{ id: string }[]> {
+  if (deliveries.length > 0) {
+    await sql`
+      insert into webhook_deliveries ${sql(
+        deliveries.map((d) => ({
+          id: randomUUID(),
+          webhook_id: d.webhookId,
+          tenant_id: d.tenantId,
+          run_id: d.runId,
+          event: d.event,
+          payload: d.payload,
+        })),
+      )}
+      on conflict (webhook_id, run_id, event) do nothing`;
+  }
+  return sql<{ id: string }[]>`
+    select id from webhook_deliveries where run_id = ${runId} and status = 'pending' order by created_at, id`;
+}
+
+/** A delivery with what sending it needs from its webhook; undefined once the webhook is deleted. */
+export async function findDeliveryToSend(
+  sql: Queryable,
+  deliveryId: string,
+): Promise<(DeliveryRow & Pick<WebhookRow, 'url_encrypted' | 'secret_encrypted'>) | undefined> {
+  const [row] = await sql<(DeliveryRow & Pick<WebhookRow, 'url_encrypted' | 'secret_encrypted'>)[]>`
+    select d.*, w.url_encrypted, w.secret_encrypted
+    from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+    where d.id = ${deliveryId}`;
+  return row;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  outcome: 'delivered' | 'failed';
+  responseCode: number | null;
+  latencyMs: number;
+  errorKind: string | null;
+}
+
+/**
+ * Writes one attempt and the delivery's latest state in one statement. A delivery that is no
+ * longer pending is not changed (an attempt that outlived its activity's timeout); the attempt
+ * row is keyed by its number, so recording it twice keeps the first.
+ */
+export async function recordDeliveryAttempt(sql: Queryable, deliveryId: string, a: DeliveryAttempt): Promise<void> {
+  await sql`
+    with attempt as (
+      insert into webhook_delivery_attempts (delivery_id, attempt, outcome, response_code, latency_ms, error_kind)
+      values (${deliveryId}, ${a.attempt}, ${a.outcome}, ${a.responseCode}, ${a.latencyMs}, ${a.errorKind})
+      on conflict (delivery_id, attempt) do nothing
+    )
+    update webhook_deliveries set
+      attempts = greatest(attempts, ${a.attempt}),
+      last_response_code = ${a.responseCode},
+      last_latency_ms = ${a.latencyMs},
+      last_error_kind = ${a.errorKind},
+      last_attempt_at = now(),
+      status = ${a.outcome === 'delivered' ? 'delivered' : 'pending'},
+      finished_at = ${a.outcome === 'delivered' ? sql`now()` : null}
+    where id = ${deliveryId} and status = 'pending'`;
+}
+
+/** Retries are over (24 h passed, or the target is refused for good). */
+export async function markDeliveryFailed(sql: Queryable, deliveryId: string): Promise<void> {
+  await sql`update webhook_deliveries set status = 'failed', finished_at = now() where id = ${deliveryId} and status = 'pending'`;
+}
+
+export interface DeliveryListRow extends Omit<DeliveryRow, 'payload'> {
+  attempt_log: { attempt: number; outcome: string; response_code: number | null; latency_ms: number; error_kind: string | null; attempted_at: string }[];
+}
+
+/** One page of a webhook's deliveries, newest first, each with its attempts (oldest first). */
+export async function listDeliveries(
+  sql: Queryable,
+  webhookId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: DeliveryListRow[]; total: number }> {
+  const rows = await sql<DeliveryListRow[]>`
+    select d.id, d.webhook_id, d.tenant_id, d.run_id, d.event, d.status, d.attempts, d.last_response_code,
+      d.last_latency_ms, d.last_error_kind, d.created_at, d.last_attempt_at, d.finished_at,
+      coalesce((
+        select json_agg(json_build_object(
+          'attempt', a.attempt, 'outcome', a.outcome, 'response_code', a.response_code,
+          'latency_ms', a.latency_ms, 'error_kind', a.error_kind, 'attempted_at', a.attempted_at) order by a.attempt)
+        from webhook_delivery_attempts a where a.delivery_id = d.id), '[]'::json) as attempt_log
+    from webhook_deliveries d where d.webhook_id = ${webhookId}
+    order by d.created_at desc, d.id desc limit ${page.limit} offset ${page.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId}`;
+  return { rows, total: count!.n };
+}
+
+/**
+ * The suite's verdicts (pass or fail) before `run`, newest first, up to and including its last
+ * pass, with each run's acknowledgement count: what `verdict.changed` and the acknowledgement
+ * rule of `verdict.failed` read. Runs finished earlier only, so a retried enqueue reads the same.
+ */
+export async function suiteVerdictsBefore(
+  sql: Queryable,
+  runId: string,
+): Promise<{ verdict: 'pass' | 'fail'; acknowledged_count: number }[]> {
+  // Compared in SQL: finished_at has microseconds, a JavaScript Date only milliseconds.
+  const rows = await sql<{ verdict: 'pass' | 'fail'; acknowledged_count: number }[]>`
+    select r.verdict->>'verdict' as verdict, r.acknowledged_count
+    from runs this join runs r on r.test_suite_id = this.test_suite_id and r.tenant_id = this.tenant_id
+    where this.id = ${runId} and r.id <> this.id
+      and r.finished_at is not null and r.verdict->>'verdict' in ('pass', 'fail')
+      and (r.finished_at, r.id) < (this.finished_at, this.id)
+    order by r.finished_at desc, r.id desc limit 1000`;
+  const passAt = rows.findIndex((r) => r.verdict === 'pass');
+  return passAt === -1 ? rows : rows.slice(0, passAt + 1);
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { insertAcknowledgement, listAcknowledgements, type AcknowledgementRow } from '../db/acknowledgements';
+import { findRun, TERMINAL_RUN_STATUSES, type RunRow } from '../db/runs';
+import { AppError, conflict, notFound } from '../errors';
+import { assertSameTenant, type Ctx } from './context';
+import { page, type Page } from './pagination';
+
+export const acknowledgeRunInput = z.strictObject({
+  note: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1,000 characters'),
+});
+
+export interface AcknowledgementResponse {
+  id: string;
+  run_id: string;
+  /** The credential that acknowledged: an API key (id, name) or a JWT user (subject, name). */
+  acknowledged_by: { kind: 'api_key' | 'user'; id: string; name: string };
+  note: string;
+  created_at: Date;
+}
+
+function present(row: AcknowledgementRow): AcknowledgementResponse {
+  return {
+    id: row.id,
+    run_id: row.run_id,
+    acknowledged_by: { kind: row.principal_kind, id: row.principal_id, name: row.principal_name },
+    note: row.note,
+    created_at: row.created_at,
+  };
+}
+
+/** Another tenant's run is a 403, as every run route answers (DESIGN §4). */
+async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
+  const run = await findRun(ctx.deps.sql, runId);
+  if (!run) throw notFound('run');
+  assertSameTenant(ctx, run);
+  return run;
+}
+
+/**
+ * A person saw a failed run. Only a finished run whose verdict did not pass can be acknowledged.
+ * While a failure of a suite's current failing streak is acknowledged, `verdict.failed` webhooks
+ * of that suite are not sent again; they resume once the suite has passed.
+ */
+export async function acknowledgeRun({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { runId: string; body: z.infer<typeof acknowledgeRunInput> };
+}): Promise<AcknowledgementResponse> {
+  const run = await loadRun(ctx, input.runId);
+  if (!TERMINAL_RUN_STATUSES.includes(run.status) || !run.verdict) {
+    throw new AppError('run_not_finished', `run is ${run.status}; a run can be acknowledged once it has finished`);
+  }
+  if (run.verdict.verdict === 'pass') throw conflict('the run passed; only a run whose verdict did not pass is acknowledged');
+  const { principal } = ctx;
+  const row = await insertAcknowledgement(ctx.deps.sql, {
+    tenantId: principal.tenantId,
+    runId: run.id,
+    principal: { kind: principal.kind, id: principal.id, name: principal.name },
+    note: input.body.note,
+  });
+  return present(row);
+}
+
+export async function listRunAcknowledgements({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { runId: string; limit: number; offset: number };
+}): Promise<Page<AcknowledgementResponse>> {
+  await loadRun(ctx, input.runId);
+  const { rows, total } = await listAcknowledgements(ctx.deps.sql, input.runId, input);
+  return page(rows.map(present), total, input.limit, input.offset);
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import {
+  deleteWebhook as deleteWebhookRow,
+  findWebhook,
+  insertWebhook,
+  listDeliveries,
+  listWebhooks as listWebhookRows,
+  updateWebhook,
+  type DeliveryListRow,
+  type WebhookRow,
+} from '../db/webhooks';
+import { redactUrl } from '../domain/redact-url';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS } from '../domain/webhook-events';
+import { generateWebhookSecret, webhookSecretKey } from '../domain/webhook-signature';
+import { notFound } from '../errors';
+import { isAlwaysRefusedHost } from '../probe/address-guard';
+import { assertSameTenant, type Ctx } from './context';
+import { page, type Page } from './pagination';
+
+/** Webhook fields without defaults, so PATCH can leave them out. */
+const webhookFields = {
+  // Validated like an endpoint URL: an IP literal in a range never reached is refused here; names
+  // and loopback/private literals are judged by the outbound guard at every delivery.
+  url: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .max(2048)
+    .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never called'),
+  events: z
+    .array(z.enum(WEBHOOK_EVENTS))
+    .min(1, 'give at least one event')
+    .max(WEBHOOK_EVENTS.length)
+    .transform((events) => WEBHOOK_EVENTS.filter((event) => events.includes(event))),
+  // The message never repeats the value: it is a secret.
+  secret: z.string().max(200).refine((secret) => webhookSecretKey(secret) !== null, 'must be whsec_ followed by the base64 of 24 to 64 bytes'),
+  format: z.enum(WEBHOOK_FORMATS),
+};
+
+export const createWebhookInput = z.strictObject({
+  url: webhookFields.url,
+  events: webhookFields.events,
+  secret: webhookFields.secret.optional(),
+  format: webhookFields.format.default('standard'),
+});
+
+/** A given `secret` replaces the old one (rotation); it is not shown back. */
+export const patchWebhookInput = z
+  .strictObject({
+    url: webhookFields.url.optional(),
+    events: webhookFields.events.optional(),
+    secret: webhookFields.secret.optional(),
+    format: webhookFields.format.optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, 'give at least one field to change');
+
+export interface WebhookResponse {
+  id: string;
+  url: string;
+  events: string[];
+  format: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The URL is shown redacted (it may carry a token, as Slack's do) and the secret never. */
+export function presentWebhook(row: WebhookRow): WebhookResponse {
+  return {
+    id: row.id,
+    url: row.url_redacted,
+    events: row.events,
+    format: row.format,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * The secret is returned here once (given or generated) and never again: the route marks it a
+ * secret response field, so an Idempotency-Key replay answers without it.
+ */
+export async function createWebhook({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: z.infer<typeof createWebhookInput>;
+}): Promise<WebhookResponse & { secret: string }> {
+  const { box } = ctx.deps;
+  const secret = input.secret ?? generateWebhookSecret();
+  const row = await insertWebhook(ctx.deps.sql, {
+    tenantId: ctx.principal.tenantId,
+    urlRedacted: redactUrl(input.url),
+    urlEncrypted: box.encrypt(input.url),
+    secretEncrypted: box.encrypt(secret),
+    events: input.events,
+    format: input.format,
+  });
+  return { ...presentWebhook(row), secret };
+}
+
+async function loadWebhook(ctx: Ctx, webhookId: string): Promise<WebhookRow> {
+  const row = await findWebhook(ctx.deps.sql, webhookId);
+  if (!row) throw notFound('webhook');
+  assertSameTenant(ctx, row);
+  return row;
+}
+
+export async function getWebhook({ ctx, input }: { ctx: Ctx; input: { webhookId: string } }): Promise<WebhookResponse> {
+  return presentWebhook(await loadWebhook(ctx, input.webhookId));
+}
+
+export async function listWebhooks({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<WebhookResponse>> {
+  const { rows, total } = await listWebhookRows(ctx.deps.sql, ctx.principal.tenantId, input);
+  return page(rows.map(presentWebhook), total, input.limit, input.offset);
+}
+
+/** Deliveries still retrying use the new URL and secret from their next attempt on. */
+export async function patchWebhook({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { webhookId: string; patch: z.infer<typeof patchWebhookInput> };
+}): Promise<WebhookResponse> {
+  await loadWebhook(ctx, input.webhookId);
+  const { patch } = input;
+  const { box } = ctx.deps;
+  const row = await updateWebhook(ctx.deps.sql, input.webhookId, ctx.principal.tenantId, {
+    urlRedacted: patch.url === undefined ? undefined : redactUrl(patch.url),
+    urlEncrypted: patch.url === undefined ? undefined : box.encrypt(patch.url),
+    secretEncrypted: patch.secret === undefined ? undefined : box.encrypt(patch.secret),
+    events: patch.events,
+    format: patch.format,
+  });
+  if (!row) throw notFound('webhook');
+  return presentWebhook(row);
+}
+
+/** Its delivery log goes with it; a delivery still retrying stops at its next attempt. */
+export async function deleteWebhook({ ctx, input }: { ctx: Ctx; input: { webhookId: string } }): Promise<void> {
+  await loadWebhook(ctx, input.webhookId);
+  if (!(await deleteWebhookRow(ctx.deps.sql, input.webhookId, ctx.principal.tenantId))) throw notFound('webhook');
+}
+
+export interface DeliveryResponse {
+  id: string;
+  webhook_id: string;
+  event: string;
+  run_id: string;
+  status: string;
+  attempts: number;
+  last_response_code: number | null;
+  last_latency_ms: number | null;
+  last_error_kind: string | null;
+  created_at: Date;
+  last_attempt_at: Date | null;
+  finished_at: Date | null;
+  attempt_log: DeliveryListRow['attempt_log'];
+}
+
+function presentDelivery(row: DeliveryListRow): DeliveryResponse {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event: row.event,
+    run_id: row.run_id,
+    status: row.status,
+    attempts: row.attempts,
+    last_response_code: row.last_response_code,
+    last_latency_ms: row.last_latency_ms,
+    last_error_kind: row.last_error_kind,
+    created_at: row.created_at,
+    last_attempt_at: row.last_attempt_at,
+    finished_at: row.finished_at,
+    attempt_log: row.attempt_log.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })),
+  };
+}
+
+/** The webhook's deliveries, newest first: each with its attempts (never the body, URL or secret). */
+export async function listWebhookDeliveries({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { webhookId: string; limit: number; offset: number };
+}): Promise<Page<DeliveryResponse>> {
+  await loadWebhook(ctx, input.webhookId);
+  const { rows, total } = await listDeliveries(ctx.deps.sql, input.webhookId, input);
+  return page(rows.map(presentDelivery), total, input.limit, input.offset);
+}
