@@ -1,6 +1,7 @@
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { claimRun } from './claim-run';
+import { deliverWebhook, enqueueWebhooks, markWebhookDeliveryFailed } from './deliver-webhook';
 import { ClientCache } from './client-cache';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
@@ -11,6 +12,10 @@ export interface ActivityDeps {
   sql: Sql;
   box: SecretBox;
   allowPrivateTargets: boolean;
+  /** RVS_PUBLIC_URL: the dashboard link in webhook payloads. */
+  publicUrl?: string;
+  /** First retry delay of a failed webhook delivery (tests shorten it). */
+  webhookRetryInitialIntervalMs?: number;
 }
 
 /** Activities are built from their dependencies; workflows import only the type of this object. */
@@ -21,6 +26,9 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     planRun: (input: { runId: string; retry: RetrySummary }) => planRun(deps, input),
     probeChunk: (input: ProbeChunkInput) => probeChunk(probeDeps, input),
     finalizeRun: (input: FinalizeRunInput) => finalizeRun(deps.sql, input),
+    enqueueWebhooks: (input: { runId: string }) => enqueueWebhooks(deps, input),
+    deliverWebhook: (input: { deliveryId: string }) => deliverWebhook(deps, input),
+    markWebhookDeliveryFailed: (input: { deliveryId: string }) => markWebhookDeliveryFailed(deps, input),
   };
 }
 

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets },
+    deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl },
   });
   onShutdownSignal(() => {
     // Activities are cancelled at once (shutdownGraceTime 0) and Temporal retries them elsewhere;

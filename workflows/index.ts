@@ -1,1 +1,2 @@
 export { runWorkflow } from './run-workflow';
+export { webhookDeliveryWorkflow } from './webhook-delivery';

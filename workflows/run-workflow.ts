@@ -4,6 +4,7 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   upsertSearchAttributes,
   workflowInfo,
@@ -22,6 +23,9 @@ export interface RunWorkflowInput {
 }
 
 const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
+
+/** Marks executions that enqueue the run's webhooks after finalizing. */
+export const WEBHOOKS_PATCH = 'webhooks';
 
 // Temporal retries every activity on the infrastructure policy: our own outages (database
 // unreachable, a worker lost) are waited out without an attempt limit. The endpoint's budget —
@@ -142,5 +146,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
   // Finalizing must happen even when the workflow itself is being cancelled.
   const result = await CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome }));
   setStatus(result);
+  // Webhooks of the finished run (their own workflows deliver them); a cancelled run notifies too.
+  if (patched(WEBHOOKS_PATCH)) await CancellationScope.nonCancellable(() => bookkeeping.enqueueWebhooks({ runId }));
   return result;
 }

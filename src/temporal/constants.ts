@@ -3,6 +3,10 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 export const workflowIdForRun = (runId: string): string => `run-${runId}`;
 
+/** One workflow per webhook delivery; the id is never reused, so a delivery is never started twice. */
+export const workflowIdForWebhookDelivery = (deliveryId: string): string => `webhook-${deliveryId}`;
+export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
+
 /** Typed search attributes, registered on the dev server at start (docs/operations.md for a cluster). */
 export const SEARCH_ATTRIBUTE_KEYS = {
   tenantId: defineSearchAttributeKey('RvsTenantId', SearchAttributeType.KEYWORD),

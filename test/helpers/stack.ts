@@ -86,7 +86,7 @@ export async function startStack(
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue,
-      deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets },
+      deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl },
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();
