@@ -72,6 +72,10 @@ const envSchema = z.object({
     .refine(isSupportedJwtPublicKey, 'must be a PEM RSA or P-256 EC public key')
     .optional(),
   RVS_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // Below 10 s only for tests: a schedule firing every few seconds is no campaign.
+  RVS_SCHEDULE_MIN_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(10),
+  // The worker's Prometheus /metrics port (0 turns it off).
+  RVS_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 }).superRefine((e, ctx) => {
   // One source only: accepting HS256 next to a public key would invite algorithm confusion.
   const sources = (['RVS_JWT_JWKS_URL', 'RVS_JWT_PUBLIC_KEY', 'RVS_JWT_SECRET'] as const).filter((name) => e[name] !== undefined);
@@ -124,6 +128,10 @@ export interface Config {
    * also how long a run may stay queued without a workflow before it is reconciled.
    */
   idempotencyLeaseMs: number;
+  /** The smallest `interval_s` a suite schedule may have (10 unless lowered for tests). */
+  scheduleMinIntervalS: number;
+  /** Port of the worker's Prometheus /metrics (0: none). */
+  workerMetricsPort: number;
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
     jwksUrl: string | undefined;
@@ -178,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       dashboardPerMinute: e.RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE,
     },
     idempotencyLeaseMs: e.RVS_IDEMPOTENCY_LEASE_S * 1000,
+    scheduleMinIntervalS: e.RVS_SCHEDULE_MIN_INTERVAL_S,
+    workerMetricsPort: e.RVS_WORKER_METRICS_PORT,
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,
       issuer: e.RVS_JWT_ISSUER,

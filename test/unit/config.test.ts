@@ -37,6 +37,8 @@ describe('loadConfig: defaults', () => {
         dashboardPerMinute: 120,
       },
       idempotencyLeaseMs: 60_000,
+      scheduleMinIntervalS: 10,
+      workerMetricsPort: 9464,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -111,6 +113,8 @@ describe('loadConfig: valid values', () => {
         dashboardPerMinute: 120,
       },
       idempotencyLeaseMs: 60_000,
+      scheduleMinIntervalS: 10,
+      workerMetricsPort: 9464,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -155,6 +159,12 @@ describe('loadConfig: rate limits', () => {
     expect(loadConfig({}).idempotencyLeaseMs).toBe(60_000);
     expect(loadConfig({ RVS_IDEMPOTENCY_LEASE_S: '5' }).idempotencyLeaseMs).toBe(5_000);
   });
+
+  it('reads the smallest schedule interval and the worker metrics port (0 turns it off)', () => {
+    expect(loadConfig({ RVS_SCHEDULE_MIN_INTERVAL_S: '2' }).scheduleMinIntervalS).toBe(2);
+    expect(loadConfig({ RVS_WORKER_METRICS_PORT: '0' }).workerMetricsPort).toBe(0);
+    expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
+  });
 });
 
 describe('loadConfig: invalid values', () => {
@@ -164,6 +174,8 @@ describe('loadConfig: invalid values', () => {
     { name: 'RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE', value: 'many' },
     { name: 'RVS_IDEMPOTENCY_LEASE_S', value: '0' },
     { name: 'RVS_IDEMPOTENCY_LEASE_S', value: '1.5' },
+    { name: 'RVS_SCHEDULE_MIN_INTERVAL_S', value: '0' },
+    { name: 'RVS_WORKER_METRICS_PORT', value: '65536' },
     { name: 'PORT', value: 'abc' },
     { name: 'PORT', value: '3000.5' },
     { name: 'PORT', value: '65536' },
