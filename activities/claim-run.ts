@@ -23,5 +23,6 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
       maxIntervalMs: retry.max_interval_ms,
     },
     durationMs: run.config_snapshot.suite.config.workload.duration_s === null ? null : run.config_snapshot.suite.config.workload.duration_s * 1000,
+    ratePerSecond: run.config_snapshot.suite.config.workload.rate_per_second,
   };
 }

@@ -12,11 +12,11 @@ import {
   TERMINAL_RUN_STATUSES,
 } from '../src/db/runs';
 import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
-import type { CallResult, JsonRpcClient } from '../src/probe/json-rpc-client';
-import { probeRange } from '../src/probe/probe-range';
+import type { JsonRpcClient } from '../src/probe/json-rpc-client';
+import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { createPlanner } from '../src/probe/workload';
 import type { ClientCache } from './client-cache';
-import { asActivityFailure, openEndpointClient } from './endpoint-client';
+import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { withRetryRecording } from './retry-recording';
 import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
 
@@ -34,7 +34,7 @@ export interface ProbeDeps {
   clients: ClientCache;
 }
 
-function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: CallResult): SampleRow {
+function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: ProbedCall, paired: boolean): SampleRow {
   return {
     run_id: runId,
     target_id: targetId,
@@ -50,6 +50,8 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
     response_hash: r.responseHash,
     matches_reference: null,
     reason: r.reason,
+    // Only a shared anchor makes the lags of two targets comparable (null = unpaired).
+    send_lag_us: paired ? r.sendLagUs : null,
   };
 }
 
@@ -120,7 +122,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       // worker, and a cancel request reaches this attempt within about a second.
       const heartbeatTimer = setInterval(() => heartbeat({ ...progress }), HEARTBEAT_EVERY_MS);
       try {
-        const { client, fresh } = deps.clients.get(target.id, () =>
+        const { client, fresh } = deps.clients.get(target.id, endpointClientVersion(endpoint), () =>
           openEndpointClient(deps, endpoint, {
             timeoutMs: workload.timeout_ms,
             connections: workload.concurrency,
@@ -140,36 +142,48 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
           });
         }
         if (observeHeads && !signal.aborted) await observeHead(sql, client, run.id, target.id);
-        // A batch is written while the next one is probed; progress (what a retry resumes from)
-        // advances only once a batch's rows are committed.
-        let probed = progress.nextSeq;
+        // Batches are written while later calls are probed (one write at a time, in order);
+        // progress (what a retry resumes from) advances only once a batch's rows are committed.
+        // The range streams its batches instead of ending at each one, so a batch boundary never
+        // holds up an open-loop schedule. A failed write stops the probing and is rethrown.
+        const stop = new AbortController();
+        const abortProbing = () => stop.abort(signal.reason);
+        signal.addEventListener('abort', abortProbing, { once: true });
         let writing: Promise<void> = Promise.resolve();
+        // A shared anchor (paired open loop) also puts each call's send lag on record.
+        const paired = typeof input.scheduleAnchorMs === 'number' && Boolean(workload.rate_per_second);
         try {
-          while (probed < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
-            const { results, nextSeq } = await probeRange({
+          if (progress.nextSeq < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
+            await probeRange({
               client,
               plan,
-              from: probed,
-              to: Math.min(chunkEnd, probed + BATCH_CALLS),
+              from: progress.nextSeq,
+              to: chunkEnd,
               concurrency: workload.concurrency,
               ratePerSecond: workload.rate_per_second,
+              scheduleOriginMs: paired ? performanceTimeAt(input.scheduleAnchorMs as number) : undefined,
               deadlineMs,
-              signal,
+              signal: stop.signal,
+              batchCalls: BATCH_CALLS,
+              onBatch: (results, fromSeq, toSeq) => {
+                // A cancelled chunk keeps what it committed before the cancel request, nothing after.
+                if (signal.aborted) return;
+                const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r, paired));
+                const batch = { runId: run.id, targetId: target.id, fromSeq, toSeq };
+                writing = writing
+                  .then(() => writeSampleChunk(sql, batch, rows))
+                  .then(() => {
+                    progress.nextSeq = batch.toSeq;
+                    heartbeat({ ...progress });
+                  });
+                // Handled here so a failure while later calls are probed is not an unhandled
+                // rejection; it stops the probing and is rethrown by `await writing` below.
+                writing.catch(() => stop.abort());
+              },
             });
-            if (signal.aborted) break;
-            await writing;
-            const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r));
-            const batch = { runId: run.id, targetId: target.id, fromSeq: probed, toSeq: nextSeq };
-            probed = nextSeq;
-            writing = writeSampleChunk(sql, batch, rows).then(() => {
-              progress.nextSeq = batch.toSeq;
-              heartbeat({ ...progress });
-            });
-            // Handled here so a failure while the next batch is probed is not an unhandled
-            // rejection; it is rethrown by the next `await writing`.
-            writing.catch(() => undefined);
           }
         } finally {
+          signal.removeEventListener('abort', abortProbing);
           await writing;
         }
         // A head read after the chunk too: the correctness check excuses a head-dependent

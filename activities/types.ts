@@ -14,6 +14,8 @@ export interface ClaimRunResult {
   retry: RetrySummary;
   /** Campaign length for duration-bound workloads; null when bound by a request count. */
   durationMs: number | null;
+  /** The workload's open-loop rate; null in closed loop (absent from claims recorded before it existed). */
+  ratePerSecond?: number | null;
 }
 
 export interface PlanRunResult {
@@ -28,6 +30,12 @@ export interface ProbeChunkInput {
   fromSeq: number;
   /** Epoch ms at which a duration-bound campaign ends; null for count-bound ones. */
   campaignEndsAtMs: number | null;
+  /**
+   * Paired open loop: the epoch ms at which seq 0 is due on every target of the run, chosen once
+   * by the workflow, so seq i is due at anchor + i / rate on the candidate and the reference
+   * alike (a retried chunk too). Absent or null: each chunk schedules from its own start (unpaired).
+   */
+  scheduleAnchorMs?: number | null;
 }
 
 export interface ProbeChunkResult {

@@ -16,8 +16,11 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 
 export interface RunWorkflowInput {
   runId: string;
-  /** Carried across continue-as-new: where each target resumes, and when the campaign ends. */
-  resume?: { nextSeq: Record<string, number>; campaignEndsAtMs: number | null };
+  /**
+   * Carried across continue-as-new: where each target resumes, when the campaign ends, and the
+   * paired schedule's anchor (absent: unpaired).
+   */
+  resume?: { nextSeq: Record<string, number>; campaignEndsAtMs: number | null; scheduleAnchorMs?: number };
   /** History length at which the workflow continues as new (lowered by tests). */
   maxHistoryEvents?: number;
 }
@@ -26,6 +29,15 @@ const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 
 /** Marks executions that enqueue the run's webhooks after finalizing. */
 export const WEBHOOKS_PATCH = 'webhooks';
+
+/** Marks executions that give an open-loop run with a reference one shared schedule anchor. */
+export const PAIRED_ANCHOR_PATCH = 'paired-anchor';
+/**
+ * How far ahead of the decision seq 0 is due: time for both first probe activities to start,
+ * open their connections (warm-up) and read the head. A target not ready by then sends its first
+ * calls late, and the pairing skew in the verdict shows it.
+ */
+export const PAIRED_ANCHOR_LEAD_MS = 1_500;
 
 // Temporal retries every activity on the infrastructure policy: our own outages (database
 // unreachable, a worker lost) are waited out without an attempt limit. The endpoint's budget —
@@ -85,6 +97,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
   const maxHistoryEvents = input.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS;
   const nextSeq: Record<string, number> = { ...input.resume?.nextSeq };
   let campaignEndsAtMs = input.resume?.campaignEndsAtMs ?? null;
+  let scheduleAnchorMs = input.resume?.scheduleAnchorMs ?? null;
   let rollover = false;
   const historyFull = () => {
     const info = workflowInfo();
@@ -99,6 +112,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
         retry,
         fromSeq: nextSeq[targetId] ?? 0,
         campaignEndsAtMs,
+        ...(scheduleAnchorMs === null ? {} : { scheduleAnchorMs }),
       });
       nextSeq[targetId] = chunk.nextSeq;
       if (chunk.done) {
@@ -122,6 +136,15 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
       setStatus({ status: 'running' });
       campaignEndsAtMs ??= claim.durationMs === null ? null : Date.now() + claim.durationMs;
       if (!input.resume) await probes.planRun({ runId, retry: claim.retry });
+      // Paired probing: in open loop, candidate and reference share one schedule — seq i is due
+      // on both at anchor + i / rate. Chosen once (workflow time is deterministic on replay) and
+      // carried across continue-as-new; runs begun before the patch stay unpaired.
+      const hasReference = claim.targets.some((t) => t.role === 'reference');
+      if (!input.resume && claim.ratePerSecond && hasReference && patched(PAIRED_ANCHOR_PATCH)) {
+        scheduleAnchorMs = Date.now() + PAIRED_ANCHOR_LEAD_MS;
+        // A duration-bound campaign lasts its duration from the first scheduled call.
+        if (claim.durationMs !== null) campaignEndsAtMs = scheduleAnchorMs + claim.durationMs;
+      }
       const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
       const running = pending.map((t) => probeTarget(claim.retry, t.targetId));
       try {
@@ -141,7 +164,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
   }
   if (outcome.status === 'success' && rollover) {
     // Every target stopped at a chunk boundary; the next execution resumes them from nextSeq.
-    return continueAsNew<typeof runWorkflow>({ runId, resume: { nextSeq, campaignEndsAtMs }, maxHistoryEvents });
+    const resume = { nextSeq, campaignEndsAtMs, ...(scheduleAnchorMs === null ? {} : { scheduleAnchorMs }) };
+    return continueAsNew<typeof runWorkflow>({ runId, resume, maxHistoryEvents });
   }
   // Finalizing must happen even when the workflow itself is being cancelled.
   const result = await CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome }));

@@ -22,6 +22,8 @@ export interface SampleRow {
   matches_reference: boolean | null;
   /** invalid_response only: a fixed text from the probe (INVALID_REASONS), never answer bytes. */
   reason?: string | null;
+  /** Paired open loop only: actual send time − intended instant, µs (migration 014); else null. */
+  send_lag_us?: number | null;
 }
 
 export const SAMPLE_COLUMNS = [
@@ -39,6 +41,7 @@ export const SAMPLE_COLUMNS = [
   'response_hash',
   'matches_reference',
   'reason',
+  'send_lag_us',
 ] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
@@ -76,7 +79,7 @@ export async function writeSampleChunk(
         `${copyField(s.run_id)}\t${copyField(s.target_id)}\t${copyField(s.seq)}\t${copyField(s.role)}\t` +
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
-        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\n`;
+        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';
@@ -224,39 +227,47 @@ export async function compareWithReference(
     group by method order by method`;
 }
 
-/** Per method: candidate samples that differ from the reference, by whether a moving head excuses them. */
+/** Per method: candidate samples that differ from the reference, by how they count. */
 export interface DifferingCounts {
   method: string;
-  /** Differing pairs that count as mismatches. */
+  /** Differing pairs that count as mismatches: not excused by a moving head, or confirmed by their re-check. */
   mismatched: number;
-  /** Differing pairs of head-dependent methods answered while a recorded head moved. */
+  /** Differing pairs of head-dependent methods answered while a recorded head moved, not confirmed by a re-check. */
   head_moved: number;
+  /** Head-moved pairs whose re-check (run_rechecks) still differed: counted in `mismatched`. */
+  confirmed: number;
+  /** Head-moved pairs whose re-check matched: counted in `head_moved`. */
+  resolved: number;
+  /** Head-moved pairs whose re-check failed on a side: counted in `head_moved`. */
+  recheck_failed: number;
+}
+
+/** A listed mismatch; `recheck` when it is a head-moved difference its re-check confirmed. */
+export interface ClassifiedMismatch extends DifferingSample {
+  /** The block the re-check pinned and the hashes of its answers. */
+  recheck: { block: string; candidate_hash: string; reference_hash: string } | null;
 }
 
 /**
- * Classifies the candidate samples that differ from the reference (`matches_reference = false`,
- * set by compareWithReference in the same transaction, whose planner setting keeps these joins
- * hash joins). A differing pair is excused (`head_moved`) only when its method is in
- * `headDependentMethods` **and** the recorded head (run_heads) of the candidate's target or of
- * the reference moved in the observation window in which that side's sample started: between
- * the last head read at or before the sample and the first one after it (heads are read at the
- * start and at the end of every probe chunk). No head read after the sample, or equal heads
- * around it, is no evidence of a move, so the pair counts as a mismatch.
- *
- * Returns the counts per method and up to `limit` example mismatches per method (the first by
- * seq), from row_number() over (partition by method): only counts and a few rows come back
- * however many samples differ. spreadMismatches picks the listed ones from those. The head
- * windows are materialised once (a few rows per chunk), not recomputed per differing sample.
+ * The candidate samples whose answers differ from the reference's at the same seq, with whether
+ * a moving head may explain them (`head_moved`): the method is in `headDependentMethods` **and**
+ * the recorded head (run_heads) of the candidate's target or of the reference moved in the
+ * observation window in which that side's sample started: between the last head read at or
+ * before the sample and the first one after it (heads are read at the start and at the end of
+ * every probe chunk). No head read after the sample, or equal heads around it, is no evidence of
+ * a move. The head windows are materialised once (a few rows per chunk), not recomputed per
+ * differing sample. `differs` picks the differing pairs (`c` candidate, `r` reference sample).
  */
-export async function classifyDifferingSamples(
+function differingPairs(
   sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
-  options: { headDependentMethods: readonly string[]; limit: number },
-): Promise<{ counts: DifferingCounts[]; examples: DifferingSample[] }> {
-  const rows = await sql<(DifferingSample & { head_moved: boolean; rank: number; n: number })[]>`
-    with heads as materialized (
+  headDependentMethods: readonly string[],
+  differs: postgres.PendingQuery<postgres.Row[]>,
+) {
+  return sql`
+    heads as materialized (
       select target_id, observed_at as from_at, head,
         lead(observed_at) over w as to_at, lead(head) over w as next_head
       from run_heads where run_id = ${runId}
@@ -266,8 +277,9 @@ export async function classifyDifferingSamples(
       select target_id, from_at, to_at from heads where next_head is not null and next_head <> head
     ),
     differing as (
-      select c.seq, c.target_id, c.method, c.response_hash as candidate_hash, r.response_hash as reference_hash,
-        c.method = any(${options.headDependentMethods as string[]}::text[]) and exists (
+      select c.seq, c.target_id, c.method, c.started_at, r.started_at as reference_started_at,
+        c.response_hash as candidate_hash, r.response_hash as reference_hash,
+        c.method = any(${headDependentMethods as string[]}::text[]) and exists (
           select 1 from moved m
           where (m.target_id = c.target_id and c.started_at >= m.from_at and c.started_at < m.to_at)
             or (m.target_id = r.target_id and r.started_at >= m.from_at and r.started_at < m.to_at)
@@ -275,28 +287,124 @@ export async function classifyDifferingSamples(
       from run_samples c
       join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq
       where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
-        and c.matches_reference = false
+        and ${differs}
+    )`;
+}
+
+/**
+ * Classifies the candidate samples that differ from the reference (`matches_reference = false`,
+ * set by compareWithReference in the same transaction, whose planner setting keeps these joins
+ * hash joins). A differing pair is excused (`head_moved`, see differingPairs) only when a
+ * recorded head moved around it, and even then not when its re-check at a fixed block
+ * (run_rechecks, written by the head re-check before) still differed: that one is `confirmed`
+ * and counts as a mismatch.
+ *
+ * Returns the counts per method and up to `limit` example mismatches per method (the first by
+ * seq), from window functions: only counts and a few rows come back however many samples
+ * differ. spreadMismatches picks the listed ones from those.
+ */
+export async function classifyDifferingSamples(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  options: { headDependentMethods: readonly string[]; limit: number },
+): Promise<{ counts: DifferingCounts[]; examples: ClassifiedMismatch[] }> {
+  type Row = DifferingSample & Omit<DifferingCounts, 'method'> & {
+    moved_head: boolean;
+    mismatch: boolean;
+    block: string | null;
+    recheck_candidate_hash: string | null;
+    recheck_reference_hash: string | null;
+  };
+  const pairs = differingPairs(sql, runId, candidateTargetIds, referenceTargetId, options.headDependentMethods, sql`c.matches_reference = false`);
+  const rows = await sql<Row[]>`
+    with ${pairs},
+    classified as materialized (
+      select d.seq, d.target_id, d.method, d.candidate_hash, d.reference_hash, d.head_moved as moved_head,
+        rc.outcome as recheck, rc.block::text as block,
+        rc.candidate_hash as recheck_candidate_hash, rc.reference_hash as recheck_reference_hash,
+        not d.head_moved or coalesce(rc.outcome = 'confirmed', false) as mismatch
+      from differing d
+      left join run_rechecks rc on rc.run_id = ${runId} and rc.target_id = d.target_id and rc.seq = d.seq
     )
-    select seq, method, candidate_hash, reference_hash, head_moved, rank::int, n::int from (
-      select *, row_number() over (partition by method, head_moved order by seq, target_id) as rank,
-        count(*) over (partition by method, head_moved) as n
-      from differing
+    select * from (
+      select cl.*,
+        row_number() over (partition by method, mismatch order by seq, target_id) as rank,
+        (count(*) filter (where mismatch) over m)::int as mismatched,
+        (count(*) filter (where not mismatch) over m)::int as head_moved,
+        (count(*) filter (where moved_head and recheck = 'confirmed') over m)::int as confirmed,
+        (count(*) filter (where moved_head and recheck = 'resolved') over m)::int as resolved,
+        (count(*) filter (where moved_head and recheck = 'failed') over m)::int as recheck_failed
+      from classified cl
+      window m as (partition by method)
     ) ranked
-    where rank = 1 or (not head_moved and rank <= ${options.limit})
+    where rank = 1 or (mismatch and rank <= ${options.limit})
     order by method, seq, target_id`;
   const counts = new Map<string, DifferingCounts>();
-  const examples: DifferingSample[] = [];
+  const examples: ClassifiedMismatch[] = [];
   for (const row of rows) {
-    let c = counts.get(row.method);
-    if (!c) counts.set(row.method, (c = { method: row.method, mismatched: 0, head_moved: 0 }));
-    if (row.head_moved) {
-      c.head_moved = row.n;
-    } else {
-      c.mismatched = row.n;
-      examples.push({ seq: row.seq, method: row.method, candidate_hash: row.candidate_hash, reference_hash: row.reference_hash });
-    }
+    const { method, mismatched, head_moved, confirmed, resolved, recheck_failed } = row;
+    if (!counts.has(method)) counts.set(method, { method, mismatched, head_moved, confirmed, resolved, recheck_failed });
+    if (!row.mismatch) continue;
+    const confirmedRecheck = row.moved_head && row.block !== null;
+    examples.push({
+      seq: row.seq,
+      method,
+      candidate_hash: row.candidate_hash,
+      reference_hash: row.reference_hash,
+      recheck: confirmedRecheck
+        ? { block: row.block!, candidate_hash: row.recheck_candidate_hash!, reference_hash: row.recheck_reference_hash! }
+        : null,
+    });
   }
   return { counts: [...counts.values()], examples };
+}
+
+/** A head-moved difference to re-send: the candidate sample's key and the block to pin. */
+export interface RecheckPair {
+  target_id: string;
+  seq: number;
+  method: string;
+  /**
+   * The lower of the two sides' last recorded heads at or before their samples (a block both
+   * had when they answered); null when neither side had a head read before its sample.
+   */
+  block: string | null;
+}
+
+/**
+ * Up to `limit` head-moved differences (differingPairs with `headDependentMethods`) to re-send,
+ * spread over methods round-robin (the first of every method by seq, then the second, …), so
+ * the same pairs are picked on every call: a retried finalize asks for the same set. Only both
+ * sides ok with different hashes differ; it does not need compareWithReference first.
+ */
+export async function selectRecheckPairs(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  options: { headDependentMethods: readonly string[]; limit: number },
+): Promise<RecheckPair[]> {
+  if (options.headDependentMethods.length === 0 || options.limit <= 0) return [];
+  const differs = sql`c.ok and r.ok and r.method = c.method and c.response_hash <> r.response_hash`;
+  const pairs = differingPairs(sql, runId, candidateTargetIds, referenceTargetId, options.headDependentMethods, differs);
+  return sql<RecheckPair[]>`
+    with ${pairs}
+    select p.target_id, p.seq, p.method, least(
+        (select h.head from run_heads h
+          where h.run_id = ${runId} and h.target_id = p.target_id and h.observed_at <= p.started_at
+          order by h.observed_at desc limit 1),
+        (select h.head from run_heads h
+          where h.run_id = ${runId} and h.target_id = ${referenceTargetId}::uuid and h.observed_at <= p.reference_started_at
+          order by h.observed_at desc limit 1)
+      )::text as block
+    from (
+      select d.*, row_number() over (partition by method order by seq, target_id) as rank
+      from differing d where head_moved
+    ) p
+    order by p.rank, p.method, p.seq, p.target_id
+    limit ${options.limit}`;
 }
 
 /**

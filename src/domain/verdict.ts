@@ -3,7 +3,13 @@ import { decideAvailability } from './statistics/availability';
 import { chooseBaselineModel, judgeAgainstHistory, BASELINE_DEFAULTS } from './statistics/history-baseline';
 import { decideLatency, type Decision, type LatencyDecision } from './statistics/latency-decision';
 import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
-import { DEFAULT_RUN_DRIFT_SD, unpairedRelativeDifference, type RelativeDifference } from './statistics/relative-difference';
+import {
+  DEFAULT_RUN_DRIFT_SD,
+  pairedRelativeDifferenceFromCounts,
+  unpairedRelativeDifference,
+  type PairCounts,
+  type RelativeDifference,
+} from './statistics/relative-difference';
 import type { RunStats } from './stats';
 
 export interface Thresholds {
@@ -84,6 +90,45 @@ export interface IntervalPct {
   upper: number | null;
 }
 
+/** Why a reference comparison is unpaired. */
+export type UnpairedReason =
+  | 'closed_loop' // concurrency-driven: no schedule to share, the calls of one seq are sent whenever a caller is free
+  | 'several_candidates' // more than one primary target: a reference call would pair with several candidate calls
+  | 'not_anchored'; // open loop, but probed without a shared anchor (a run begun before paired probing)
+
+/**
+ * How candidate and reference were compared, and how well the pairing held: the skew is
+ * |candidate send time − reference send time| of one seq, over the seqs sent to both on the
+ * shared anchor (failed calls included). Null fields do not apply to the method.
+ */
+export interface Pairing {
+  method: 'paired' | 'unpaired';
+  /** Unpaired only: why; null when paired (or unknown, for inputs that do not say). */
+  reason: UnpairedReason | null;
+  /** Seqs sent to both sides on the shared anchor. */
+  pairs: number | null;
+  /** Of those, seqs that succeeded on both sides: the paired difference is over these. */
+  compared: number | null;
+  skew_p50_ms: number | null;
+  skew_p95_ms: number | null;
+  skew_max_ms: number | null;
+  /** Estimated correlation of the two sample p95s (what pairing cancels), 3 decimals. */
+  correlation: number | null;
+}
+
+/** A paired run's latencies and skew, from PostgreSQL (db/paired-samples.ts). */
+export interface PairedLatencies {
+  /** Seqs sent to both sides on the shared anchor, failed calls included. */
+  pairs: number;
+  /** Sorted latencies, µs, of each side over the seqs that succeeded on both (may be sparse: the p95 interval's ranks). */
+  candidate: SortedSamples;
+  reference: SortedSamples;
+  /** Indicator counts at each side's p95 over the same seqs (relative-difference.ts). */
+  counts: PairCounts;
+  /** |candidate send lag − reference send lag| over the pairs, µs. */
+  skew_us: { p50: number; p95: number; max: number };
+}
+
 export interface ReferenceComparison {
   endpoint_id: string;
   endpoint_name: string;
@@ -108,6 +153,8 @@ export interface ReferenceComparison {
     reference_intervals_ms?: { p50: PercentileMs; p95: PercentileMs; p99: PercentileMs };
     vs_reference_interval_pct?: IntervalPct;
   };
+  /** Paired or unpaired, and the pairing skew (absent from verdicts stored before paired probing). */
+  pairing?: Pairing;
 }
 
 export type BaselineModelUsed = 'history' | 'previous_run' | 'run';
@@ -200,6 +247,8 @@ export interface VerdictInput {
     byMethod?: readonly MethodLatency[];
     /** See ReferenceComparison.head_lag_blocks; null when omitted. */
     headLagBlocks?: number | null;
+    /** Paired (open loop on a shared anchor) or why not; omitted: unpaired, reason unknown. */
+    pairing?: { method: 'paired'; latencies: PairedLatencies } | { method: 'unpaired'; reason: UnpairedReason };
   } | null;
   baseline: BaselineInput | null;
   /**
@@ -313,6 +362,38 @@ function decisionClause(decision: LatencyDecision, floorMs: number): string {
   }
 }
 
+const usToMs3 = (us: number) => Math.round(us) / 1000;
+
+function pairingOf(input: NonNullable<VerdictInput['reference']>['pairing'], diff: RelativeDifference): Pairing {
+  if (input?.method !== 'paired') {
+    const none = { pairs: null, compared: null, skew_p50_ms: null, skew_p95_ms: null, skew_max_ms: null, correlation: null };
+    return { method: 'unpaired', reason: input?.reason ?? null, ...none };
+  }
+  const { latencies } = input;
+  return {
+    method: 'paired',
+    reason: null,
+    pairs: latencies.pairs,
+    compared: latencies.counts.n,
+    skew_p50_ms: usToMs3(latencies.skew_us.p50),
+    skew_p95_ms: usToMs3(latencies.skew_us.p95),
+    skew_max_ms: usToMs3(latencies.skew_us.max),
+    correlation: Math.round(diff.correlation * 1000) / 1000,
+  };
+}
+
+const UNPAIRED_WHY: Record<UnpairedReason, string> = {
+  closed_loop: 'unpaired: closed loop',
+  several_candidates: 'unpaired: several candidates',
+  not_anchored: 'unpaired: probed without a shared schedule',
+};
+
+/** "paired over 1,980 seqs, skew p95 0.4 ms" or "unpaired: closed loop", inside the check's message. */
+function showPairing(pairing: Pairing): string {
+  if (pairing.method === 'unpaired') return pairing.reason ? UNPAIRED_WHY[pairing.reason] : 'unpaired';
+  return `paired over ${pairing.compared!.toLocaleString('en-US')} seqs, send skew p95 ${pairing.skew_p95_ms} ms`;
+}
+
 function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput['reference']>) {
   const candidateP95 = input.candidate.latency.successful.p95_ms;
   const referenceP95 = reference.stats.latency.successful.p95_ms;
@@ -320,8 +401,13 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const max = input.thresholds.latency_vs_reference_max_pct;
   const candidateLatencies = input.candidateLatencies ?? EMPTY;
   const referenceLatencies = reference.latencies ?? EMPTY;
-  // Closed loop and open loop alike for now: the two sides are compared as independent samples.
-  const diff = unpairedRelativeDifference(candidateLatencies, referenceLatencies);
+  // Paired: the interval of the p95 ratio over the seqs both sides answered, with the correlation
+  // the shared instants give; otherwise the two sides count as independent samples.
+  const paired = reference.pairing?.method === 'paired' ? reference.pairing.latencies : null;
+  const diff = paired
+    ? pairedRelativeDifferenceFromCounts(paired.candidate, paired.reference, paired.counts)
+    : unpairedRelativeDifference(candidateLatencies, referenceLatencies);
+  const pairing = pairingOf(reference.pairing, diff);
   const decision = decideLatency(diff, { maxPct: max, floorMs: regressionFloorMs(input) });
   const candidateIntervals = intervalsMs(candidateLatencies);
   const referenceIntervals = intervalsMs(referenceLatencies);
@@ -330,7 +416,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const message = measurable
     ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
       `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
-      `${showIntervalPct(interval)}, max ${formatPct(max)}, unpaired) — ${decisionClause(decision, regressionFloorMs(input))}`
+      `${showIntervalPct(interval)}, max ${formatPct(max)}, ${showPairing(pairing)}) — ${decisionClause(decision, regressionFloorMs(input))}`
     : 'no successful calls on the candidate or the reference — inconclusive: nothing to compare (the availability check judges failed calls)';
   const check: Check = {
     name: 'latency_vs_reference',
@@ -341,7 +427,8 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
       reference_p95_ms: referenceP95,
       vs_reference_pct: pct,
       max_pct: max,
-      method: 'unpaired',
+      method: pairing.method,
+      pairing,
       candidate_p95_interval_ms: { lower: candidateIntervals.p95.lower, upper: candidateIntervals.p95.upper },
       reference_p95_interval_ms: { lower: referenceIntervals.p95.lower, upper: referenceIntervals.p95.upper },
       vs_reference_interval_pct: interval,
@@ -365,11 +452,12 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
       by_method: (reference.byMethod ?? []).map(methodComparison),
       status: check.status,
       message,
-      method: 'unpaired',
+      method: pairing.method,
       candidate_intervals_ms: candidateIntervals,
       reference_intervals_ms: referenceIntervals,
       vs_reference_interval_pct: interval,
     },
+    pairing,
   };
   return { check, comparison };
 }

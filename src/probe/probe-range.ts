@@ -2,6 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallResult, JsonRpcClient } from './json-rpc-client';
 import type { PlannedCall } from './workload';
 
+/** A call's result, and how late it was sent after the instant the open-loop schedule intended. */
+export interface ProbedCall extends CallResult {
+  /** Open loop: dispatch time − intended time, µs (negative when a timer fired early); closed loop: null. */
+  sendLagUs: number | null;
+}
+
 export interface ProbeRangeOptions {
   client: JsonRpcClient;
   plan: (seq: number) => PlannedCall;
@@ -11,14 +17,29 @@ export interface ProbeRangeOptions {
   concurrency: number;
   /** Open loop when set: requests are started on this schedule, however slowly the endpoint answers. */
   ratePerSecond?: number | null;
+  /**
+   * Open loop: the performance.now() time at which seq 0 is due, so seq i is due at
+   * origin + i / rate — the shared schedule of paired probing (see performanceTimeAt). Without it
+   * the schedule starts when this call does: seq `from` is due at once.
+   */
+  scheduleOriginMs?: number;
   /** No request starts at or after this Date.now() time. */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /**
+   * Streams the results: called with each complete, gap-free run of `batchCalls` results (and
+   * once more with the rest at the end) while later requests are still being sent, so a batch
+   * boundary never holds up the schedule. The returned `results` is then empty. Not called for
+   * results after a thrown call; an onBatch that throws stops the range like a thrown call.
+   */
+  onBatch?: (results: ProbedCall[], fromSeq: number, toSeq: number) => void;
+  /** Results per onBatch call (default 1,000). */
+  batchCalls?: number;
 }
 
 export interface ProbeRangeResult {
-  /** Results for seq in [from, nextSeq), ordered by seq, with no gaps. */
-  results: CallResult[];
+  /** Results for seq in [from, nextSeq), ordered by seq, with no gaps (empty when onBatch took them). */
+  results: ProbedCall[];
   nextSeq: number;
 }
 
@@ -26,16 +47,73 @@ const stopped = (o: ProbeRangeOptions, seq: number) =>
   seq >= o.to || o.signal?.aborted === true || (o.deadlineMs !== undefined && Date.now() >= o.deadlineMs);
 
 /**
+ * The performance.now() time of the wall-clock instant `epochMs`. Date.now() has whole-ms
+ * resolution, so the two clocks are lined up at a tick of Date.now() (a busy wait of at most
+ * 1 ms): both workers' activities of a paired run then agree on the shared anchor to within
+ * microseconds, not to within a millisecond each.
+ */
+export function performanceTimeAt(epochMs: number): number {
+  const first = Date.now();
+  let wall = first;
+  let perf = performance.now();
+  const giveUpAt = perf + 2;
+  while (wall === first && perf < giveUpAt) {
+    perf = performance.now();
+    wall = Date.now();
+  }
+  // Without a tick (a frozen clock) the wall clock is somewhere in its millisecond: take the middle.
+  return perf + (epochMs - (wall === first ? wall + 0.5 : wall));
+}
+
+/** Collects results by seq and hands on the gap-free prefix, batch by batch. */
+class Prefix {
+  private pending: (ProbedCall | undefined)[] = [];
+  private ready = 0;
+  private base: number;
+  readonly collected: ProbedCall[] = [];
+
+  constructor(
+    from: number,
+    private readonly batchCalls: number,
+    private readonly onBatch: ProbeRangeOptions['onBatch'],
+  ) {
+    this.base = from;
+  }
+
+  put(result: ProbedCall): void {
+    this.pending[result.seq - this.base] = result;
+    while (this.pending[this.ready] !== undefined) this.ready++;
+    if (this.onBatch && this.ready >= this.batchCalls) this.emit(this.batchCalls);
+  }
+
+  /** Hands on everything collected (a gap-free prefix once every started call has settled). */
+  flush(): void {
+    if (this.ready > 0) this.emit(this.ready);
+  }
+
+  private emit(count: number): void {
+    const batch = this.pending.splice(0, count) as ProbedCall[];
+    const from = this.base;
+    this.base += count;
+    this.ready -= count;
+    if (this.onBatch) this.onBatch(batch, from, this.base);
+    else for (const r of batch) this.collected.push(r);
+  }
+}
+
+/**
  * Probes consecutive sequence numbers from `from` until `to`, the deadline or an abort. Every
  * request that was started is awaited, so the results are always a gap-free prefix.
  */
 export async function probeRange(o: ProbeRangeOptions): Promise<ProbeRangeResult> {
-  return o.ratePerSecond ? openLoop(o, o.ratePerSecond) : closedLoop(o);
+  const prefix = new Prefix(o.from, o.onBatch ? (o.batchCalls ?? 1_000) : Number.POSITIVE_INFINITY, o.onBatch);
+  const nextSeq = o.ratePerSecond ? await openLoop(o, o.ratePerSecond, prefix) : await closedLoop(o, prefix);
+  prefix.flush();
+  return { results: prefix.collected, nextSeq };
 }
 
 /** Closed loop: `concurrency` callers each send their next request as soon as the last one answered. */
-async function closedLoop(o: ProbeRangeOptions): Promise<ProbeRangeResult> {
-  const results: CallResult[] = [];
+async function closedLoop(o: ProbeRangeOptions, prefix: Prefix): Promise<number> {
   let next = o.from;
   // A thrown call (our own failure, e.g. a refused address) stops every caller, then is rethrown.
   let failure: { error: unknown } | undefined;
@@ -43,7 +121,9 @@ async function closedLoop(o: ProbeRangeOptions): Promise<ProbeRangeResult> {
     while (!failure && !stopped(o, next)) {
       const seq = next++;
       try {
-        results[seq - o.from] = await o.client.call(o.plan(seq));
+        const result = (await o.client.call(o.plan(seq))) as ProbedCall;
+        result.sendLagUs = null;
+        if (!failure) prefix.put(result);
       } catch (error) {
         failure ??= { error };
       }
@@ -51,33 +131,43 @@ async function closedLoop(o: ProbeRangeOptions): Promise<ProbeRangeResult> {
   };
   await Promise.all(Array.from({ length: o.concurrency }, caller));
   if (failure) throw failure.error;
-  return { results, nextSeq: next };
+  return next;
 }
 
 /**
- * Open loop: request i is due at start + i/rate. Latency is measured from when it was due, so
+ * Open loop: request i is due at origin + i/rate. Latency is measured from when it was due, so
  * queueing behind a slow endpoint shows up as latency (no coordinated omission). At most
- * `concurrency` × 16 requests are in flight, which bounds memory if an endpoint hangs.
+ * `concurrency` × 16 requests are in flight, which bounds memory if an endpoint hangs. A request
+ * whose instant has passed (a late start, a retried chunk, the in-flight cap) is sent at once:
+ * its send lag and its latency show it.
  */
-async function openLoop(o: ProbeRangeOptions, ratePerSecond: number): Promise<ProbeRangeResult> {
-  const results: CallResult[] = [];
+async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Prefix): Promise<number> {
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = o.concurrency * 16;
   const intervalMs = 1000 / ratePerSecond;
-  const startMs = performance.now();
+  // Seq 0's instant: the shared anchor, or (unpaired) whatever puts `from` at now.
+  const originMs = o.scheduleOriginMs ?? performance.now() - o.from * intervalMs;
   let seq = o.from;
   let failure: { error: unknown } | undefined;
   while (!failure && !stopped(o, seq)) {
-    const dueMs = startMs + (seq - o.from) * intervalMs;
+    const dueMs = originMs + seq * intervalMs;
     const waitMs = dueMs - performance.now();
     if (waitMs > 1) await sleep(waitMs);
     while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    if (failure || stopped(o, seq)) break;
     const current = seq++;
+    const sentMs = performance.now();
     const call: Promise<void> = o.client
       .call(o.plan(current), dueMs)
       .then(
         (result) => {
-          results[current - o.from] = result;
+          const probed = result as ProbedCall;
+          probed.sendLagUs = Math.round((sentMs - dueMs) * 1000);
+          try {
+            if (!failure) prefix.put(probed);
+          } catch (error) {
+            failure ??= { error };
+          }
         },
         (error: unknown) => {
           failure ??= { error };
@@ -88,5 +178,5 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number): Promise<Pr
   }
   await Promise.all(inFlight);
   if (failure) throw failure.error;
-  return { results, nextSeq: seq };
+  return seq;
 }

@@ -132,29 +132,63 @@ export function pairedRelativeDifference(
   if (candidateSorted.length !== n || referenceSorted.length !== n) {
     throw new RangeError('pairedRelativeDifference: the sorted copies must hold the same samples');
   }
+  const counts: PairCounts = { n, below: 0, candidateBelow: 0, referenceBelow: 0 };
+  if (n > 0) {
+    const qc = candidateSorted[nearestRank(n, p) - 1]!;
+    const qr = referenceSorted[nearestRank(n, p) - 1]!;
+    for (let i = 0; i < n; i++) {
+      const c = candidate[i]! <= qc;
+      const r = reference[i]! <= qr;
+      if (c) counts.candidateBelow++;
+      if (r) counts.referenceBelow++;
+      if (c && r) counts.below++;
+    }
+  }
+  return pairedRelativeDifferenceFromCounts(candidateSorted, referenceSorted, counts, { p, confidence });
+}
+
+/**
+ * What the paired interval needs from the pairs besides the two sorted samples: with q_c and q_r
+ * the nearest-rank p-th percentiles of each side over the n pairs, how many pairs have
+ * c ≤ q_c, r ≤ q_r, and both. Counted in one pass (pairedRelativeDifference) or in SQL.
+ */
+export interface PairCounts {
+  n: number;
+  below: number;
+  candidateBelow: number;
+  referenceBelow: number;
+}
+
+/** The Bahadur correlation of the two sample percentiles from the indicator counts, in [−1, 1]. */
+export function indicatorCorrelation(counts: PairCounts): number {
+  const { n } = counts;
+  if (n === 0) return 0;
+  const fc = counts.candidateBelow / n;
+  const fr = counts.referenceBelow / n;
+  const denominator = Math.sqrt(fc * (1 - fc) * fr * (1 - fr));
+  return denominator > 0 ? Math.max(-1, Math.min(1, (counts.below / n - fc * fr) / denominator)) : 0;
+}
+
+/**
+ * pairedRelativeDifference from its sufficient statistics: the two sides' sorted latencies over
+ * the same n pairs (sparse is fine: only the ranks the p-th percentile's interval reads) and the
+ * pair counts. Finalize gets both from PostgreSQL without loading the pairs.
+ */
+export function pairedRelativeDifferenceFromCounts(
+  candidateSorted: SortedSamples,
+  referenceSorted: SortedSamples,
+  counts: PairCounts,
+  options: Omit<DifferenceOptions, 'runDriftSd'> = {},
+): RelativeDifference {
+  const { p = 0.95, confidence = 0.95 } = options;
+  if (candidateSorted.length !== counts.n || referenceSorted.length !== counts.n) {
+    throw new RangeError(`pairedRelativeDifference: ${counts.n} pairs, ${candidateSorted.length} and ${referenceSorted.length} sorted latencies`);
+  }
   const cq = quantileInterval(candidateSorted, p, confidence);
   const rq = quantileInterval(referenceSorted, p, confidence);
   const sc = logStandardError(cq, confidence);
   const sr = logStandardError(rq, confidence);
-  let correlation = 0;
-  if (n > 0) {
-    const qc = candidateSorted[nearestRank(n, p) - 1]!;
-    const qr = referenceSorted[nearestRank(n, p) - 1]!;
-    let below = 0;
-    let cBelow = 0;
-    let rBelow = 0;
-    for (let i = 0; i < n; i++) {
-      const c = candidate[i]! <= qc;
-      const r = reference[i]! <= qr;
-      if (c) cBelow++;
-      if (r) rBelow++;
-      if (c && r) below++;
-    }
-    const fc = cBelow / n;
-    const fr = rBelow / n;
-    const denominator = Math.sqrt(fc * (1 - fc) * fr * (1 - fr));
-    correlation = denominator > 0 ? Math.max(-1, Math.min(1, (below / n - fc * fr) / denominator)) : 0;
-  }
+  const correlation = indicatorCorrelation(counts);
   const variance = Number.isFinite(sc) && Number.isFinite(sr) ? Math.max(0, sc * sc + sr * sr - 2 * correlation * sc * sr) : Infinity;
   return fromLogScale('paired', p, confidence, cq, rq, Math.sqrt(variance), correlation);
 }
