@@ -16,6 +16,49 @@ function checks(report: VerdictReport) {
   return Array.isArray(report.verdict.checks) ? report.verdict.checks : [];
 }
 
+interface PercentileView {
+  point: number;
+  lower: number;
+  upper: number | null;
+}
+type IntervalsView = Partial<Record<'p50' | 'p95' | 'p99', PercentileView>>;
+
+/** As the verdict's messages write a bound: whole ms from 10 ms up, one decimal below; null is unbounded. */
+function bound(ms: number | null): string {
+  if (ms === null) return '∞';
+  return ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10);
+}
+
+function isIntervals(value: unknown): value is IntervalsView {
+  const p95 = (value as IntervalsView | null | undefined)?.p95;
+  return typeof p95?.point === 'number' && typeof p95.lower === 'number';
+}
+
+/**
+ * "p50 / p95 / p99 [95% interval]" of each side the verdict measured: the candidates, each
+ * candidate when there are several, the reference. Nothing for verdicts stored before intervals.
+ */
+function percentileLines(report: VerdictReport): string[] {
+  const p95Check = checks(report).find((c) => c.name === 'latency_p95');
+  const details = (p95Check?.details ?? {}) as { intervals_ms?: unknown; targets?: { endpoint_name?: unknown; intervals_ms?: unknown }[] };
+  const reference = (report.verdict.reference_comparison as { endpoint_name?: unknown; latency?: { reference_intervals_ms?: unknown } } | null | undefined) ?? null;
+  const rows: [string, IntervalsView][] = [];
+  if (isIntervals(details.intervals_ms)) rows.push(['candidate', details.intervals_ms]);
+  const targets = Array.isArray(details.targets) ? details.targets : [];
+  if (targets.length > 1) {
+    for (const target of targets) if (isIntervals(target.intervals_ms)) rows.push([`candidate ${String(target.endpoint_name)}`, target.intervals_ms]);
+  }
+  if (reference && isIntervals(reference.latency?.reference_intervals_ms)) rows.push([`reference ${String(reference.endpoint_name)}`, reference.latency.reference_intervals_ms]);
+  if (rows.length === 0) return [];
+  const cell = (q: PercentileView | undefined) => (q ? `${bound(q.point)} ms [${bound(q.lower)}–${bound(q.upper)}]` : '–');
+  const cells = rows.map(([name, q]) => [name, cell(q.p50), cell(q.p95), cell(q.p99)]);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => c[i]!.length)));
+  return [
+    'Latency of successful calls, p50 / p95 / p99 [95% confidence interval]:',
+    ...cells.map((c) => `  ${c[0]!.padEnd(widths[0]!)}  ${c.slice(1).map((v, i) => v.padEnd(widths[i + 1]!)).join('  ').trimEnd()}`),
+  ];
+}
+
 /** Plain text for a terminal or a CI log: verdict line, summary, one line per check, dashboard link. */
 export function formatText(report: VerdictReport): string {
   const { verdict } = report;
@@ -29,6 +72,7 @@ export function formatText(report: VerdictReport): string {
     lines.push(`  ${String(check.status).toUpperCase().padEnd(statusWidth)}  ${check.name.padEnd(width)}  ${check.message}`);
   }
   if (list.length === 0) lines.push('  (no checks: the run did not finish successfully, so nothing was judged)');
+  lines.push(...percentileLines(report));
   if (verdict.dashboard_url) lines.push(`Dashboard: ${verdict.dashboard_url}`);
   return `${lines.join('\n')}\n`;
 }

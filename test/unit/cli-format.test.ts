@@ -269,6 +269,46 @@ describe('formatText', () => {
   ])('$name', ({ v, lines }) => {
     expect(formatText({ runId: RUN_ID, verdict: v, run })).toBe(`${lines.join('\n')}\n`);
   });
+
+  const interval = (point: number, lower: number, upper: number | null) => ({ point, lower, upper });
+  const intervals = {
+    p50: interval(45.2, 44.1, 46.3),
+    p95: interval(87, 84.4, 93.2),
+    p99: interval(112.4, 108, null),
+  };
+
+  it('lists p50 / p95 / p99 with their 95% intervals: the candidate, each of several candidates, the reference', () => {
+    const v = verdict({
+      checks: [
+        {
+          name: 'latency_p95',
+          status: 'pass',
+          message: 'p95 87 ms [84–93] <= 500 ms',
+          details: {
+            p95: 87,
+            intervals_ms: intervals,
+            targets: [
+              { endpoint_name: 'fast', intervals_ms: { p50: interval(4.04, 3.96, 4.1), p95: interval(9.96, 9.5, 10.4), p99: interval(12, 11, 13) } },
+              { endpoint_name: 'slow', intervals_ms: intervals },
+            ],
+          },
+        },
+      ],
+      reference_comparison: { endpoint_name: 'ref', latency: { reference_intervals_ms: intervals } },
+    });
+    const text = formatText({ runId: RUN_ID, verdict: v, run });
+    expect(text.split('\n').slice(3, 8)).toEqual([
+      'Latency of successful calls, p50 / p95 / p99 [95% confidence interval]:',
+      '  candidate       45 ms [44–46]  87 ms [84–93]   112 ms [108–∞]',
+      '  candidate fast  4 ms [4–4.1]   10 ms [9.5–10]  12 ms [11–13]',
+      '  candidate slow  45 ms [44–46]  87 ms [84–93]   112 ms [108–∞]',
+      '  reference ref   45 ms [44–46]  87 ms [84–93]   112 ms [108–∞]',
+    ]);
+  });
+
+  it('lists no percentiles for a verdict stored before intervals existed', () => {
+    expect(formatText({ runId: RUN_ID, verdict: verdict(), run })).not.toContain('confidence interval');
+  });
 });
 
 describe('formatMarkdown, formatJson, formatVerdict', () => {
