@@ -13,8 +13,17 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-export async function findApiKeyByPrefix(sql: Queryable, prefix: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await sql<ApiKeyRow[]>`select * from api_keys where prefix = ${prefix}`;
+/** A key with what authentication needs to know of its tenant, in one query (every request runs it). */
+export interface ApiKeyWithTenant extends ApiKeyRow {
+  tenant_slug: string;
+  tenant_disabled_at: Date | null;
+}
+
+export async function findApiKeyByPrefix(sql: Queryable, prefix: string): Promise<ApiKeyWithTenant | undefined> {
+  const [row] = await sql<ApiKeyWithTenant[]>`
+    select k.*, t.slug as tenant_slug, t.disabled_at as tenant_disabled_at
+    from api_keys k join tenants t on t.id = k.tenant_id
+    where k.prefix = ${prefix}`;
   return row;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { generateApiKey, hashApiKeySecret } from '../auth/api-key';
 import { SCOPES } from '../auth/scopes';
+import type { Queryable } from '../db/client';
 import { findApiKey, insertApiKey, listApiKeys as listApiKeyRows, revokeApiKey as revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys';
 import { forbidden, notFound } from '../errors';
 import { page, type Page } from './pagination';
@@ -40,11 +41,23 @@ export function presentApiKey(row: ApiKeyRow): ApiKeyResponse {
 
 /** A caller can hand out only scopes it holds itself, or keys:admin would be a path to every scope. */
 export async function createApiKey({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createApiKeyInput> }) {
+  return issueApiKey(ctx, ctx.principal.tenantId, input);
+}
+
+/**
+ * Issues a key in `tenantId` (the caller's own, or any tenant for a tenant administrator) within
+ * the scopes the caller holds. The secret is in the result only: it is never stored or logged.
+ */
+export async function issueApiKey(
+  ctx: { principal: Pick<Ctx['principal'], 'scopes'>; deps: { sql: Queryable } },
+  tenantId: string,
+  input: z.infer<typeof createApiKeyInput>,
+) {
   const missing = input.scopes.filter((scope) => !ctx.principal.scopes.includes(scope));
   if (missing.length > 0) throw forbidden(`you cannot grant scopes you do not hold: ${missing.join(', ')}`);
   const generated = generateApiKey();
   const row = await insertApiKey(ctx.deps.sql, {
-    tenantId: ctx.principal.tenantId,
+    tenantId,
     name: input.name,
     prefix: generated.prefix,
     secretHash: hashApiKeySecret(generated.secret),

@@ -8,6 +8,7 @@ import { verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
 import { getRun, getVerdict, type VerdictResponse } from './runs';
 import { getSuiteTrend } from './suite-trend';
+import { assertTenantEnabled } from './tenants';
 
 const runIdSchema = z.uuid();
 
@@ -73,6 +74,7 @@ function withoutLink(verdict: VerdictResponse): Omit<VerdictResponse, 'dashboard
 export async function getDashboardData(deps: Deps, runId: string) {
   const row = await findRun(deps.sql, runId);
   if (!row) throw notFound('run');
+  await assertTenantEnabled(deps, row.tenant_id);
   const ctx: Ctx = { principal: dashboardPrincipal(runId, row.tenant_id), deps };
   const input = { runId };
   const [run, verdict, metrics, histogram] = await Promise.all([
@@ -123,6 +125,7 @@ export const SUITE_PAGE_POINTS = 100;
 export async function getDashboardSuiteTrend(deps: Deps, runId: string) {
   const row = await findRun(deps.sql, runId);
   if (!row) throw notFound('run');
+  await assertTenantEnabled(deps, row.tenant_id);
   const ctx: Ctx = { principal: dashboardPrincipal(runId, row.tenant_id), deps };
   const trend = await getSuiteTrend({ ctx, input: { suiteId: row.test_suite_id, limit: SUITE_PAGE_POINTS, offset: 0 } });
   return {

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../src/app';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
 import { createJwtVerifier } from '../../src/auth/jwt';
-import { SCOPES, type Scope } from '../../src/auth/scopes';
+import { TENANT_SCOPES, type Scope } from '../../src/auth/scopes';
 import { loadConfig, type Config } from '../../src/config';
 import { SecretBox } from '../../src/crypto/secret-box';
 import { createSql, type Sql } from '../../src/db/client';
@@ -100,7 +100,7 @@ export async function startStack(
     config,
     taskQueue,
     logs,
-    async newTenant(scopes = SCOPES) {
+    async newTenant(scopes = TENANT_SCOPES) {
       const slug = `t-${randomUUID()}`;
       const tenant = await ensureTenant(sql, slug, `Tenant ${slug}`);
       const key = generateApiKey();

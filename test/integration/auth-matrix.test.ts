@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
-import { SCOPES, type Scope } from '../../src/auth/scopes';
+import { SCOPES, TENANT_SCOPES, type Scope } from '../../src/auth/scopes';
 import { insertApiKey } from '../../src/db/api-keys';
 import { workflowIdForRun } from '../../src/temporal/constants';
 import { createSuite, post } from '../helpers/api';
@@ -190,7 +190,7 @@ describe('authorization matrix', () => {
     expect(run.status).toBe(201);
     runIds.push(run.body.id);
     const target = await post<{ id: string }>(stack.app, '/v1/api-keys', owner.auth, { name: 'target', scopes: ['runs:read'] });
-    const revoked = await post<{ id: string; key: string }>(stack.app, '/v1/api-keys', owner.auth, { name: 'revoked', scopes: [...SCOPES] });
+    const revoked = await post<{ id: string; key: string }>(stack.app, '/v1/api-keys', owner.auth, { name: 'revoked', scopes: [...TENANT_SCOPES] });
     expect((await stack.app.inject({ method: 'DELETE', url: `/v1/api-keys/${revoked.body.id}`, headers: owner.auth })).statusCode).toBe(200);
     fixtures = {
       chainId: setup.chainId,

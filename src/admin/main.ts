@@ -1,0 +1,128 @@
+/**
+ * `npm run admin -- tenants <command>`: tenant administration on the server side, straight against
+ * the database (DATABASE_URL), for the operator who has no platform key at hand. It runs the same
+ * service verbs as the /v1/tenants routes, as a platform principal, after applying pending
+ * migrations like the API does at start.
+ */
+import { SCOPES, TENANT_SCOPES } from '../auth/scopes';
+import { loadConfigOrExit } from '../config';
+import { createSql, type Sql } from '../db/client';
+import { migrate } from '../db/migrate';
+import { AppError } from '../errors';
+import { parseOrThrow } from '../parse-or-throw';
+import { createTenant, createTenantApiKey, createTenantInput, getTenantBySlug, listTenants, updateTenant, type TenantAdminCtx, type TenantResponse } from '../services/tenants';
+
+export const USAGE = `usage: npm run admin -- tenants <command>
+
+  tenants create <slug> "<name>"   create a tenant and print its first admin key (shown once)
+  tenants list                     list every tenant, newest first
+  tenants disable <slug>           refuse every credential of the tenant (401) until enabled
+  tenants enable <slug>            accept the tenant's credentials again
+
+Needs DATABASE_URL. Exit codes: 0 done, 1 refused or failed (the message says why), 2 usage.`;
+
+/** The server-side operator: every scope, tenants:admin included. */
+const OPERATOR = { scopes: SCOPES };
+
+class UsageError extends Error {}
+
+type Write = (text: string) => void;
+
+function formatTenant(t: TenantResponse): string {
+  const status = t.disabled ? `disabled since ${t.disabled_at!.toISOString()}` : 'enabled';
+  return `${t.slug}\t${t.name}\t${t.id}\t${status}${t.platform ? ' (platform)' : ''}`;
+}
+
+/** One command against an open database handle; returns the exit code. */
+export async function runAdminCommand(sql: Sql, args: readonly string[], out: Write): Promise<number> {
+  const [group, command, ...rest] = args;
+  if (group !== 'tenants' || command === undefined) throw new UsageError(group === undefined ? 'no command given' : `unknown command "${args.join(' ')}"`);
+  const expect = (count: number) => {
+    if (rest.length !== count) throw new UsageError(`tenants ${command} takes ${count === 0 ? 'no arguments' : `${count} argument${count > 1 ? 's' : ''}`}`);
+  };
+  const ctx: TenantAdminCtx = { principal: OPERATOR, deps: { sql } };
+  switch (command) {
+    case 'create': {
+      expect(2);
+      const input = parseOrThrow(createTenantInput, { slug: rest[0], name: rest[1] });
+      // One transaction: a tenant is never left behind without the key that was to be printed.
+      const { tenant, key } = await sql.begin(async (tx) => {
+        const txCtx: TenantAdminCtx = { principal: OPERATOR, deps: { sql: tx } };
+        const created = await createTenant({ ctx: txCtx, input });
+        const issued = await createTenantApiKey({ ctx: txCtx, input: { tenantId: created.id, key: { name: 'admin (npm run admin)', scopes: [...TENANT_SCOPES] } } });
+        return { tenant: created, key: issued };
+      });
+      out(`created tenant ${tenant.slug} ("${tenant.name}"), id ${tenant.id}\n`);
+      out(`admin key (every tenant scope; shown only this once, store it now):\n${key.key}\n`);
+      return 0;
+    }
+    case 'list': {
+      expect(0);
+      const limit = 200;
+      for (let offset = 0; ; offset += limit) {
+        const page = await listTenants({ ctx, input: { limit, offset } });
+        if (offset === 0) out(page.data.length === 0 ? 'no tenants\n' : 'slug\tname\tid\tstatus\n');
+        for (const tenant of page.data) out(`${formatTenant(tenant)}\n`);
+        if (!page.pagination.has_more) return 0;
+      }
+    }
+    case 'disable':
+    case 'enable': {
+      expect(1);
+      const tenant = await getTenantBySlug({ ctx, input: { slug: rest[0]! } });
+      const updated = await updateTenant({ ctx, input: { tenantId: tenant.id, patch: { disabled: command === 'disable' } } });
+      out(`${updated.slug}: ${updated.disabled ? 'disabled; every credential of it is refused until it is enabled again' : 'enabled'}\n`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "tenants ${command}"`);
+  }
+}
+
+function describe(error: AppError): string {
+  const details = error.details.map((d) => `\n  ${d.field}: ${d.message}`).join('');
+  return `${error.message}${details}`;
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return args.length === 0 ? 2 : 0;
+  }
+  const config = loadConfigOrExit(process.env);
+  if (!config.databaseUrl) {
+    process.stderr.write('npm run admin needs DATABASE_URL (the database the API uses)\n');
+    return 1;
+  }
+  const sql = createSql(config.databaseUrl, { max: 1 });
+  try {
+    await migrate(sql);
+    return await runAdminCommand(sql, args, (text) => process.stdout.write(text));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`error: ${describe(error)}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      // Never a stack trace or the database URL: the message of the failure only.
+      process.stderr.write(`admin failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

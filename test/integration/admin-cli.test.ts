@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { generateApiKey } from '../../src/auth/api-key';
+import { TENANT_SCOPES } from '../../src/auth/scopes';
+import { bootstrapDefaultTenant } from '../../src/services/bootstrap';
+import { get } from '../helpers/api';
+import { ROOT } from '../helpers/processes';
+import { startStack, type Stack } from '../helpers/stack';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run admin -- <args>` as the script runs it (tsx), against the test database, with nothing else of this environment. */
+function admin(args: string[], env: Record<string, string> = { DATABASE_URL: inject('databaseUrl') }): Promise<Result> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+const KEY = /^rvs_[A-Za-z0-9]{12}_[A-Za-z0-9]{32,}$/m;
+
+describe('npm run admin -- tenants', () => {
+  let stack: Stack;
+  const slug = `team-${randomUUID().slice(0, 8)}`;
+  let key: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    // The platform tenant, as every start of the API makes it exist.
+    await bootstrapDefaultTenant(stack.sql, generateApiKey().key);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('create prints the new tenant and its admin key once; the key works with every tenant scope and not tenants:admin', async () => {
+    const created = await admin(['tenants', 'create', slug, 'Team Rocket']);
+    expect(created, created.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(created.stdout).toContain(`created tenant ${slug} ("Team Rocket")`);
+    key = KEY.exec(created.stdout)![0];
+
+    const me = await get<any>(stack.app, '/v1/users/me', { authorization: `Bearer ${key}` });
+    expect(me.status).toBe(200);
+    expect(me.body.tenant.name).toBe('Team Rocket');
+    expect(me.body.scopes).toEqual([...TENANT_SCOPES]);
+    expect(me.body.scopes).not.toContain('tenants:admin');
+  });
+
+  it('a taken slug exits 1 with a message and creates nothing', async () => {
+    const again = await admin(['tenants', 'create', slug, 'Someone else']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`error: a tenant with slug "${slug}" already exists\n`);
+    expect(again.stdout).toBe('');
+    const [row] = await stack.sql<{ n: number }[]>`select count(*)::int as n from tenants where name = 'Someone else'`;
+    expect(row!.n).toBe(0);
+  });
+
+  it('list shows the tenant, enabled', async () => {
+    const list = await admin(['tenants', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n')[0]).toBe('slug\tname\tid\tstatus');
+    expect(list.stdout).toMatch(new RegExp(`^${slug}\\tTeam Rocket\\t[0-9a-f-]{36}\\tenabled$`, 'm'));
+  });
+
+  it('disable refuses the tenant key at once (401); enable accepts it again', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const disabled = await admin(['tenants', 'disable', slug]);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(disabled.stdout).toContain(`${slug}: disabled`);
+    expect((await get(stack.app, '/v1/users/me', auth)).status).toBe(401);
+    expect((await admin(['tenants', 'list'])).stdout).toMatch(new RegExp(`^${slug}\\t.*\\tdisabled since \\d{4}-`, 'm'));
+
+    const enabled = await admin(['tenants', 'enable', slug]);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toBe(`${slug}: enabled\n`);
+    expect((await get(stack.app, '/v1/users/me', auth)).status).toBe(200);
+  });
+
+  it.each([
+    { args: ['tenants', 'disable', 'no-such-tenant'], stderr: 'error: tenant "no-such-tenant" not found\n' },
+    { args: ['tenants', 'disable', 'default'], stderr: 'error: the platform tenant (slug "default") cannot be disabled\n' },
+    { args: ['tenants', 'create', 'Bad Slug', 'x'], stderr: /^error: request is invalid\n {2}slug: must be lower-case/ },
+    { args: ['tenants', 'create', 'default', 'x'], stderr: /slug: "default" is the platform tenant's slug/ },
+  ])('$args.1 $args.2 exits 1: $stderr', async ({ args, stderr }) => {
+    const result = await admin(args);
+    expect(result.code).toBe(1);
+    if (typeof stderr === 'string') expect(result.stderr).toBe(stderr);
+    else expect(result.stderr).toMatch(stderr);
+  });
+
+  it.each([[[]], [['tenants']], [['tenants', 'rename', 'x']], [['keys', 'list']], [['tenants', 'create', 'only-slug']], [['tenants', 'list', 'extra']]])(
+    'usage errors exit 2 with the usage: %j',
+    async (args) => {
+      const result = await admin(args);
+      expect(result.code).toBe(2);
+      expect(result.stdout + result.stderr).toContain('usage: npm run admin -- tenants <command>');
+    },
+  );
+
+  it('without DATABASE_URL it says so and exits 1', async () => {
+    const result = await admin(['tenants', 'list'], {});
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'npm run admin needs DATABASE_URL (the database the API uses)\n' });
+  });
+});
