@@ -74,7 +74,9 @@ const envSchema = z.object({
   RVS_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   // Below 10 s only for tests: a schedule firing every few seconds is no campaign.
   RVS_SCHEDULE_MIN_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(10),
-  // The worker's Prometheus /metrics port (0 turns it off).
+  // Prometheus /metrics ports of the API and of the worker (0 turns one off); not the API's port:
+  // scraping needs no credential, so only Prometheus should reach them.
+  RVS_API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   RVS_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 }).superRefine((e, ctx) => {
   // One source only: accepting HS256 next to a public key would invite algorithm confusion.
@@ -130,7 +132,8 @@ export interface Config {
   idempotencyLeaseMs: number;
   /** The smallest `interval_s` a suite schedule may have (10 unless lowered for tests). */
   scheduleMinIntervalS: number;
-  /** Port of the worker's Prometheus /metrics (0: none). */
+  /** Ports of the API's and the worker's Prometheus /metrics (0: none). */
+  apiMetricsPort: number;
   workerMetricsPort: number;
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
@@ -187,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     idempotencyLeaseMs: e.RVS_IDEMPOTENCY_LEASE_S * 1000,
     scheduleMinIntervalS: e.RVS_SCHEDULE_MIN_INTERVAL_S,
+    apiMetricsPort: e.RVS_API_METRICS_PORT,
     workerMetricsPort: e.RVS_WORKER_METRICS_PORT,
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,

@@ -38,6 +38,7 @@ describe('loadConfig: defaults', () => {
       },
       idempotencyLeaseMs: 60_000,
       scheduleMinIntervalS: 10,
+      apiMetricsPort: 9465,
       workerMetricsPort: 9464,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
@@ -114,6 +115,7 @@ describe('loadConfig: valid values', () => {
       },
       idempotencyLeaseMs: 60_000,
       scheduleMinIntervalS: 10,
+      apiMetricsPort: 9465,
       workerMetricsPort: 9464,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
@@ -164,6 +166,7 @@ describe('loadConfig: rate limits', () => {
     expect(loadConfig({ RVS_SCHEDULE_MIN_INTERVAL_S: '2' }).scheduleMinIntervalS).toBe(2);
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '0' }).workerMetricsPort).toBe(0);
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
+    expect(loadConfig({ RVS_API_METRICS_PORT: '0' }).apiMetricsPort).toBe(0);
   });
 });
 
@@ -176,6 +179,7 @@ describe('loadConfig: invalid values', () => {
     { name: 'RVS_IDEMPOTENCY_LEASE_S', value: '1.5' },
     { name: 'RVS_SCHEDULE_MIN_INTERVAL_S', value: '0' },
     { name: 'RVS_WORKER_METRICS_PORT', value: '65536' },
+    { name: 'RVS_API_METRICS_PORT', value: 'metrics' },
     { name: 'PORT', value: 'abc' },
     { name: 'PORT', value: '3000.5' },
     { name: 'PORT', value: '65536' },
