@@ -1,15 +1,19 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger';
+import { registerHttpMetrics } from './metrics/http-metrics';
 import { registerAuth } from './http/auth';
-import { handleClientError, handleFrameworkError, registerErrorHandling } from './http/error-handler';
+import { handleClientError, handleFrameworkError, registerErrorHandling, validatorCompiler } from './http/error-handler';
 import { registerIdempotency } from './http/idempotency';
 import { registerInputGuard } from './http/input-guard';
 import { registerRateLimits } from './http/rate-limit';
 import { registerApiKeyRoutes } from './http/routes/api-keys';
 import { registerDashboardRoutes } from './http/routes/dashboard';
 import { registerCatalogRoutes } from './http/routes/catalog';
-import { registerOpenApiRoutes } from './http/routes/openapi';
+import { registerOpenApiDocument } from './http/openapi/document';
+import { chainRoutes } from './http/routes/chains';
+import { openApiRoutes } from './http/routes/openapi';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import { registerSuiteTrendRoutes } from './http/routes/suite-trend';
@@ -56,17 +60,26 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerHttpMetrics(app);
   registerErrorHandling(app);
   registerAuth(app, deps, deps.config.rateLimits);
   registerRateLimits(app, deps);
   registerInputGuard(app);
   registerIdempotency(app, deps);
+  // Before the routes: it records each route as it is registered.
+  registerOpenApiDocument(app);
+  // Routes declare their schemas in zod: validated and serialized through the type provider.
+  void app.register(async (api) => {
+    api.setValidatorCompiler(validatorCompiler);
+    api.setSerializerCompiler(serializerCompiler);
+    await api.register(chainRoutes);
+    await api.register(openApiRoutes);
+  });
   registerResourceRoutes(app);
   registerCatalogRoutes(app);
   registerRunRoutes(app);
   registerSuiteTrendRoutes(app);
   registerDashboardRoutes(app, deps);
   registerApiKeyRoutes(app);
-  registerOpenApiRoutes(app);
   return app;
 }

@@ -1,9 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/client';
 import { AppError, errorEnvelope, type ErrorCode } from '../errors';
+import { zodValidationError } from '../parse-or-throw';
+
+/**
+ * Validates the request parts a route declares (its zod params, querystring and body schemas).
+ * A failure is the API's validation_error with every bad field by its path, exactly what
+ * parseOrThrow gives a service. A missing body counts as `{}`, so a body whose fields are all
+ * optional may be left out. Fastify checks params, then body, then querystring.
+ */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema }) =>
+  (data) => {
+    const result = schema.safeParse(data ?? {});
+    return result.success ? { value: result.data } : { error: zodValidationError(result.error) };
+  };
 
 // Fastify's own errors, mapped once to the closed set of codes.
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
@@ -14,6 +29,7 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
   FST_ERR_BAD_URL: ['validation_error', 'the URL is malformed (invalid percent-encoding)'],
   FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', 'a path parameter is longer than 100 characters'],
+  FST_ERR_VALIDATION: ['validation_error', 'request is invalid'],
 };
 
 /**

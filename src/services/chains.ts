@@ -10,7 +10,7 @@ import {
   type ChainRow,
 } from '../db/chains';
 import { onForeignKeyViolation, PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
-import { CHAIN_FAMILIES, presetRefSchema } from '../domain/catalog-presets';
+import { CHAIN_FAMILIES, presetRefSchema, type ChainFamily } from '../domain/catalog-presets';
 import { conflict, notFound, validationError } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
@@ -59,7 +59,7 @@ export interface ChainResponse {
   id: string;
   name: string;
   slug: string;
-  family: string;
+  family: ChainFamily;
   chain_id: number | null;
   explorer_url: string | null;
   created_at: Date;
@@ -71,7 +71,8 @@ export function presentChain(row: ChainRow): ChainResponse {
     id: row.id,
     name: row.name,
     slug: row.slug,
-    family: row.family,
+    // The column only ever holds a CHAIN_FAMILIES value: every write is validated against it.
+    family: row.family as ChainFamily,
     chain_id: row.chain_id === null ? null : Number(row.chain_id),
     explorer_url: row.explorer_url,
     created_at: row.created_at,

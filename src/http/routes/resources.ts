@@ -1,35 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import * as chains from '../../services/chains';
 import * as endpoints from '../../services/endpoints';
 import * as suites from '../../services/suites';
 import { getMe } from '../../services/users';
 import { ctxOf } from '../auth';
 import { paginationQuery, parseOrThrow, uuidParam } from '../validate';
 
-/** Chains, endpoints, suites and the caller's identity: validate, call a verb, return. */
+/** Endpoints, suites and the caller's identity: validate, call a verb, return. */
 export function registerResourceRoutes(app: FastifyInstance): void {
   app.get('/v1/users/me', { config: { scope: null } }, async (request) => getMe({ ctx: ctxOf(request) }));
-
-  app.post('/v1/chains', { config: { scope: 'chains:write' } }, async (request, reply) => {
-    const chain = await chains.createChain({ ctx: ctxOf(request), input: parseOrThrow(chains.createChainRequest, request.body) });
-    return reply.code(201).header('location', `/v1/chains/${chain.id}`).send(chain);
-  });
-  app.get('/v1/chains', { config: { scope: 'chains:read' } }, async (request) =>
-    chains.listChains({ ctx: ctxOf(request), input: parseOrThrow(paginationQuery, request.query) }),
-  );
-  app.get('/v1/chains/:chainId', { config: { scope: 'chains:read' } }, async (request) =>
-    chains.getChain({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('chainId'), request.params) }),
-  );
-  app.patch('/v1/chains/:chainId', { config: { scope: 'chains:write' } }, async (request) =>
-    chains.patchChain({
-      ctx: ctxOf(request),
-      input: { ...parseOrThrow(uuidParam('chainId'), request.params), patch: parseOrThrow(chains.patchChainInput, request.body) },
-    }),
-  );
-  app.delete('/v1/chains/:chainId', { config: { scope: 'chains:write' } }, async (request, reply) => {
-    await chains.deleteChain({ ctx: ctxOf(request), input: parseOrThrow(uuidParam('chainId'), request.params) });
-    return reply.code(204).send();
-  });
 
   app.post('/v1/endpoints', { config: { scope: 'endpoints:write' } }, async (request, reply) => {
     const endpoint = await endpoints.createEndpoint({
