@@ -48,21 +48,33 @@ const stopped = (o: ProbeRangeOptions, seq: number) =>
 
 /**
  * The performance.now() time of the wall-clock instant `epochMs`. Date.now() has whole-ms
- * resolution, so the two clocks are lined up at a tick of Date.now() (a busy wait of at most
- * 1 ms): both workers' activities of a paired run then agree on the shared anchor to within
- * microseconds, not to within a millisecond each.
+ * resolution, so the two clocks are lined up at ticks of Date.now(): a tick happened after the
+ * last read that showed the old value began and before the first read showing the new one
+ * ended. Of two ticks (a busy wait of at most ~2 ms per probe chunk) the narrower bracket wins, so a
+ * preempted read does not skew it. Both targets' activities of a paired run then agree on the
+ * shared anchor to within microseconds, not to within a millisecond each.
  */
 export function performanceTimeAt(epochMs: number): number {
-  const first = Date.now();
-  let wall = first;
-  let perf = performance.now();
-  const giveUpAt = perf + 2;
-  while (wall === first && perf < giveUpAt) {
-    perf = performance.now();
-    wall = Date.now();
+  let best = { width: Number.POSITIVE_INFINITY, perfAtTick: performance.now(), wallAtTick: Date.now() + 0.5 };
+  for (let tick = 0; tick < 2; tick++) {
+    let before = performance.now();
+    let wall = Date.now();
+    const first = wall;
+    const giveUpAt = before + 3;
+    let lastOldReadStart = before;
+    let after = performance.now();
+    while (wall === first && after < giveUpAt) {
+      lastOldReadStart = before;
+      before = performance.now();
+      wall = Date.now();
+      after = performance.now();
+    }
+    // No tick within 3 ms (a frozen clock): keep the estimate of the middle of the millisecond.
+    if (wall === first) continue;
+    const width = after - lastOldReadStart;
+    if (width < best.width) best = { width, perfAtTick: (lastOldReadStart + after) / 2, wallAtTick: wall };
   }
-  // Without a tick (a frozen clock) the wall clock is somewhere in its millisecond: take the middle.
-  return perf + (epochMs - (wall === first ? wall + 0.5 : wall));
+  return best.perfAtTick + (epochMs - best.wallAtTick);
 }
 
 /** Collects results by seq and hands on the gap-free prefix, batch by batch. */
@@ -83,7 +95,8 @@ class Prefix {
   put(result: ProbedCall): void {
     this.pending[result.seq - this.base] = result;
     while (this.pending[this.ready] !== undefined) this.ready++;
-    if (this.onBatch && this.ready >= this.batchCalls) this.emit(this.batchCalls);
+    // One late answer can complete several batches at once.
+    while (this.onBatch && this.ready >= this.batchCalls) this.emit(this.batchCalls);
   }
 
   /** Hands on everything collected (a gap-free prefix once every started call has settled). */
@@ -151,8 +164,8 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Pre
   let failure: { error: unknown } | undefined;
   while (!failure && !stopped(o, seq)) {
     const dueMs = originMs + seq * intervalMs;
-    const waitMs = dueMs - performance.now();
-    if (waitMs > 1) await sleep(waitMs);
+    // Timers may fire a little early: sleep again rather than send more than 1 ms ahead.
+    for (let waitMs = dueMs - performance.now(); waitMs > 1; waitMs = dueMs - performance.now()) await sleep(waitMs);
     while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
     if (failure || stopped(o, seq)) break;
     const current = seq++;

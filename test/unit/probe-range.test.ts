@@ -1,0 +1,205 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import type { CallResult, JsonRpcClient } from '../../src/probe/json-rpc-client';
+import { performanceTimeAt, probeRange, type ProbedCall } from '../../src/probe/probe-range';
+import type { PlannedCall } from '../../src/probe/workload';
+
+// The scheduler on its own, against an in-process stand-in for the probed node that answers after
+// a chosen delay and records when each call was handed to it (a loopback node adds nothing here
+// but noise; run-engine and paired-probing tests drive the real client).
+
+interface Sent {
+  seq: number;
+  atMs: number;
+  intendedMs: number | undefined;
+}
+
+function fakeNode(answerAfterMs: (seq: number) => number = () => 1): { client: JsonRpcClient; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const client: JsonRpcClient = {
+    async call(planned: PlannedCall, intendedStartMs?: number): Promise<CallResult> {
+      const atMs = performance.now();
+      sent.push({ seq: planned.seq, atMs, intendedMs: intendedStartMs });
+      await sleep(answerAfterMs(planned.seq));
+      const from = intendedStartMs ?? atMs;
+      return {
+        seq: planned.seq,
+        method: planned.method,
+        startedAt: new Date(),
+        latencyUs: Math.round((performance.now() - from) * 1000),
+        outcome: 'ok',
+        httpStatus: 200,
+        rpcErrorCode: null,
+        responseHash: null,
+        reason: null,
+      };
+    },
+    result: async () => '0x1',
+    close: async () => undefined,
+  };
+  return { client, sent };
+}
+
+const plan = (seq: number): PlannedCall => ({ seq, method: 'eth_chainId', params: [] });
+
+describe('probeRange: open loop on a shared anchor', () => {
+  it.each([
+    { name: 'a first chunk', from: 0, to: 8 },
+    { name: 'a retried chunk re-planning seqs 5..9', from: 5, to: 10 },
+  ])('sends seq i at origin + i / rate, never before: $name', async ({ from, to }) => {
+    const { client, sent } = fakeNode();
+    const originMs = performance.now() + 30;
+    const { results, nextSeq } = await probeRange({ client, plan, from, to, concurrency: 2, ratePerSecond: 100, scheduleOriginMs: originMs });
+    expect(nextSeq).toBe(to);
+    expect(results.map((r) => r.seq)).toEqual(Array.from({ length: to - from }, (_, i) => from + i));
+    for (const s of sent) {
+      const dueMs = originMs + s.seq * 10;
+      expect(s.intendedMs).toBeCloseTo(dueMs, 6);
+      // A timer may fire up to 1 ms early (the loop sleeps only for waits over 1 ms).
+      expect(s.atMs).toBeGreaterThanOrEqual(dueMs - 1.01);
+    }
+    for (const r of results) {
+      const s = sent.find((x) => x.seq === r.seq)!;
+      // The stand-in notes the time a few µs after the scheduler did.
+      expect(Math.abs(r.sendLagUs! - (s.atMs - (originMs + r.seq * 10)) * 1000)).toBeLessThan(500);
+    }
+  });
+
+  it('sends calls whose instant has passed at once, and their send lag shows how late', async () => {
+    const { client, sent } = fakeNode();
+    const originMs = performance.now() - 300;
+    const { results } = await probeRange({ client, plan, from: 0, to: 5, concurrency: 5, ratePerSecond: 100, scheduleOriginMs: originMs });
+    // All five instants (0..40 ms after the origin) were 260+ ms ago: sent back to back, not spaced.
+    expect(sent.at(-1)!.atMs - sent[0]!.atMs).toBeLessThan(10);
+    for (const r of results) expect(r.sendLagUs!).toBeGreaterThanOrEqual((300 - r.seq * 10) * 1000 - 1000);
+  });
+
+  it('without an anchor starts the schedule at `from` now (unpaired), still recording the lag', async () => {
+    const { client, sent } = fakeNode();
+    const before = performance.now();
+    const { results } = await probeRange({ client, plan, from: 100, to: 104, concurrency: 1, ratePerSecond: 200 });
+    expect(sent[0]!.intendedMs!).toBeGreaterThanOrEqual(before);
+    expect(sent[0]!.intendedMs! - before).toBeLessThan(50);
+    expect(sent[3]!.intendedMs! - sent[0]!.intendedMs!).toBeCloseTo(15, 6);
+    expect(results.every((r) => typeof r.sendLagUs === 'number')).toBe(true);
+  });
+
+  it('records no send lag in closed loop', async () => {
+    const { client } = fakeNode();
+    const { results } = await probeRange({ client, plan, from: 0, to: 6, concurrency: 3 });
+    expect(results.map((r) => r.sendLagUs)).toEqual(Array(6).fill(null));
+  });
+});
+
+describe('probeRange: streamed batches', () => {
+  // Later seqs answer first, so batches can only be complete once the slow early ones are in.
+  const slowFirst = (seq: number) => Math.max(1, 20 - seq * 2);
+
+  it.each([
+    { loop: 'open', ratePerSecond: 500 },
+    { loop: 'closed', ratePerSecond: null },
+  ])('hands on gap-free batches in seq order, the rest at the end ($loop loop)', async ({ ratePerSecond }) => {
+    const { client } = fakeNode(slowFirst);
+    const batches: { fromSeq: number; toSeq: number; seqs: number[] }[] = [];
+    const out = await probeRange({
+      client,
+      plan,
+      from: 3,
+      to: 13,
+      concurrency: 4,
+      ratePerSecond,
+      batchCalls: 3,
+      onBatch: (results, fromSeq, toSeq) => batches.push({ fromSeq, toSeq, seqs: results.map((r) => r.seq) }),
+    });
+    expect(out).toEqual({ results: [], nextSeq: 13 });
+    expect(batches).toEqual([
+      { fromSeq: 3, toSeq: 6, seqs: [3, 4, 5] },
+      { fromSeq: 6, toSeq: 9, seqs: [6, 7, 8] },
+      { fromSeq: 9, toSeq: 12, seqs: [9, 10, 11] },
+      { fromSeq: 12, toSeq: 13, seqs: [12] },
+    ]);
+  });
+
+  it('emits a batch while later calls are still being sent (no barrier at the boundary)', async () => {
+    const { client, sent } = fakeNode();
+    let sentWhenFirstBatch = -1;
+    await probeRange({
+      client,
+      plan,
+      from: 0,
+      to: 12,
+      concurrency: 2,
+      ratePerSecond: 200,
+      batchCalls: 4,
+      onBatch: () => {
+        if (sentWhenFirstBatch < 0) sentWhenFirstBatch = sent.length;
+      },
+    });
+    expect(sentWhenFirstBatch).toBeGreaterThanOrEqual(4);
+    expect(sentWhenFirstBatch).toBeLessThan(12);
+  });
+
+  it('stops sending and rejects when onBatch throws', async () => {
+    const { client, sent } = fakeNode();
+    const run = probeRange({
+      client,
+      plan,
+      from: 0,
+      to: 200,
+      concurrency: 2,
+      ratePerSecond: 500,
+      batchCalls: 2,
+      onBatch: () => {
+        throw new Error('write failed');
+      },
+    });
+    await expect(run).rejects.toThrow('write failed');
+    expect(sent.length).toBeLessThan(200);
+  });
+
+  it('stops on abort with everything it sent on record, in order', async () => {
+    const { client } = fakeNode();
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 60);
+    const seen: ProbedCall[] = [];
+    const { nextSeq } = await probeRange({
+      client,
+      plan,
+      from: 0,
+      to: Number.POSITIVE_INFINITY,
+      concurrency: 2,
+      ratePerSecond: 100,
+      signal: abort.signal,
+      batchCalls: 2,
+      onBatch: (results) => seen.push(...results),
+    });
+    expect(nextSeq).toBeLessThan(50);
+    expect(seen.map((r) => r.seq)).toEqual(Array.from({ length: nextSeq }, (_, i) => i));
+  });
+});
+
+describe('performanceTimeAt', () => {
+  it('maps the wall clock onto performance.now() to within a millisecond (median of 7, as the machine may preempt a read)', () => {
+    const offsets: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const wall = Date.now();
+      const perf = performance.now();
+      // Date.now() was read a few µs before perf, somewhere inside its millisecond: perf − mapped ∈ [0, 1).
+      offsets.push(perf - performanceTimeAt(wall));
+    }
+    const median = offsets.sort((a, b) => a - b)[3]!;
+    expect(median).toBeGreaterThan(-0.2);
+    expect(median).toBeLessThan(1.2);
+  });
+
+  it('gives the same instant twice alike (median of 7 differences under 0.25 ms)', () => {
+    const anchor = Date.now() + 1_500;
+    const differences = Array.from({ length: 7 }, () => Math.abs(performanceTimeAt(anchor) - performanceTimeAt(anchor)));
+    expect(differences.sort((a, b) => a - b)[3]!).toBeLessThan(0.25);
+  });
+
+  it('keeps differences of wall-clock instants exact (one anchor, many seqs)', () => {
+    const anchor = Date.now() + 1_500;
+    expect(performanceTimeAt(anchor + 1_000) - performanceTimeAt(anchor)).toBeCloseTo(1_000, 0);
+  });
+});
