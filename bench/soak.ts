@@ -25,7 +25,7 @@ import { Client, Connection } from '@temporalio/client';
 import { generateApiKey } from '../src/auth/api-key';
 import { createSql, type Sql } from '../src/db/client';
 import { workerNodeOptions } from '../src/runtime/worker-heap';
-import { resolveTemporalCli } from '../src/temporal/cli';
+import { resolveTemporalCli } from '../src/temporal/temporal-binary';
 import { workflowIdForRun } from '../src/temporal/constants';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/helpers/free-port';

@@ -23,7 +23,7 @@ import { createSql } from '../src/db/client';
 import { ensureTenant } from '../src/db/tenants';
 import { createLogger } from '../src/logger';
 import { workerNodeOptions } from '../src/runtime/worker-heap';
-import { resolveTemporalCli } from '../src/temporal/cli';
+import { resolveTemporalCli } from '../src/temporal/temporal-binary';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/helpers/free-port';
 import { createFreshDatabase, fmt, machineLine, startRpcServer, table, type FreshDatabase, type RpcServer } from './lib';

@@ -17,7 +17,7 @@ import { ChildService } from './runtime/supervisor';
 import type { EmbeddedPostgresReady } from './runtime/embedded-postgres-process';
 import { workerNodeOptions } from './runtime/worker-heap';
 import { bootstrapDefaultTenant } from './services/bootstrap';
-import { resolveTemporalCli, TemporalCliMissingError } from './temporal/cli';
+import { resolveTemporalCli, TemporalCliMissingError } from './temporal/temporal-binary';
 import type { DevServerReady } from './temporal/dev-server-process';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -105,7 +105,8 @@ export function normaliseBaseUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UsageError(`the service URL "${redactUrl(raw)}" is not a valid URL`);
+    // Not echoed: an unparsable URL cannot be told apart into host and credentials.
+    throw new UsageError('the service URL is not a valid URL (expected http(s)://host[:port][/prefix])');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`the service URL must start with http:// or https:// (got ${url.protocol})`);
@@ -115,11 +116,6 @@ export function normaliseBaseUrl(raw: string): string {
   if (!/\/v1$/.test(path)) path = `${path}/v1`;
   url.pathname = path;
   return url.toString().replace(/\/+$/, '');
-}
-
-/** The URL for messages: user:password@ never printed. */
-export function redactUrl(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1****@');
 }
 
 function splitPair(flag: string, pair: string): [string, string] {

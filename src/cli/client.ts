@@ -1,4 +1,4 @@
-import { redactUrl } from './args';
+import { redactUrl } from '../domain/redact-url';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -141,7 +141,7 @@ export class RvsClient {
     } catch (error) {
       const name = (error as Error)?.name;
       const why = name === 'TimeoutError' || name === 'AbortError' ? 'no answer in time' : causeMessage(error);
-      throw new ConnectionError(`cannot reach ${redactUrl(this.options.baseUrl)}: ${why}`);
+      throw new ConnectionError(`cannot reach ${redactUrl(this.options.baseUrl, { keepPath: true })}: ${why}`);
     }
     let body: unknown = undefined;
     if (text) {

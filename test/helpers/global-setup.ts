@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
 import { createSql } from '../../src/db/client';
 import { migrate } from '../../src/db/migrate';
-import { resolveTemporalCli } from '../../src/temporal/cli';
+import { resolveTemporalCli } from '../../src/temporal/temporal-binary';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { freePort } from './free-port';
 

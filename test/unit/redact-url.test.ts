@@ -136,6 +136,17 @@ describe('redactUrl', () => {
   });
 });
 
+describe('redactUrl with keepPath (a URL of our own service)', () => {
+  it.each([
+    { raw: 'http://rvs.test/v1', expected: 'http://rvs.test/v1' },
+    { raw: 'https://user:secret@rvs.example.com:8443/prefix/v1', expected: 'https://****@rvs.example.com:8443/prefix/v1' },
+    { raw: 'https://rvs.example.com/v1?token=secret', expected: 'https://rvs.example.com/v1?****' },
+    { raw: 'http://user:secret@ho st/', expected: REDACTED },
+  ])('$raw → $expected', ({ raw, expected }) => {
+    expect(redactUrl(raw, { keepPath: true })).toBe(expected);
+  });
+});
+
 describe('redactUrl properties', () => {
   const BASE = 'https://rpc.example.com:8545';
   /** Scheme, host and port, then only slashes and ****; at most one redacted query. */
