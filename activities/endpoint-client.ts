@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { SecretBox } from '../src/crypto/secret-box';
 import type { EndpointRow } from '../src/db/endpoints';
@@ -8,6 +9,15 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   return error instanceof OutboundAddressRefusedError
     ? ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'OutboundAddressRefused')
     : error;
+}
+
+/**
+ * Identifies the values a client of this endpoint is built from (URL and headers): a PATCH of
+ * either encrypts it afresh, so the version changes, and the client cache opens a new client.
+ * Editing the name keeps the warm pool. Hashed, so no ciphertext is kept as a map key.
+ */
+export function endpointClientVersion(endpoint: Pick<EndpointRow, 'url_encrypted' | 'headers_encrypted'>): string {
+  return createHash('sha256').update(endpoint.url_encrypted).update('\0').update(endpoint.headers_encrypted ?? '').digest('base64url');
 }
 
 /** Decrypts the endpoint's URL and headers only here, in the worker, right before use. */
