@@ -145,6 +145,9 @@ async function main(): Promise<void> {
       RVS_ALLOW_PRIVATE_TARGETS: 'true',
       RVS_DATA_DIR: c.dataDir,
       LOG_LEVEL: 'warn',
+      // Two soaks may run at once: no fixed metrics ports.
+      RVS_API_METRICS_PORT: '0',
+      RVS_WORKER_METRICS_PORT: '0',
     };
     // As `npm run api` / `npm run worker` start them: node with tsx as a loader; each in its own
     // process group, so a SIGKILL takes all of it.
