@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type postgres from 'postgres';
-import type { Queryable, Sql } from '../src/db/client';
+import type { Queryable } from '../src/db/client';
 import { referenceMethodLatency } from '../src/db/metrics';
 import {
   findPassingHistory,
@@ -13,13 +13,15 @@ import {
   lockRunForFinalize,
   medianHeadLag,
   type RunRow,
+  type RunTargetRow,
 } from '../src/db/runs';
 import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../src/db/samples';
-import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, spreadMismatches, type CorrectnessTally } from '../src/domain/correctness';
+import { emptyTally, MAX_LISTED_MISMATCHES, pinHeadDependentParams, spreadMismatches, type CorrectnessTally } from '../src/domain/correctness';
 import { emptyStats, type RunStats } from '../src/domain/stats';
 import { BASELINE_DEFAULTS } from '../src/domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput } from '../src/domain/verdict';
-import { createPlanner, templateParams } from '../src/probe/workload';
+import { createPlanner } from '../src/probe/workload';
+import { headDependentMethods, recheckHeadMovedDifferences, type RecheckDeps } from './recheck-head-moved';
 import type { FinalizeRunInput, FinalizeRunResult } from './types';
 
 /**
@@ -58,35 +60,22 @@ async function baselineRun(sql: Queryable, baseline: RunRow) {
 }
 
 /**
- * Methods whose answers may differ between two endpoints because the head moved. Samples
- * store the method name, not the params, so a method counts as head-dependent when any workload
- * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
- * block "{{pinned_block}}" becomes "latest").
- */
-function headDependentMethods(run: RunRow): Set<string> {
-  const pinned = run.pinned_block === null ? null : Number(run.pinned_block);
-  return new Set(
-    run.config_snapshot.suite.config.workload.methods
-      .filter((m) => isHeadDependent(m.method, templateParams(m.params, pinned)))
-      .map((m) => m.method),
-  );
-}
-
-/**
  * Tallies candidate/reference answer pairs for the correctness check, in Postgres: a run may
  * hold a million samples per target, so nothing but counts and a few mismatches per method come
  * back. A differing pair of a head-dependent method is inconclusive only when a recorded head of
- * the candidate or the reference moved while it was answered (classifyDifferingSamples); heads
- * that did not move never excuse anything. DESIGN.md §7 also asks for such a mismatch to be
- * re-sent once with the block both answered at in place of the tag: not done yet (docs/api.md).
- * Also sets matches_reference on candidate samples.
+ * the candidate or the reference moved while it was answered (classifyDifferingSamples), and its
+ * re-send at a fixed block (recheckHeadMovedDifferences, DESIGN.md §7) did not still differ;
+ * heads that did not move never excuse anything. Also sets matches_reference on candidate samples.
  */
 async function tallyCorrectness(
   sql: postgres.TransactionSql,
+  deps: RecheckDeps,
   run: RunRow,
-  candidateTargetIds: string[],
-  referenceTargetId: string,
+  candidates: RunTargetRow[],
+  reference: RunTargetRow,
 ): Promise<CorrectnessTally> {
+  const candidateTargetIds = candidates.map((t) => t.id);
+  const referenceTargetId = reference.id;
   const counts = await compareWithReference(sql, run.id, candidateTargetIds, referenceTargetId);
   const tally = emptyTally();
   let differing = 0;
@@ -96,6 +85,7 @@ async function tallyCorrectness(
     differing += c.differing;
   }
   if (differing === 0) return tally;
+  await recheckHeadMovedDifferences(deps, sql, run, candidates, reference);
   const classified = await classifyDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
     headDependentMethods: [...headDependentMethods(run)],
     limit: MAX_LISTED_MISMATCHES,
@@ -104,6 +94,9 @@ async function tallyCorrectness(
   for (const d of classified.counts) {
     tally.mismatched += d.mismatched;
     tally.inconclusive += d.head_moved;
+    tally.recheck.confirmed += d.confirmed;
+    tally.recheck.resolved += d.resolved;
+    tally.recheck.failed += d.recheck_failed;
     if (d.mismatched > 0) {
       tally.mismatchesByMethod.push({ method: d.method, mismatched: d.mismatched, compared: (matchedOf.get(d.method) ?? 0) + d.mismatched });
     }
@@ -114,11 +107,12 @@ async function tallyCorrectness(
     Number(run.seed),
     run.pinned_block === null ? null : Number(run.pinned_block),
   );
+  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
   tally.mismatches = spreadMismatches(classified.examples).map((d) => ({
     method: d.method,
-    params: plan(d.seq).params,
-    candidate_hash: d.candidate_hash,
-    reference_hash: d.reference_hash,
+    params: d.recheck ? pinHeadDependentParams(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
+    candidate_hash: d.recheck?.candidate_hash ?? d.candidate_hash,
+    reference_hash: d.recheck?.reference_hash ?? d.reference_hash,
   }));
   return tally;
 }
@@ -148,11 +142,11 @@ async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
  * out but is still working) waits for the first one, then finds the run terminal and reports it
  * as it is, so two finalizes never work on the same rows at once and a run gets one verdict.
  */
-export async function finalizeRun(sql: Sql, input: FinalizeRunInput): Promise<FinalizeRunResult> {
-  return heartbeating(() => sql.begin((tx) => finalizeLocked(tx, input)));
+export async function finalizeRun(deps: RecheckDeps, input: FinalizeRunInput): Promise<FinalizeRunResult> {
+  return heartbeating(() => deps.sql.begin((tx) => finalizeLocked(tx, deps, input)));
 }
 
-async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunInput): Promise<FinalizeRunResult> {
+async function finalizeLocked(sql: postgres.TransactionSql, deps: RecheckDeps, input: FinalizeRunInput): Promise<FinalizeRunResult> {
   await lockRunForFinalize(sql, input.runId);
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
@@ -218,7 +212,7 @@ async function finalizeLocked(sql: postgres.TransactionSql, input: FinalizeRunIn
       : null,
     baseline,
     correctness:
-      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaryIds, reference.id) : undefined,
+      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, deps, run, primaries, reference) : undefined,
   });
   await finishRun(sql, run.id, {
     status: input.status,

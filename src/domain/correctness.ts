@@ -266,6 +266,66 @@ export function isHeadDependent(method: string, params: unknown): boolean {
   return false;
 }
 
+function replaceHeadTags(value: unknown, block: string): unknown {
+  if (typeof value === 'string') return HEAD_TAGS.has(value.toLowerCase()) ? block : value;
+  if (Array.isArray(value)) return value.map((item) => replaceHeadTags(item, block));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, replaceHeadTags(field, block)]));
+  return value;
+}
+
+/**
+ * The params of a head-dependent call with the head pinned to `block` (DESIGN.md §7: a mismatch
+ * on such a call is re-sent once with a fixed block in place of the tag): every
+ * `latest`/`pending`/`safe`/`finalized` tag becomes the block as a hex quantity, an omitted block
+ * parameter that defaults to `latest` is filled in, and an eth_getLogs filter without blockHash
+ * gets the block as each missing bound (a blockHash filter is left as it is). Null when the call
+ * cannot be asked at a block: a method that follows the head by nature (eth_blockNumber,
+ * eth_gasPrice, …), params that are not an array, a block parameter whose earlier parameters are
+ * missing, or anything still head-dependent after pinning. Does not modify its input.
+ */
+export function pinHeadDependentParams(method: string, params: unknown, block: bigint | number): unknown[] | null {
+  if (HEAD_METHODS.has(method)) return null;
+  const list = params === undefined || params === null ? [] : Array.isArray(params) ? params : null;
+  if (list === null || BigInt(block) < 0n) return null;
+  const tag = `0x${BigInt(block).toString(16)}`;
+  const pinned = list.map((param) => replaceHeadTags(param, tag));
+  const blockIndex = BLOCK_PARAM_INDEX[method];
+  if (blockIndex !== undefined && pinned[blockIndex] === undefined) {
+    if (pinned.length < blockIndex) return null;
+    pinned[blockIndex] = tag;
+  }
+  if (method === 'eth_getLogs') {
+    const filter = pinned[0];
+    if (!isRecord(filter)) return null;
+    if (filter.blockHash === undefined) pinned[0] = { ...filter, fromBlock: filter.fromBlock ?? tag, toBlock: filter.toBlock ?? tag };
+  }
+  return isHeadDependent(method, pinned) ? null : pinned;
+}
+
+/**
+ * How the re-check of a head-dependent difference ended: `resolved` (the answers matched at the
+ * fixed block: the head explained it), `confirmed` (they still differed: a mismatch) or `failed`
+ * (a side's re-sent call failed: the pair stays inconclusive).
+ */
+export type RecheckOutcome = 'resolved' | 'confirmed' | 'failed';
+
+/** At most this many head-dependent differences of a run are re-sent; the rest stay inconclusive. */
+export const MAX_RECHECKS_PER_RUN = 200;
+
+export interface RecheckCounts {
+  resolved: number;
+  confirmed: number;
+  failed: number;
+}
+
+/** The re-check of one pair: the params re-sent (block pinned) and both answers' fingerprints. */
+export interface PairRecheck {
+  outcome: RecheckOutcome;
+  params: unknown;
+  candidateHash: string | null;
+  referenceHash: string | null;
+}
+
 export interface CorrectnessPair {
   method: string;
   params: unknown;
@@ -280,6 +340,12 @@ export interface CorrectnessPair {
    * submitted with false: heads that did not move never excuse anything.
    */
   headDependent: boolean;
+  /**
+   * The pair's re-check at a fixed block, when it was re-sent (headDependent pairs only): a
+   * `confirmed` one is a mismatch (listed with the re-sent params and hashes), the others stay
+   * inconclusive.
+   */
+  recheck?: PairRecheck;
 }
 
 export interface CorrectnessMismatch {
@@ -302,8 +368,21 @@ export type CorrectnessDetails = {
   compared: number;
   matched: number;
   mismatched: number;
-  /** Head-dependent pairs that differed while a head moved: neither a match nor a mismatch, excluded from the rate. */
+  /**
+   * Head-dependent pairs that differed while a head moved and were not confirmed by their
+   * re-check: neither a match nor a mismatch, excluded from the rate.
+   */
   inconclusive: number;
+  /**
+   * Head-moved differences re-sent to both sides at a fixed block (at most recheck_limit):
+   * recheck_resolved + recheck_confirmed + recheck_failed. Confirmed ones are counted in
+   * `mismatched`; resolved and failed ones in `inconclusive`, with those never re-sent.
+   */
+  rechecked: number;
+  recheck_resolved: number;
+  recheck_confirmed: number;
+  recheck_failed: number;
+  recheck_limit: number;
   /** Pairs where the candidate or the reference failed (no hash): not compared. */
   skipped: number;
   /** matched / compared × 100 truncated to one decimal; null when nothing was compared. */
@@ -339,6 +418,8 @@ export interface CorrectnessTally {
   mismatches: CorrectnessMismatch[];
   /** Methods with at least one mismatch (any order: judgeCorrectness sorts them). */
   mismatchesByMethod: MethodMismatchCount[];
+  /** Re-checks of head-moved differences; `confirmed` ones are already in `mismatched`. */
+  recheck: RecheckCounts;
 }
 
 export const emptyTally = (): CorrectnessTally => ({
@@ -348,6 +429,7 @@ export const emptyTally = (): CorrectnessTally => ({
   skipped: 0,
   mismatches: [],
   mismatchesByMethod: [],
+  recheck: { resolved: 0, confirmed: 0, failed: 0 },
 });
 
 /**
@@ -383,8 +465,10 @@ export function spreadMismatches<T extends { method: string }>(mismatches: reado
 /**
  * Counts pairs by kind:
  *  - a pair with a null hash on either side is `skipped` (availability is judged elsewhere);
- *  - equal hashes → `matched`; different hashes → `inconclusive` when headDependent, else
- *    `mismatched` (examples spread over methods, see spreadMismatches; counted per method).
+ *  - equal hashes → `matched`; different hashes → `inconclusive` when headDependent (unless its
+ *    re-check confirmed the difference), else `mismatched` (examples spread over methods, see
+ *    spreadMismatches; counted per method). A confirmed re-check is listed with the params and
+ *    hashes of the re-sent call.
  */
 export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally {
   const tally = emptyTally();
@@ -402,19 +486,22 @@ export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally 
     } else if (pair.candidateHash === pair.referenceHash) {
       tally.matched++;
       count(pair.method).compared++;
-    } else if (pair.headDependent) {
+    } else if (pair.headDependent && pair.recheck?.outcome !== 'confirmed') {
       tally.inconclusive++;
+      if (pair.recheck) tally.recheck[pair.recheck.outcome]++;
     } else {
       tally.mismatched++;
+      const confirmed = pair.headDependent ? pair.recheck : undefined;
+      if (confirmed) tally.recheck.confirmed++;
       const c = count(pair.method);
       c.compared++;
       c.mismatched++;
       if (c.mismatched <= MAX_LISTED_MISMATCHES) {
         examples.push({
           method: pair.method,
-          params: pair.params,
-          candidate_hash: pair.candidateHash,
-          reference_hash: pair.referenceHash,
+          params: confirmed ? confirmed.params : pair.params,
+          candidate_hash: confirmed?.candidateHash ?? pair.candidateHash,
+          reference_hash: confirmed?.referenceHash ?? pair.referenceHash,
         });
       }
     }
@@ -446,18 +533,31 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
   const mismatches = tally.mismatches.slice(0, MAX_LISTED_MISMATCHES);
   const byMethod = sortedByMethod(tally.mismatchesByMethod);
   const compared = matched + mismatched;
+  const { resolved, confirmed, failed } = tally.recheck;
+  const rechecked = resolved + confirmed + failed;
   const extras = [
     inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
     skipped > 0 ? `${skipped} skipped (a side failed)` : null,
   ].filter((part): part is string => part !== null);
-  const suffix = extras.length > 0 ? `; ${extras.join(', ')}` : '';
+  const recheckNote =
+    rechecked > 0
+      ? `; ${rechecked} head-moved ${rechecked === 1 ? 'difference' : 'differences'} re-checked at a fixed block: ${resolved} resolved, ${confirmed} confirmed${failed > 0 ? `, ${failed} failed` : ''}`
+      : '';
+  const suffix = `${extras.length > 0 ? `; ${extras.join(', ')}` : ''}${recheckNote}`;
+  const recheckDetails = {
+    rechecked,
+    recheck_resolved: resolved,
+    recheck_confirmed: confirmed,
+    recheck_failed: failed,
+    recheck_limit: MAX_RECHECKS_PER_RUN,
+  };
 
   if (compared === 0) {
     return {
       name: 'correctness',
       status: 'fail',
       message: `no response pairs could be compared with the reference, nothing to judge${suffix}`,
-      details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: null, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
+      details: { compared, matched, mismatched, inconclusive, skipped, ...recheckDetails, match_rate_pct: null, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
     };
   }
   const rate = (matched * 100) / compared;
@@ -467,7 +567,7 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
     name: 'correctness',
     status: pass ? 'pass' : 'fail',
     message: `${matched} of ${compared} compared responses matched the reference (${matchRatePct}%, ${pass ? 'min' : 'below min'} ${minPct}%)${suffix}`,
-    details: { compared, matched, mismatched, inconclusive, skipped, match_rate_pct: matchRatePct, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
+    details: { compared, matched, mismatched, inconclusive, skipped, ...recheckDetails, match_rate_pct: matchRatePct, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
   };
 }
 

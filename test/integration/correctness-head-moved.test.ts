@@ -4,28 +4,54 @@ import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node'
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
- * A head-dependent mismatch (eth_getBalance at `latest`) is excused as inconclusive only when a
- * recorded head (run_heads, read at the start and the end of every probe chunk) moved while it
- * was answered. Two loopback fake nodes: the candidate alters every eth_getBalance and
- * eth_chainId answer. Heads frozen on both sides → every difference is a mismatch; the
- * reference's head moving → the eth_getBalance differences are inconclusive, eth_chainId (not
- * head-dependent) still mismatches.
+ * A head-dependent difference (eth_getBalance at `latest`) is excused only when a recorded head
+ * (run_heads, read at the start and the end of every probe chunk) moved while it was answered,
+ * and then it is re-sent once to both nodes with the tag replaced by a fixed block (the lower of
+ * the two heads read before the calls): only a difference that survives counts. Two loopback fake
+ * nodes answer eth_getBalance from the block asked for (their own head at `latest`).
+ *  - heads frozen on both sides: every difference is a mismatch, nothing is re-sent;
+ *  - the reference's head moves and the candidate is honest: its `latest` answers differ only
+ *    because the heads differ; at the fixed block they match → inconclusive, not mismatches;
+ *  - the candidate's head moves and it alters every balance: the re-check still differs →
+ *    counted as mismatches, listed with the re-sent params;
+ *  - eth_chainId (not head-dependent) is never re-sent or excused.
  */
-
 const REQUESTS = 40;
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
 
 type Json = Record<string, any>;
 
-/** A node answering eth_blockNumber from `head()` and the two workload methods with fixed values. */
-function node(values: { balance: string; chainId: string; head: () => string }): Promise<FakeNode> {
-  return startFakeNode((req, res) => {
-    const result = req.method === 'eth_blockNumber' ? values.head() : req.method === 'eth_getBalance' ? values.balance : values.chainId;
+const FIRST_HEAD = 0x36;
+
+/**
+ * A node whose chain head starts at FIRST_HEAD and, when `moving`, advances by one block after
+ * every eth_blockNumber read (so the reads around a chunk differ). eth_getBalance answers
+ * `balance(block)` for the block asked for, its current head at `latest`; eth_chainId `chainId`.
+ */
+async function node(values: { balance: (block: number) => number; chainId: string; moving: boolean }): Promise<FakeNode> {
+  let head = FIRST_HEAD;
+  const fake = await startFakeNode();
+  fake.setBehaviour((req, res) => {
+    let result: string;
+    if (req.method === 'eth_blockNumber') {
+      result = `0x${head.toString(16)}`;
+      if (values.moving) head++;
+    } else if (req.method === 'eth_getBalance') {
+      const tag = (fake.requests[req.count - 1]?.params as unknown[])[1];
+      const block = typeof tag === 'string' && tag.startsWith('0x') ? Number.parseInt(tag, 16) : head;
+      result = `0x${values.balance(block).toString(16)}`;
+    } else {
+      result = values.chainId;
+    }
     return answers.ok(result)(req, res);
   });
+  return fake;
 }
 
-describe('correctness: heads that did not move never excuse a mismatch', () => {
+const honest = (block: number) => 0x1000 + block;
+const altered = (block: number) => 0x2000 + block;
+
+describe('correctness: a head-dependent difference counts only when no head moved, or when its re-check at a fixed block still differs', () => {
   let stack: Stack;
   const nodes: FakeNode[] = [];
 
@@ -37,9 +63,16 @@ describe('correctness: heads that did not move never excuse a mismatch', () => {
     await stack?.close();
   });
 
-  async function correctnessOf(referenceHead: () => string): Promise<Json> {
-    const candidate = await node({ balance: '0x200', chainId: '0x2', head: () => '0x36' });
-    const reference = await node({ balance: '0x100', chainId: '0x1', head: referenceHead });
+  interface Side {
+    balance: (block: number) => number;
+    chainId: string;
+    moving: boolean;
+  }
+
+  /** Runs the suite against the two nodes; the correctness check and the requests each node got. */
+  async function correctnessOf(candidateSide: Side, referenceSide: Side) {
+    const candidate = await node(candidateSide);
+    const reference = await node(referenceSide);
     nodes.push(candidate, reference);
     const { auth } = await stack.newTenant();
     const setup = await createSuite(stack.app, auth, {
@@ -65,14 +98,24 @@ describe('correctness: heads that did not move never excuse a mismatch', () => {
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
     const verdict = await get<Json>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
     expect(verdict.status).toBe(200);
-    return (verdict.body.checks as Json[]).find((c) => c.name === 'correctness')!;
+    const check = (verdict.body.checks as Json[]).find((c) => c.name === 'correctness')!;
+    const pinnedBalanceCalls = (fake: FakeNode) =>
+      fake.requests.filter((r) => r.method === 'eth_getBalance' && (r.params as unknown[])[1] !== 'latest').map((r) => r.params);
+    return { check, candidateRechecks: pinnedBalanceCalls(candidate), referenceRechecks: pinnedBalanceCalls(reference) };
   }
 
-  it('frozen heads on both sides: altered latest-tagged answers are mismatches, examples spread over both methods', async () => {
-    const check = await correctnessOf(() => '0x36');
+  const byMethodOf = (check: Json) => check.details.mismatches_by_method as { method: string; mismatched: number; compared: number }[];
+
+  it('frozen heads on both sides: altered latest-tagged answers are mismatches, nothing is re-sent, examples spread over both methods', async () => {
+    const { check, candidateRechecks, referenceRechecks } = await correctnessOf(
+      { balance: altered, chainId: '0x2', moving: false },
+      { balance: honest, chainId: '0x1', moving: false },
+    );
     expect(check.status).toBe('fail');
-    expect(check.details).toMatchObject({ compared: REQUESTS, matched: 0, mismatched: REQUESTS, inconclusive: 0, skipped: 0 });
-    const byMethod = check.details.mismatches_by_method as { method: string; mismatched: number; compared: number }[];
+    expect(check.details).toMatchObject({ compared: REQUESTS, matched: 0, mismatched: REQUESTS, inconclusive: 0, skipped: 0, rechecked: 0 });
+    expect(candidateRechecks).toEqual([]);
+    expect(referenceRechecks).toEqual([]);
+    const byMethod = byMethodOf(check);
     expect(byMethod.map((m) => m.method).sort()).toEqual(['eth_chainId', 'eth_getBalance']);
     for (const m of byMethod) expect(m.mismatched).toBe(m.compared);
     expect(byMethod.reduce((sum, m) => sum + m.mismatched, 0)).toBe(REQUESTS);
@@ -87,16 +130,59 @@ describe('correctness: heads that did not move never excuse a mismatch', () => {
     expect(check.message).not.toContain('head moved');
   });
 
-  it('a reference head that moves during the chunk: the latest-tagged differences are inconclusive, the others still mismatch', async () => {
-    let head = 0x36;
-    const check = await correctnessOf(() => `0x${(head++).toString(16)}`);
-    const byMethod = check.details.mismatches_by_method as { method: string; mismatched: number; compared: number }[];
-    expect(byMethod.map((m) => m.method)).toEqual(['eth_chainId']);
-    expect(check.details.inconclusive).toBeGreaterThan(0);
-    expect(check.details.matched).toBe(0);
-    expect(check.details.mismatched).toBe(byMethod[0]!.mismatched);
-    expect(check.details.inconclusive + check.details.mismatched).toBe(REQUESTS);
-    expect((check.details.mismatches as { method: string }[]).every((m) => m.method === 'eth_chainId')).toBe(true);
-    expect(check.message).toContain(`${check.details.inconclusive} inconclusive (head moved)`);
+  it('an honest candidate whose latest answers differ only because the reference head moved: re-checked at a fixed block they match → inconclusive, not mismatches', async () => {
+    const { check, candidateRechecks, referenceRechecks } = await correctnessOf(
+      { balance: honest, chainId: '0x1', moving: false },
+      { balance: honest, chainId: '0x1', moving: true },
+    );
+    const balances = REQUESTS - check.details.matched;
+    expect(balances).toBeGreaterThan(0);
+    expect(check.details).toMatchObject({
+      mismatched: 0,
+      inconclusive: balances,
+      rechecked: balances,
+      recheck_resolved: balances,
+      recheck_confirmed: 0,
+      recheck_failed: 0,
+      mismatches: [],
+      mismatches_by_method: [],
+    });
+    // Every eth_chainId matched; each differing balance was re-sent once to each side at the lower head read before it.
+    expect(check.details.compared).toBe(check.details.matched);
+    expect(check.status).toBe('pass');
+    const pinned = `0x${FIRST_HEAD.toString(16)}`;
+    expect(candidateRechecks).toEqual(Array.from({ length: balances }, () => [ADDRESS, pinned]));
+    expect(referenceRechecks).toEqual(candidateRechecks);
+    expect(check.message).toContain(`${balances} inconclusive (head moved)`);
+    expect(check.message).toContain(`${balances} head-moved differences re-checked at a fixed block: ${balances} resolved, 0 confirmed`);
+  });
+
+  it('a candidate that alters balances and whose own head moved: the re-check still differs → counted as mismatches, listed as re-sent', async () => {
+    const { check, candidateRechecks } = await correctnessOf(
+      { balance: altered, chainId: '0x1', moving: true },
+      { balance: honest, chainId: '0x1', moving: false },
+    );
+    const byMethod = byMethodOf(check);
+    expect(byMethod.map((m) => m.method)).toEqual(['eth_getBalance']);
+    const balances = byMethod[0]!.mismatched;
+    expect(balances).toBe(REQUESTS - check.details.matched);
+    expect(check.status).toBe('fail');
+    expect(check.details).toMatchObject({
+      mismatched: balances,
+      inconclusive: 0,
+      rechecked: balances,
+      recheck_resolved: 0,
+      recheck_confirmed: balances,
+      recheck_failed: 0,
+    });
+    expect(candidateRechecks).toHaveLength(balances);
+    const listed = check.details.mismatches as { method: string; params: unknown; candidate_hash: string; reference_hash: string }[];
+    expect(listed).toHaveLength(Math.min(10, balances));
+    for (const m of listed) {
+      expect(m.method).toBe('eth_getBalance');
+      expect(m.params).toEqual([ADDRESS, `0x${FIRST_HEAD.toString(16)}`]);
+      expect(m.candidate_hash).not.toBe(m.reference_hash);
+    }
+    expect(check.message).toContain(`${balances} head-moved differences re-checked at a fixed block: 0 resolved, ${balances} confirmed`);
   });
 });

@@ -99,7 +99,7 @@ describe('correctness: a head-dependent difference is excused only when a record
       await compareWithReference(tx, runId, [candidate.id], reference.id);
       return classifyDifferingSamples(tx, runId, [candidate.id], reference.id, { headDependentMethods: ['eth_getBalance'], limit: 10 });
     });
-    expect(classified.counts).toEqual([{ method, mismatched: excused ? 0 : 1, head_moved: excused ? 1 : 0 }]);
+    expect(classified.counts).toEqual([{ method, mismatched: excused ? 0 : 1, head_moved: excused ? 1 : 0, confirmed: 0, resolved: 0, recheck_failed: 0 }]);
     expect(classified.examples).toHaveLength(excused ? 0 : 1);
   });
 });

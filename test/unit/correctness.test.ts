@@ -7,6 +7,7 @@ import {
   isHeadDependent,
   judgeCorrectness,
   normalizeResult,
+  pinHeadDependentParams,
   ResultTooDeepError,
   spreadMismatches,
   summarizeCorrectness,
@@ -152,6 +153,47 @@ describe('isHeadDependent', () => {
   });
 });
 
+describe('pinHeadDependentParams: the head tag replaced by a fixed block', () => {
+  const FILTER = { address: ADDR, topics: [H32] };
+  it.each([
+    { name: 'eth_getBalance latest', method: 'eth_getBalance', params: [ADDR, 'latest'], expected: [ADDR, '0x36'] },
+    { name: 'eth_getBalance omitted block', method: 'eth_getBalance', params: [ADDR], expected: [ADDR, '0x36'] },
+    { name: 'eth_getBalance pending (case folded)', method: 'eth_getBalance', params: [ADDR, 'PENDING'], expected: [ADDR, '0x36'] },
+    { name: 'eth_getTransactionCount safe', method: 'eth_getTransactionCount', params: [ADDR, 'safe'], expected: [ADDR, '0x36'] },
+    { name: 'eth_getStorageAt finalized', method: 'eth_getStorageAt', params: [ADDR, '0x0', 'finalized'], expected: [ADDR, '0x0', '0x36'] },
+    { name: 'eth_getStorageAt missing slot: cannot be pinned', method: 'eth_getStorageAt', params: [ADDR], expected: null },
+    { name: 'eth_call latest', method: 'eth_call', params: [{ to: ADDR, data: '0x' }, 'latest'], expected: [{ to: ADDR, data: '0x' }, '0x36'] },
+    { name: 'eth_call omitted block', method: 'eth_call', params: [{ to: ADDR, data: '0x' }], expected: [{ to: ADDR, data: '0x' }, '0x36'] },
+    { name: 'eth_call EIP-1898 blockNumber latest', method: 'eth_call', params: [{ to: ADDR, data: '0x' }, { blockNumber: 'latest' }], expected: [{ to: ADDR, data: '0x' }, { blockNumber: '0x36' }] },
+    { name: 'eth_call with a state override keeps it', method: 'eth_call', params: [{ to: ADDR }, 'latest', { [ADDR]: { balance: '0x1' } }], expected: [{ to: ADDR }, '0x36', { [ADDR]: { balance: '0x1' } }] },
+    { name: 'eth_getBlockByNumber latest', method: 'eth_getBlockByNumber', params: ['latest', false], expected: ['0x36', false] },
+    { name: 'eth_getBlockByNumber finalized with txs', method: 'eth_getBlockByNumber', params: ['finalized', true], expected: ['0x36', true] },
+    { name: 'eth_getBlockByNumber earliest is not a head tag', method: 'eth_getBlockByNumber', params: ['earliest', false], expected: ['earliest', false] },
+    { name: 'eth_getLogs fromBlock and toBlock latest', method: 'eth_getLogs', params: [{ ...FILTER, fromBlock: 'latest', toBlock: 'latest' }], expected: [{ ...FILTER, fromBlock: '0x36', toBlock: '0x36' }] },
+    { name: 'eth_getLogs fixed fromBlock, toBlock latest', method: 'eth_getLogs', params: [{ ...FILTER, fromBlock: '0x30', toBlock: 'latest' }], expected: [{ ...FILTER, fromBlock: '0x30', toBlock: '0x36' }] },
+    { name: 'eth_getLogs without bounds gets both', method: 'eth_getLogs', params: [FILTER], expected: [{ ...FILTER, fromBlock: '0x36', toBlock: '0x36' }] },
+    { name: 'eth_getLogs fromBlock only gets toBlock', method: 'eth_getLogs', params: [{ ...FILTER, fromBlock: '0x30' }], expected: [{ ...FILTER, fromBlock: '0x30', toBlock: '0x36' }] },
+    { name: 'eth_getLogs blockHash untouched', method: 'eth_getLogs', params: [{ ...FILTER, blockHash: H32 }], expected: [{ ...FILTER, blockHash: H32 }] },
+    { name: 'eth_getLogs without a filter object', method: 'eth_getLogs', params: [], expected: null },
+    { name: 'eth_feeHistory newest block latest', method: 'eth_feeHistory', params: ['0x4', 'latest', [25, 75]], expected: ['0x4', '0x36', [25, 75]] },
+    { name: 'eth_blockNumber follows the head: nothing to pin', method: 'eth_blockNumber', params: [], expected: null },
+    { name: 'eth_gasPrice follows the head: nothing to pin', method: 'eth_gasPrice', params: [], expected: null },
+    { name: 'params that are not an array', method: 'eth_getBalance', params: { address: ADDR }, expected: null },
+    { name: 'a fixed block stays as it is', method: 'eth_getBalance', params: [ADDR, '0x10'], expected: [ADDR, '0x10'] },
+  ])('$name', ({ method, params, expected }) => {
+    const before = JSON.stringify(params);
+    const pinned = pinHeadDependentParams(method, params, 0x36n);
+    expect(pinned).toEqual(expected);
+    expect(JSON.stringify(params)).toBe(before);
+    if (pinned !== null) expect(isHeadDependent(method, pinned)).toBe(false);
+  });
+
+  it('takes the block as a number too, and refuses a negative one', () => {
+    expect(pinHeadDependentParams('eth_getBalance', [ADDR, 'latest'], 255)).toEqual([ADDR, '0xff']);
+    expect(pinHeadDependentParams('eth_getBalance', [ADDR, 'latest'], -1)).toBeNull();
+  });
+});
+
 const pair = (over: Partial<CorrectnessPair> = {}): CorrectnessPair => ({
   method: 'eth_getBalance',
   params: [ADDR, '0x10'],
@@ -235,7 +277,38 @@ describe('tallyPairs', () => {
         { method: 'eth_getBalance', params: [ADDR, '0x2'], candidate_hash: '2'.padStart(32, 'b'), reference_hash: 'a'.repeat(32) },
       ],
       mismatchesByMethod: [{ method: 'eth_getBalance', mismatched: 2, compared: 4 }],
+      recheck: { resolved: 0, confirmed: 0, failed: 0 },
     });
+  });
+
+  it('a head-moved difference counts by its re-check: confirmed → mismatch listed as re-sent, resolved or failed → inconclusive', () => {
+    const moved = (outcome: 'resolved' | 'confirmed' | 'failed' | undefined, i: number) =>
+      pair({
+        params: [ADDR, 'latest'],
+        candidateHash: `${i}`.padStart(32, 'c'),
+        headDependent: true,
+        recheck: outcome && {
+          outcome,
+          params: [ADDR, '0x36'],
+          candidateHash: outcome === 'failed' ? null : `${i}`.padStart(32, 'e'),
+          referenceHash: outcome === 'confirmed' ? 'f'.repeat(32) : outcome === 'resolved' ? `${i}`.padStart(32, 'e') : null,
+        },
+      });
+    const tally = tallyPairs([match(), moved('confirmed', 1), moved('resolved', 2), moved('failed', 3), moved(undefined, 4)]);
+    expect(tally).toMatchObject({ matched: 1, mismatched: 1, inconclusive: 3, skipped: 0, recheck: { resolved: 1, confirmed: 1, failed: 1 } });
+    expect(tally.mismatches).toEqual([{ method: 'eth_getBalance', params: [ADDR, '0x36'], candidate_hash: '1'.padStart(32, 'e'), reference_hash: 'f'.repeat(32) }]);
+    expect(tally.mismatchesByMethod).toEqual([{ method: 'eth_getBalance', mismatched: 1, compared: 2 }]);
+    const summary = judgeCorrectness(tally, 100);
+    expect(summary.details).toMatchObject({ compared: 2, mismatched: 1, inconclusive: 3, rechecked: 3, recheck_resolved: 1, recheck_confirmed: 1, recheck_failed: 1, recheck_limit: 200 });
+    expect(summary.message).toBe(
+      '1 of 2 compared responses matched the reference (50%, below min 100%); 3 inconclusive (head moved); 3 head-moved differences re-checked at a fixed block: 1 resolved, 1 confirmed, 1 failed',
+    );
+  });
+
+  it('a re-check on a pair that no head excuses changes nothing: it is a mismatch with its own params', () => {
+    const tally = tallyPairs([pair({ candidateHash: 'c'.repeat(32), recheck: { outcome: 'resolved', params: [], candidateHash: 'e'.repeat(32), referenceHash: 'e'.repeat(32) } })]);
+    expect(tally).toMatchObject({ mismatched: 1, inconclusive: 0, recheck: { resolved: 0, confirmed: 0, failed: 0 } });
+    expect(tally.mismatches[0]!.params).toEqual([ADDR, '0x10']);
   });
 
   it('spreads the listed mismatches over methods and counts each method (compared = matched + mismatched)', () => {

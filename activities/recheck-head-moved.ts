@@ -1,0 +1,143 @@
+import type postgres from 'postgres';
+import type { SecretBox } from '../src/crypto/secret-box';
+import type { Sql } from '../src/db/client';
+import { findEndpoint } from '../src/db/endpoints';
+import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
+import type { RunRow, RunTargetRow } from '../src/db/runs';
+import { selectRecheckPairs } from '../src/db/samples';
+import { isHeadDependent, MAX_RECHECKS_PER_RUN, pinHeadDependentParams } from '../src/domain/correctness';
+import type { JsonRpcClient } from '../src/probe/json-rpc-client';
+import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
+import { createPlanner, templateParams } from '../src/probe/workload';
+import { openEndpointClient } from './endpoint-client';
+
+export interface RecheckDeps {
+  sql: Sql;
+  box: SecretBox;
+  allowPrivateTargets: boolean;
+}
+
+/** Pairs re-sent at once (each to both sides): a handful of connections per endpoint. */
+const RECHECK_CONCURRENCY = 4;
+/** Outcomes are stored per batch, so a finalize that dies half-way keeps what it learnt. */
+const STORE_EVERY = 20;
+
+const pinnedBlockOf = (run: RunRow): number | null => (run.pinned_block === null ? null : Number(run.pinned_block));
+
+/**
+ * Methods whose answers may differ between two endpoints because the head moved. Samples
+ * store the method name, not the params, so a method counts as head-dependent when any workload
+ * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
+ * block "{{pinned_block}}" becomes "latest").
+ */
+export function headDependentMethods(run: RunRow): Set<string> {
+  const pinned = pinnedBlockOf(run);
+  return new Set(
+    run.config_snapshot.suite.config.workload.methods
+      .filter((m) => isHeadDependent(m.method, templateParams(m.params, pinned)))
+      .map((m) => m.method),
+  );
+}
+
+/** The head-dependent methods of which some workload entry can be asked at a fixed block. */
+function pinnableMethods(run: RunRow): string[] {
+  const pinned = pinnedBlockOf(run);
+  return [
+    ...new Set(
+      run.config_snapshot.suite.config.workload.methods
+        .filter((m) => {
+          const params = templateParams(m.params, pinned);
+          return isHeadDependent(m.method, params) && pinHeadDependentParams(m.method, params, 0) !== null;
+        })
+        .map((m) => m.method),
+    ),
+  ];
+}
+
+/**
+ * Re-sends head-moved differences once to both sides with the head tag replaced by a fixed
+ * block (DESIGN.md §7) and stores each outcome in run_rechecks, where classifyDifferingSamples
+ * reads it: a difference that survives counts as a mismatch, one that resolves — or whose
+ * re-check fails — stays inconclusive. At most MAX_RECHECKS_PER_RUN pairs, spread over methods
+ * (selectRecheckPairs); the rest keep the head-moved rule. The block is the lower of the two
+ * sides' recorded heads before their calls (a block both had), else the run's pinned block.
+ *
+ * Idempotent: pairs already stored are not re-sent (a retried finalize reuses their outcome,
+ * since the nodes could answer differently a second time). `tx` is finalize's transaction,
+ * read from only; outcomes are written through the pool, committed at once, so they outlive a
+ * finalize attempt that fails later. Requests go through the probe client (address guard,
+ * timeouts, response caps) with the endpoint's secrets decrypted here only.
+ */
+export async function recheckHeadMovedDifferences(
+  deps: RecheckDeps,
+  tx: postgres.TransactionSql,
+  run: RunRow,
+  candidates: readonly RunTargetRow[],
+  reference: RunTargetRow,
+): Promise<void> {
+  const methods = pinnableMethods(run);
+  if (methods.length === 0) return;
+  const pairs = await selectRecheckPairs(
+    tx,
+    run.id,
+    candidates.map((t) => t.id),
+    reference.id,
+    { headDependentMethods: methods, limit: MAX_RECHECKS_PER_RUN },
+  );
+  if (pairs.length === 0) return;
+  const stored = await storedRecheckKeys(tx, run.id);
+  const workload = run.config_snapshot.suite.config.workload;
+  const plan = createPlanner(workload, Number(run.seed), pinnedBlockOf(run));
+  const todo = pairs.flatMap((pair) => {
+    const block = pair.block ?? run.pinned_block;
+    if (stored.has(recheckKey(pair.target_id, pair.seq)) || block === null) return [];
+    const planned = plan(pair.seq);
+    const params = planned.method === pair.method ? pinHeadDependentParams(pair.method, planned.params, BigInt(block)) : null;
+    return params === null ? [] : [{ ...pair, block, params }];
+  });
+  if (todo.length === 0) return;
+
+  const clients = new Map<string, JsonRpcClient | null>();
+  const open = async (target: RunTargetRow): Promise<void> => {
+    const endpoint = await findEndpoint(tx, target.endpoint_id);
+    try {
+      clients.set(
+        target.id,
+        endpoint
+          ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: RECHECK_CONCURRENCY, fingerprintResults: true })
+          : null,
+      );
+    } catch {
+      // A refused address (or an endpoint gone since): its re-checks fail, the pairs stay inconclusive.
+      clients.set(target.id, null);
+    }
+  };
+  try {
+    await open(reference);
+    for (const target of candidates) if (todo.some((p) => p.target_id === target.id)) await open(target);
+    for (let from = 0; from < todo.length; from += STORE_EVERY) {
+      const batch = todo.slice(from, from + STORE_EVERY);
+      const calls: RecheckCall[] = batch.map((p) => ({
+        seq: p.seq,
+        method: p.method,
+        params: p.params,
+        candidate: clients.get(p.target_id) ?? null,
+        reference: clients.get(reference.id) ?? null,
+      }));
+      const answers = await recheckAll(calls, RECHECK_CONCURRENCY);
+      const rows: RecheckRow[] = batch.map((p, i) => ({
+        run_id: run.id,
+        target_id: p.target_id,
+        seq: p.seq,
+        method: p.method,
+        block: p.block,
+        outcome: answers[i]!.outcome,
+        candidate_hash: answers[i]!.candidateHash,
+        reference_hash: answers[i]!.referenceHash,
+      }));
+      await insertRechecks(deps.sql, rows);
+    }
+  } finally {
+    await Promise.all([...clients.values()].map((c) => c?.close()));
+  }
+}
