@@ -1,4 +1,4 @@
-import type { RunStats } from '../domain/stats';
+import { targetStats, type MeasuredStats, type RunStats } from '../domain/stats';
 import type { SuiteConfig } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
 import type { Queryable } from './client';
@@ -140,12 +140,14 @@ export async function markTargetRunning(sql: Queryable, targetId: string): Promi
     where id = ${targetId} and status in ('pending', 'running')`;
 }
 
+/** Ends a target; its `metadata.stats` get the run's stats shape, `tests` counting the target itself. */
 export async function finishTarget(
   sql: Queryable,
   targetId: string,
   status: Extract<TargetStatus, 'success' | 'failed' | 'cancelled'>,
-  metadata: Record<string, unknown>,
+  measured: { stats?: MeasuredStats },
 ): Promise<void> {
+  const metadata = measured.stats ? { stats: targetStats(measured.stats, status === 'success') } : {};
   await sql`
     update run_targets set status = ${status}, finished_at = now(), metadata = metadata || ${sql.json(metadata as never)}
     where id = ${targetId} and status in ('pending', 'running')`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStatsSchema } from '../../src/domain/stats';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
@@ -65,6 +66,11 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
         metadata: { stats: expect.objectContaining({ calls: { total: 50, successful: 50, failed: 0 } }) },
       },
     ]);
+    // A target's stats have exactly the run's shape (strict: no field missing, none extra).
+    expect(runStatsSchema.parse(stats)).toEqual(stats);
+    expect(runStatsSchema.parse(run.targets[0].metadata.stats)).toEqual(run.targets[0].metadata.stats);
+    expect(run.targets[0].metadata.stats.tests).toEqual({ successful: 1, failed: 0 });
+    expect(run.targets[0].metadata.stats.latency).toEqual(stats.latency);
 
     const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
     expect(verdict.status).toBe(200);

@@ -217,9 +217,6 @@ export const RunStats = component(
     ),
 );
 
-/** A target's own stats: those of the run without `tests` (which counts targets). */
-export const TargetStats = component('TargetStats', z.strictObject({ calls, latency }));
-
 export const RunTarget = component(
   'RunTarget',
   z.strictObject({
@@ -229,7 +226,7 @@ export const RunTarget = component(
     role,
     order_index: count,
     status: z.enum(TARGET_STATUSES),
-    metadata: z.strictObject({ stats: TargetStats.optional().describe('this target\'s own stats, once it finished') }),
+    metadata: z.strictObject({ stats: RunStats.optional().describe('this target\'s own stats, once it finished (tests: the target itself)') }),
   }),
 );
 
@@ -365,11 +362,6 @@ export const Check = component(
         mismatched: count,
         inconclusive: count,
         skipped: count,
-        rechecked: count.optional().describe('head-moved differences re-sent at a fixed block (absent from verdicts judged before the re-check)'),
-        recheck_resolved: count.optional(),
-        recheck_confirmed: count.optional().describe('re-checks that still differed: counted in mismatched'),
-        recheck_failed: count.optional(),
-        recheck_limit: count.optional(),
         match_rate_pct: z.number().nullable().describe('null when nothing could be compared'),
         min_pct: z.number(),
         mismatches: z.array(CorrectnessMismatch).max(10).describe('at most 10, spread round-robin over the mismatching methods'),
