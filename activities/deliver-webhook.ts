@@ -13,6 +13,7 @@ import {
   recordDeliveries,
   recordDeliveryAttempt,
   suiteVerdictsBefore,
+  type DeliveryErrorKind,
   type NewDelivery,
 } from '../src/db/webhooks';
 import { eventsForRun, webhookBody, type RunEventSummary } from '../src/domain/webhook-events';
@@ -99,7 +100,7 @@ export async function enqueueWebhooks(deps: WebhookDeps, input: { runId: string 
   return { deliveries: pending.length };
 }
 
-type ErrorKind = 'http_status' | 'timeout' | 'connection_error' | 'address_refused' | 'invalid_url';
+type ErrorKind = DeliveryErrorKind;
 
 interface SendResult {
   responseCode: number | null;

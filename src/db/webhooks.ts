@@ -88,6 +88,7 @@ export async function findSubscribedWebhooks(sql: Queryable, tenantId: string, e
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type DeliveryErrorKind = 'http_status' | 'timeout' | 'connection_error' | 'address_refused' | 'invalid_url';
 
 export interface DeliveryRow {
   id: string;
@@ -100,7 +101,7 @@ export interface DeliveryRow {
   attempts: number;
   last_response_code: number | null;
   last_latency_ms: number | null;
-  last_error_kind: string | null;
+  last_error_kind: DeliveryErrorKind | null;
   created_at: Date;
   last_attempt_at: Date | null;
   finished_at: Date | null;
@@ -155,7 +156,7 @@ export interface DeliveryAttempt {
   outcome: 'delivered' | 'failed';
   responseCode: number | null;
   latencyMs: number;
-  errorKind: string | null;
+  errorKind: DeliveryErrorKind | null;
 }
 
 /**
@@ -187,7 +188,7 @@ export async function markDeliveryFailed(sql: Queryable, deliveryId: string): Pr
 }
 
 export interface DeliveryListRow extends Omit<DeliveryRow, 'payload'> {
-  attempt_log: { attempt: number; outcome: string; response_code: number | null; latency_ms: number; error_kind: string | null; attempted_at: string }[];
+  attempt_log: { attempt: number; outcome: 'delivered' | 'failed'; response_code: number | null; latency_ms: number; error_kind: string | null; attempted_at: string }[];
 }
 
 /** One page of a webhook's deliveries, newest first, each with its attempts (oldest first). */

@@ -6,11 +6,13 @@ import {
   listDeliveries,
   listWebhooks as listWebhookRows,
   updateWebhook,
+  type DeliveryErrorKind,
   type DeliveryListRow,
+  type DeliveryStatus,
   type WebhookRow,
 } from '../db/webhooks';
 import { redactUrl } from '../domain/redact-url';
-import { WEBHOOK_EVENTS, WEBHOOK_FORMATS } from '../domain/webhook-events';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../domain/webhook-events';
 import { generateWebhookSecret, webhookSecretKey } from '../domain/webhook-signature';
 import { notFound } from '../errors';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
@@ -55,8 +57,8 @@ export const patchWebhookInput = z
 export interface WebhookResponse {
   id: string;
   url: string;
-  events: string[];
-  format: string;
+  events: WebhookEvent[];
+  format: WebhookFormat;
   created_at: Date;
   updated_at: Date;
 }
@@ -144,13 +146,13 @@ export async function deleteWebhook({ ctx, input }: { ctx: Ctx; input: { webhook
 export interface DeliveryResponse {
   id: string;
   webhook_id: string;
-  event: string;
+  event: WebhookEvent;
   run_id: string;
-  status: string;
+  status: DeliveryStatus;
   attempts: number;
   last_response_code: number | null;
   last_latency_ms: number | null;
-  last_error_kind: string | null;
+  last_error_kind: DeliveryErrorKind | null;
   created_at: Date;
   last_attempt_at: Date | null;
   finished_at: Date | null;
