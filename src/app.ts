@@ -17,6 +17,8 @@ import { openApiRoutes } from './http/routes/openapi';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import { registerSuiteTrendRoutes } from './http/routes/suite-trend';
+import { webhookRoutes } from './http/routes/webhooks';
+import { acknowledgementRoutes } from './http/routes/acknowledgements';
 import type { Deps } from './services/context';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -74,6 +76,8 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
     api.setSerializerCompiler(serializerCompiler);
     await api.register(chainRoutes);
     await api.register(openApiRoutes);
+    await api.register(webhookRoutes);
+    await api.register(acknowledgementRoutes);
   });
   registerResourceRoutes(app);
   registerCatalogRoutes(app);
