@@ -7,6 +7,9 @@ import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
 import { migrate } from './db/migrate';
 import { createLogger, type Logger } from './logger';
+import { serveMetrics } from './metrics/metrics-server';
+import { registry } from './metrics/registry';
+import { collectRunCounts } from './metrics/runs-gauge';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
@@ -46,12 +49,15 @@ export async function startApi(
     { sql, temporal, config, log: logger },
     { graceMs: lease, giveUpMs: Math.max(ORPHAN_MAX_AGE_MS, 2 * lease), intervalMs: Math.min(15_000, lease / 2) },
   );
+  // Prometheus scrapes its own port, apart from the API's (docs/operations.md).
+  const metrics = await serveMetrics({ registry, host: config.host, port: config.apiMetricsPort, collect: () => collectRunCounts(sql), log: logger });
   return {
     app,
     url: address.replace('0.0.0.0', 'localhost'),
     generatedApiKey,
     async close() {
       await reconciler.stop();
+      await metrics?.close();
       // In-flight requests get DRAIN_MS to finish before the connections they use are closed;
       // idle keep-alive connections close at once, and new requests meanwhile get a 503. A
       // request still running after that (a long poll, a query stuck on a lock) is cut off:

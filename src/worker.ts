@@ -1,9 +1,13 @@
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
 import { createLogger } from './logger';
+import { activityMetricsInterceptor } from './metrics/activity-metrics';
+import { serveMetrics } from './metrics/metrics-server';
+import { registry } from './metrics/registry';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
@@ -39,6 +43,7 @@ export async function createRunWorker(options: {
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle ?? { codePath: await bundleWorkflowsInChildProcess() },
     activities: createActivities(options.deps),
+    interceptors: { activity: [activityMetricsInterceptor] },
     // Probing is I/O-bound; this bounds how many targets one worker probes at once.
     maxConcurrentActivityTaskExecutions: 20,
     // Heartbeats carry the last committed sequence number: sent at most a second late (the
@@ -60,12 +65,16 @@ async function main(): Promise<void> {
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // A schedule's fire triggers its run as the API does, which starts the run workflow with a client.
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const worker = await createRunWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl },
+    deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl, config, temporal },
   });
+  const metrics = await serveMetrics({ registry, host: config.host, port: config.workerMetricsPort, log: logger });
   onShutdownSignal(() => {
     // Activities are cancelled at once (shutdownGraceTime 0) and Temporal retries them elsewhere;
     // this bounds the rest (a database that does not answer) below an orchestrator's 30 s.
@@ -77,6 +86,8 @@ async function main(): Promise<void> {
   });
   logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
   await worker.run();
+  await metrics?.close();
+  await clientConnection.close();
   await connection.close();
   await sql.end({ timeout: 5 });
   logger.info('worker stopped');

@@ -1,2 +1,3 @@
 export { runWorkflow } from './run-workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { scheduledTriggerWorkflow } from './scheduled-trigger';

@@ -219,7 +219,13 @@ export async function getRun({ ctx, input }: { ctx: Ctx; input: { runId: string 
 /** The Idempotency-Key a trigger holds, and the run a dead previous holder of it committed. */
 export type TriggerIdempotency = IdempotencyReservation & { key: string; resourceId: string | null };
 
-type TriggerInput = { suiteId: string; body: z.infer<typeof triggerRunInput>; idempotency?: TriggerIdempotency | null };
+type TriggerInput = {
+  suiteId: string;
+  body: z.infer<typeof triggerRunInput>;
+  idempotency?: TriggerIdempotency | null;
+  /** 'api' unless a suite's schedule fired (services/schedules.ts). */
+  triggeredBy?: 'api' | 'schedule';
+};
 
 /**
  * The trigger's first step: validates the request and commits the run row (status `queued`),
@@ -257,7 +263,7 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
       id: runId,
       tenantId: ctx.principal.tenantId,
       suiteId: suite.id,
-      triggeredBy: 'api',
+      triggeredBy: input.triggeredBy ?? 'api',
       baselineRunId: body.baseline_run_id,
       metadata: body.metadata,
       configSnapshot: {

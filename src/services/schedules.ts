@@ -1,0 +1,263 @@
+import { z } from 'zod';
+import type { Queryable } from '../db/client';
+import { hitRateLimit } from '../db/rate-limits';
+import {
+  deleteSchedule as deleteScheduleRow,
+  findActiveScheduledRun,
+  findSchedule,
+  findSchedules,
+  setSchedulePaused,
+  upsertSchedule,
+  type ScheduleRow,
+} from '../db/schedules';
+import { findSuite, type SuiteRow } from '../db/suites';
+import { AppError, conflict, notFound, validationError } from '../errors';
+import { scheduleFires } from '../metrics/registry';
+import { parseOrThrow } from '../parse-or-throw';
+import {
+  deleteSuiteSchedule,
+  nextFireTimes,
+  triggerSuiteSchedule,
+  upsertSuiteSchedule,
+} from '../temporal/schedules';
+import { assertSameTenant, type Ctx, type Deps } from './context';
+import { triggerRun, triggerRunInput } from './runs';
+
+/** The longest interval: a year (Temporal accepts more, but a yearly campaign is a cron job). */
+const MAX_INTERVAL_S = 366 * 24 * 60 * 60;
+
+/** Five fields (minute hour day-of-month month day-of-week), or a predefined @hourly, @daily, … */
+const CRON = /^(@(yearly|annually|monthly|weekly|daily|hourly)|([0-9A-Za-z*?,/#-]+\s+){4}[0-9A-Za-z*?,/#-]+)$/;
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A suite's `schedule`: `{cron, timezone}` or `{interval_s}`, plus `paused`; null removes it.
+ * The smallest interval is the config's (10 s unless lowered for tests).
+ */
+export function scheduleInputSchema(minIntervalS: number) {
+  const paused = z.boolean().default(false);
+  return z
+    .union([
+      z.strictObject({
+        cron: z.string().trim().max(200).regex(CRON, 'must be a cron expression of five fields (minute hour day month weekday) or @hourly, @daily, …'),
+        timezone: z.string().max(100).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC').default('UTC'),
+        paused,
+      }),
+      z.strictObject({
+        interval_s: z.number().int().min(minIntervalS).max(MAX_INTERVAL_S),
+        paused,
+      }),
+    ])
+    .nullable();
+}
+
+export type ScheduleInput = z.infer<ReturnType<typeof scheduleInputSchema>>;
+
+/** The `schedule` field of a suite resource. */
+export interface ScheduleResponse {
+  cron?: string;
+  timezone?: string;
+  interval_s?: number;
+  paused: boolean;
+  /** The next three fire times Temporal computed; null when Temporal could not be asked. */
+  next_fire_times: Date[] | null;
+}
+
+function presentSchedule(row: ScheduleRow, next: Date[] | null): ScheduleResponse {
+  const spec = row.interval_s !== null ? { interval_s: row.interval_s } : { cron: row.cron!, timezone: row.timezone! };
+  return { ...spec, paused: row.paused, next_fire_times: row.paused ? [] : next };
+}
+
+/** A read must not fail because Temporal is away: the fire times are then null. */
+async function fireTimesOrNull(deps: Pick<Deps, 'temporal'>, suiteId: string): Promise<Date[] | null> {
+  try {
+    return await nextFireTimes(deps.temporal, suiteId);
+  } catch {
+    return null;
+  }
+}
+
+/** The `schedule` field of each suite (null for a suite without one), with its next fire times. */
+export async function schedulesOf(deps: Pick<Deps, 'sql' | 'temporal'>, suiteIds: readonly string[]): Promise<Map<string, ScheduleResponse>> {
+  const rows = await findSchedules(deps.sql, suiteIds);
+  const entries = await Promise.all(
+    rows.map(async (row) => [row.suite_id, presentSchedule(row, row.paused ? [] : await fireTimesOrNull(deps, row.suite_id))] as const),
+  );
+  return new Map(entries);
+}
+
+/** Parses the `schedule` of a suite create or patch (undefined: not given). */
+export function parseScheduleInput(deps: Pick<Deps, 'config'>, raw: unknown): ScheduleInput | undefined {
+  if (raw === undefined) return undefined;
+  return parseOrThrow(scheduleInputSchema(deps.config.scheduleMinIntervalS), raw, 'schedule');
+}
+
+const temporalUnavailable = () =>
+  new AppError('service_unavailable', 'the workflow service is unavailable; the suite schedule was not changed (nothing was saved)');
+
+/** INVALID_ARGUMENT from Temporal (a cron expression our check let through): the caller's mistake. */
+function isInvalidArgument(error: unknown): boolean {
+  for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
+    if ((cause as { code?: unknown }).code === 3) return true;
+  }
+  return false;
+}
+
+/**
+ * Writes the suite's schedule in the caller's transaction and reconciles its Temporal Schedule
+ * before that transaction commits: if Temporal cannot be reached, the error (503) rolls the whole
+ * suite change back, so Postgres never holds a schedule Temporal does not know of. (A commit that
+ * fails after Temporal was changed leaves a schedule that reconciles itself at its next fire.)
+ */
+export async function applySchedule(
+  deps: Pick<Deps, 'temporal' | 'config'>,
+  tx: Queryable,
+  suite: Pick<SuiteRow, 'id' | 'tenant_id' | 'name'>,
+  input: ScheduleInput | undefined,
+  log?: Ctx['log'],
+): Promise<ScheduleRow | null | undefined> {
+  if (input === undefined) {
+    // Not given: the schedule stays; a renamed suite gets its new name in the Temporal note.
+    const row = await findSchedule(tx, suite.id);
+    if (row) await reconcile(deps, suite, row, log);
+    return row;
+  }
+  if (input === null) {
+    const had = await deleteScheduleRow(tx, suite.id);
+    if (had) await removeFromTemporal(deps, suite.id, log);
+    return null;
+  }
+  const spec = 'interval_s' in input ? { interval_s: input.interval_s } : { cron: input.cron, timezone: input.timezone };
+  const row = await upsertSchedule(tx, { suiteId: suite.id, tenantId: suite.tenant_id, spec, paused: input.paused });
+  await reconcile(deps, suite, row, log);
+  return row;
+}
+
+async function reconcile(
+  deps: Pick<Deps, 'temporal' | 'config'>,
+  suite: Pick<SuiteRow, 'id' | 'tenant_id' | 'name'>,
+  row: ScheduleRow,
+  log?: Ctx['log'],
+): Promise<void> {
+  try {
+    await upsertSuiteSchedule(deps.temporal, {
+      suiteId: suite.id,
+      suiteName: suite.name,
+      tenantId: suite.tenant_id,
+      taskQueue: deps.config.temporal.taskQueue,
+      schedule: row,
+    });
+  } catch (error) {
+    if (isInvalidArgument(error)) {
+      throw validationError([{ field: 'schedule', message: 'Temporal does not accept this schedule (check the cron expression)' }]);
+    }
+    log?.error({ suiteId: suite.id, cause: error instanceof Error ? error.message : String(error) }, 'schedule reconcile failed');
+    throw temporalUnavailable();
+  }
+}
+
+async function removeFromTemporal(deps: Pick<Deps, 'temporal'>, suiteId: string, log?: Ctx['log']): Promise<void> {
+  try {
+    await deleteSuiteSchedule(deps.temporal, suiteId);
+  } catch (error) {
+    log?.error({ suiteId, cause: error instanceof Error ? error.message : String(error) }, 'schedule delete failed');
+    throw temporalUnavailable();
+  }
+}
+
+/** For a suite delete, in its transaction: the schedule row goes with the suite, the Temporal Schedule first. */
+export async function removeSchedule(deps: Pick<Deps, 'temporal'>, tx: Queryable, suiteId: string, log?: Ctx['log']): Promise<void> {
+  if (await deleteScheduleRow(tx, suiteId)) await removeFromTemporal(deps, suiteId, log);
+}
+
+async function loadScheduledSuite(ctx: Ctx, suiteId: string): Promise<{ suite: SuiteRow; schedule: ScheduleRow }> {
+  const suite = await findSuite(ctx.deps.sql, suiteId);
+  if (!suite) throw notFound('suite');
+  assertSameTenant(ctx, suite);
+  const schedule = await findSchedule(ctx.deps.sql, suiteId);
+  if (!schedule) throw conflict('the suite has no schedule; set one with PATCH /v1/suites/:suiteId {"schedule": …}');
+  return { suite, schedule };
+}
+
+/** POST /v1/suites/:suiteId/schedule/pause and …/resume: the stored state first, Temporal in the same transaction. */
+export async function setPaused({ ctx, input }: { ctx: Ctx; input: { suiteId: string; paused: boolean } }): Promise<ScheduleResponse> {
+  const { suite } = await loadScheduledSuite(ctx, input.suiteId);
+  const row = await ctx.deps.sql.begin(async (tx) => {
+    const updated = await setSchedulePaused(tx, suite.id, input.paused);
+    if (!updated) throw conflict('the suite has no schedule');
+    await reconcile(ctx.deps, suite, updated, ctx.log);
+    return updated;
+  });
+  return presentSchedule(row, row.paused ? [] : await fireTimesOrNull(ctx.deps, suite.id));
+}
+
+/** POST /v1/suites/:suiteId/schedule/trigger: one fire now, through the same path as every fire. */
+export async function triggerNow({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }): Promise<{ triggered: true }> {
+  const { suite, schedule } = await loadScheduledSuite(ctx, input.suiteId);
+  try {
+    await triggerSuiteSchedule(ctx.deps.temporal, suite.id);
+  } catch (error) {
+    // The stored schedule is the truth: a Temporal Schedule that went missing is recreated.
+    try {
+      await reconcile(ctx.deps, suite, schedule, ctx.log);
+      await triggerSuiteSchedule(ctx.deps.temporal, suite.id);
+    } catch {
+      ctx.log?.error({ suiteId: suite.id, cause: error instanceof Error ? error.message : String(error) }, 'schedule trigger failed');
+      throw new AppError('service_unavailable', 'the workflow service is unavailable; the schedule was not triggered');
+    }
+  }
+  return { triggered: true };
+}
+
+export type ScheduledTriggerOutcome = { outcome: 'started'; runId: string } | { outcome: 'skipped'; reason: string };
+
+/**
+ * One fire of a suite's schedule (the scheduled trigger workflow's activity). The suite in
+ * Postgres decides: no suite or no schedule → the orphaned Temporal Schedule is deleted; paused →
+ * the Temporal Schedule is paused too. A fire while the previous scheduled run is unfinished is
+ * skipped (overlap policy skip), and so is one past the tenant's trigger quota — the same
+ * `triggers:tenant:<id>` window API triggers count in. Otherwise the run is triggered by the
+ * service verb POST /v1/suites/:id/runs uses, with triggered_by "schedule".
+ */
+export async function fireSchedule(deps: Deps, input: { suiteId: string }): Promise<ScheduledTriggerOutcome> {
+  const skipped = (reason: string): ScheduledTriggerOutcome => {
+    scheduleFires.inc({ outcome: 'skipped' });
+    return { outcome: 'skipped', reason };
+  };
+  const suite = await findSuite(deps.sql, input.suiteId);
+  const schedule = suite ? await findSchedule(deps.sql, input.suiteId) : undefined;
+  if (!suite || !schedule) {
+    await deleteSuiteSchedule(deps.temporal, input.suiteId);
+    return skipped(suite ? 'the suite has no schedule any more' : 'the suite was deleted');
+  }
+  if (schedule.paused) {
+    await upsertSuiteSchedule(deps.temporal, {
+      suiteId: suite.id,
+      suiteName: suite.name,
+      tenantId: suite.tenant_id,
+      taskQueue: deps.config.temporal.taskQueue,
+      schedule,
+    });
+    return skipped('the schedule is paused');
+  }
+  const active = await findActiveScheduledRun(deps.sql, suite.id);
+  if (active) return skipped(`the previous scheduled run ${active.id} has not finished`);
+  const { count } = await hitRateLimit(deps.sql, `triggers:tenant:${suite.tenant_id}`);
+  if (count > deps.config.rateLimits.tenantTriggersPerMinute) return skipped('rate limit exceeded for run triggers of this tenant');
+  const ctx: Ctx = {
+    // The schedule acts for the suite's tenant; only the tenant id of this principal is used.
+    principal: { kind: 'api_key', id: `schedule:${suite.id}`, name: 'schedule', email: null, tenantId: suite.tenant_id, scopes: ['runs:write'] },
+    deps,
+  };
+  const run = await triggerRun({ ctx, input: { suiteId: suite.id, body: triggerRunInput.parse({}), triggeredBy: 'schedule' } });
+  scheduleFires.inc({ outcome: 'started' });
+  return { outcome: 'started', runId: run.id };
+}

@@ -1,0 +1,28 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+export interface ScheduledTriggerInput {
+  suiteId: string;
+}
+
+/** What one fire of a suite's schedule did (the fire's result in the Temporal UI). */
+export type ScheduledTriggerResult =
+  | { outcome: 'started'; runId: string }
+  | { outcome: 'skipped'; reason: string };
+
+const triggering = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  // A fire that cannot trigger within a few minutes is given up: the next fire is the retry, and
+  // a run started half an hour late would only overlap it.
+  scheduleToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * One fire of a suite's Temporal Schedule (`suite-<suiteId>`). Its activity triggers the run
+ * through the same service verb as POST /v1/suites/:id/runs (triggered_by "schedule"), so the
+ * tenant's trigger quota and the run workflow are the API's.
+ */
+export async function scheduledTriggerWorkflow(input: ScheduledTriggerInput): Promise<ScheduledTriggerResult> {
+  return triggering.triggerScheduledRun({ suiteId: input.suiteId });
+}
