@@ -1,3 +1,5 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config';
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { claimRun } from './claim-run';
@@ -6,6 +8,7 @@ import { ClientCache } from './client-cache';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
+import { triggerScheduledRun } from './scheduled-trigger';
 import type { FinalizeRunInput, ProbeChunkInput, RetrySummary } from './types';
 
 export interface ActivityDeps {
@@ -16,6 +19,9 @@ export interface ActivityDeps {
   publicUrl?: string;
   /** First retry delay of a failed webhook delivery (tests shorten it). */
   webhookRetryInitialIntervalMs?: number;
+  /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
+  config?: Config;
+  temporal?: Client;
 }
 
 /** Activities are built from their dependencies; workflows import only the type of this object. */
@@ -25,10 +31,11 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     claimRun: (input: { runId: string }) => claimRun(deps.sql, input),
     planRun: (input: { runId: string; retry: RetrySummary }) => planRun(deps, input),
     probeChunk: (input: ProbeChunkInput) => probeChunk(probeDeps, input),
-    finalizeRun: (input: FinalizeRunInput) => finalizeRun(deps, input),
+    finalizeRun: (input: FinalizeRunInput) => finalizeRun(deps.sql, input),
     enqueueWebhooks: (input: { runId: string }) => enqueueWebhooks(deps, input),
     deliverWebhook: (input: { deliveryId: string }) => deliverWebhook(deps, input),
     markWebhookDeliveryFailed: (input: { deliveryId: string }) => markWebhookDeliveryFailed(deps, input),
+    triggerScheduledRun: (input: { suiteId: string }) => triggerScheduledRun(deps, input),
   };
 }
 
