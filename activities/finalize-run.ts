@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type postgres from 'postgres';
 import type { Queryable } from '../src/db/client';
 import { referenceMethodLatency } from '../src/db/metrics';
+import { loadPairing } from '../src/db/paired-samples';
 import {
   findPassingHistory,
   findPreviousSuccessfulRun,
@@ -180,6 +181,7 @@ async function finalizeLocked(sql: postgres.TransactionSql, deps: RecheckDeps, i
   // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
   const judgedAtAll = input.status === 'success';
   const judged = judgedAtAll && reference !== undefined;
+  const openLoop = Boolean(run.config_snapshot.suite.config.workload.rate_per_second);
   const candidateLatencies = judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined;
   const targetLatencies = [];
   if (judgedAtAll) {
@@ -208,6 +210,7 @@ async function finalizeLocked(sql: postgres.TransactionSql, deps: RecheckDeps, i
           answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
           byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
           headLagBlocks: judged ? await medianHeadLag(sql, run.id, primaryIds, reference.id) : null,
+          pairing: judged ? await loadPairing(sql, { runId: run.id, openLoop, candidateTargetIds: primaryIds, referenceTargetId: reference.id }) : undefined,
         }
       : null,
     baseline,

@@ -1,0 +1,172 @@
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProbeChunkInput } from '../../activities/types';
+import { workflowIdForRun } from '../../src/temporal/constants';
+import { PAIRED_ANCHOR_LEAD_MS } from '../../workflows/run-workflow';
+import { createSuite, get, post, runWithHistoryBudget, waitForRun } from '../helpers/api';
+import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
+import { startStack, type Stack } from '../helpers/stack';
+
+// Paired probing (issue 11 item 4), through the real workflow, worker, Temporal and Postgres
+// against two loopback nodes: in open loop the candidate and the reference share one schedule
+// anchor, seq i is due on both at anchor + i / rate, and the verdict reports how well that held.
+
+/** The probeChunk inputs one workflow execution scheduled, read from its Temporal history. */
+async function probeChunkInputs(client: Client, workflowId: string, executionRunId?: string): Promise<ProbeChunkInput[]> {
+  const history = await client.workflow.getHandle(workflowId, executionRunId).fetchHistory();
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'probeChunk')
+    .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString('utf8')) as ProbeChunkInput);
+}
+
+interface PairRow {
+  seq: number;
+  c_started: Date;
+  r_started: Date;
+  c_lag: number | null;
+  r_lag: number | null;
+}
+
+describe('paired probing', () => {
+  let stack: Stack;
+  let candidate: FakeNode;
+  let reference: FakeNode;
+  beforeAll(async () => {
+    stack = await startStack();
+    candidate = await startFakeNode(answers.delay(2));
+    reference = await startFakeNode(answers.delay(2));
+  });
+  afterAll(async () => {
+    await candidate?.close();
+    await reference?.close();
+    await stack?.close();
+  });
+
+  async function pairRows(runId: string): Promise<PairRow[]> {
+    return stack.sql<PairRow[]>`
+      select c.seq, c.started_at as c_started, r.started_at as r_started, c.send_lag_us as c_lag, r.send_lag_us as r_lag
+      from run_samples c join run_samples r on r.run_id = c.run_id and r.seq = c.seq and r.role = 'reference'
+      where c.run_id = ${runId} and c.role = 'primary' order by c.seq`;
+  }
+
+  it('open loop: one anchor for both targets, the same intended instant per seq, skew reported and bounded', { timeout: 90_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [candidate.url],
+      reference: reference.url,
+      config: { workload: { requests_per_target: 150, rate_per_second: 50, concurrency: 4, warmup_requests: 2, timeout_ms: 2_000 } },
+    });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    const run = await waitForRun(stack.app, auth, created.body.id, 60_000);
+    expect(run.status).toBe('success');
+
+    // The workflow chose one anchor and gave it to every chunk of both targets.
+    const inputs = await probeChunkInputs(stack.client, workflowIdForRun(run.id));
+    expect(new Set(inputs.map((i) => i.targetId)).size).toBe(2);
+    const anchors = new Set(inputs.map((i) => i.scheduleAnchorMs));
+    expect(anchors.size).toBe(1);
+    const anchorMs = [...anchors][0]!;
+    expect(anchorMs).toEqual(expect.any(Number));
+    // Chosen ahead of the claim, so the first chunks had time to start and warm up.
+    expect(anchorMs - new Date(run.claimed_at).getTime()).toBeGreaterThan(PAIRED_ANCHOR_LEAD_MS - 1_000);
+
+    // Seq i was due at anchor + i × 20 ms on both sides (started_at is the intended instant in open loop).
+    const rows = await pairRows(run.id);
+    expect(rows).toHaveLength(150);
+    const off = (at: Date, seq: number) => Math.abs(at.getTime() - (anchorMs + seq * 20));
+    expect(rows.filter((r) => off(r.c_started, r.seq) > 5 || off(r.r_started, r.seq) > 5)).toEqual([]);
+    expect(rows.every((r) => r.c_lag !== null && r.r_lag !== null)).toBe(true);
+
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+    expect(verdict.status).toBe(200);
+    const pairing = verdict.body.reference_comparison.pairing;
+    expect(pairing).toMatchObject({ method: 'paired', reason: null, pairs: 150, compared: 150 });
+    // A sanity bound on the pairing on loopback, not a speed test: two activities on one worker
+    // send the calls of a seq well within a quarter second of each other.
+    expect(pairing.skew_p50_ms).toBeGreaterThanOrEqual(0);
+    expect(pairing.skew_p50_ms).toBeLessThanOrEqual(pairing.skew_p95_ms);
+    expect(pairing.skew_p95_ms).toBeLessThanOrEqual(pairing.skew_max_ms);
+    expect(pairing.skew_p95_ms).toBeLessThan(250);
+    // The reported skew is the send lags' difference, recomputed here from the samples.
+    const skews = rows.map((r) => Math.abs(r.c_lag! - r.r_lag!)).sort((a, b) => a - b);
+    expect(pairing.skew_max_ms).toBe(skews.at(-1)! / 1000);
+    expect(pairing.skew_p95_ms).toBe(skews[Math.ceil(0.95 * skews.length) - 1]! / 1000);
+
+    const check = verdict.body.checks.find((c: { name: string }) => c.name === 'latency_vs_reference');
+    expect(check.details).toMatchObject({ method: 'paired', pairing });
+    expect(check.message).toContain('paired over 150 seqs');
+    expect(verdict.body.reference_comparison.latency.method).toBe('paired');
+  });
+
+  it('closed loop: the comparison is unpaired and says so, and no send lag is recorded', { timeout: 90_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [candidate.url],
+      reference: reference.url,
+      config: { workload: { requests_per_target: 60, concurrency: 4, warmup_requests: 0 } },
+    });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    const run = await waitForRun(stack.app, auth, created.body.id, 60_000);
+    expect(run.status).toBe('success');
+    const inputs = await probeChunkInputs(stack.client, workflowIdForRun(run.id));
+    expect(inputs.every((i) => i.scheduleAnchorMs === undefined)).toBe(true);
+    const rows = await pairRows(run.id);
+    expect(rows).toHaveLength(60);
+    expect(rows.every((r) => r.c_lag === null && r.r_lag === null)).toBe(true);
+
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+    expect(verdict.body.reference_comparison.pairing).toEqual({
+      method: 'unpaired',
+      reason: 'closed_loop',
+      pairs: null,
+      compared: null,
+      skew_p50_ms: null,
+      skew_p95_ms: null,
+      skew_max_ms: null,
+      correlation: null,
+    });
+    const check = verdict.body.checks.find((c: { name: string }) => c.name === 'latency_vs_reference');
+    expect(check.details.method).toBe('unpaired');
+    expect(check.message).toContain('unpaired: closed loop');
+    expect(verdict.body.markdown_summary).toContain('unpaired: closed loop');
+  });
+
+  it('keeps the anchor across continue-as-new: later chunks stay on the same schedule', { timeout: 120_000 }, async () => {
+    // 5,200 calls at 1,000/s: a first chunk of 5,000 per target, then (after continue-as-new,
+    // forced by a tiny history budget) a second of 200, due 5.0–5.2 s after the anchor.
+    const idle = await startStack({ worker: false, env: { RVS_SECRET_KEY: stack.config.secretKey! } });
+    try {
+      const { auth } = await idle.newTenant();
+      const setup = await createSuite(idle.app, auth, {
+        candidates: [candidate.url],
+        reference: reference.url,
+        config: { workload: { requests_per_target: 5_200, rate_per_second: 1_000, concurrency: 8, warmup_requests: 0, timeout_ms: 2_000 } },
+      });
+      const { runId, workflowId, firstExecutionRunId } = await runWithHistoryBudget(idle, stack, auth, setup.suiteId, 20);
+      const first = await probeChunkInputs(stack.client, workflowId, firstExecutionRunId);
+      const latest = await stack.client.workflow.getHandle(workflowId).describe();
+      expect(latest.runId).not.toBe(firstExecutionRunId);
+      const second = await probeChunkInputs(stack.client, workflowId, latest.runId);
+      expect(first.length).toBeGreaterThanOrEqual(2);
+      expect(second.length).toBeGreaterThanOrEqual(2);
+      expect(second.every((i) => i.fromSeq > 0)).toBe(true);
+      const anchors = new Set([...first, ...second].map((i) => i.scheduleAnchorMs));
+      expect(anchors.size).toBe(1);
+      const anchorMs = [...anchors][0]!;
+
+      const run = await waitForRun(idle.app, auth, runId);
+      expect(run.status).toBe('success');
+      const rows = await pairRows(runId);
+      expect(rows).toHaveLength(5_200);
+      // The second execution's calls were due where the first anchor put them, not at its own start.
+      const last = rows.at(-1)!;
+      expect(Math.abs(last.c_started.getTime() - (anchorMs + 5_199))).toBeLessThanOrEqual(5);
+      expect(Math.abs(last.r_started.getTime() - (anchorMs + 5_199))).toBeLessThanOrEqual(5);
+      const verdict = await get<Record<string, any>>(idle.app, `/v1/runs/${runId}/verdict`, auth);
+      expect(verdict.body.reference_comparison.pairing).toMatchObject({ method: 'paired', pairs: 5_200 });
+    } finally {
+      await idle.close();
+    }
+  });
+});
