@@ -39,6 +39,25 @@
     return signed && v > 0 ? `+${text}` : text;
   }
 
+  /** A bound as the verdict writes it: whole ms from 10 ms up, one decimal below; null = unbounded. */
+  function msNumber(v) {
+    if (v === null) return '∞';
+    if (!isNum(v)) return '?';
+    return Math.abs(v) >= 10 ? String(Math.round(v)) : String(Number(v.toFixed(1)));
+  }
+
+  /** "[112–131]" (ms) for a 95% interval {lower, upper|null}; empty when there is none. */
+  function fmtRange(interval) {
+    if (!interval || !isNum(interval.lower)) return '';
+    return `[${msNumber(interval.lower)}–${msNumber(interval.upper)}]`;
+  }
+
+  /** "[−4.1%…+10.5%]" for an interval of a relative difference. */
+  function fmtPctRange(interval) {
+    if (!interval || !isNum(interval.lower)) return '';
+    return `[${fmtPct(interval.lower, true)}…${interval.upper === null ? '∞' : fmtPct(interval.upper, true)}]`;
+  }
+
   function fmtInt(v) {
     return isNum(v) ? v.toLocaleString('en-US') : '—';
   }
@@ -170,18 +189,48 @@
 
   // ---------------------------------------------------------------- checks
 
+  function interval(text) {
+    return text ? el('span', { className: 'interval', 'data-field': 'interval', title: '95% confidence interval' }, text) : null;
+  }
+
+  /** The one sentence of an inconclusive check: its message ends in " — inconclusive: <why>". */
+  function inconclusiveReason(check) {
+    const last = String(check.message || '').split(' — ').pop();
+    return last.replace(/^inconclusive:\s*/, '');
+  }
+
   function checkMeasure(check) {
     const d = check.details || {};
     switch (check.name) {
       case 'latency_p95':
-        return [`p95 ${fmtMs(d.p95)}`, `≤ ${fmtMs(d.threshold)}`];
+        return [
+          [`p95 ${fmtMs(d.p95)}`, interval(fmtRange(d.intervals_ms && d.intervals_ms.p95))],
+          `≤ ${fmtMs(d.threshold)}`,
+        ];
       case 'latency_vs_reference':
-        return [`${fmtPct(d.vs_reference_pct, true)} (${fmtMs(d.candidate_p95_ms)} vs ${fmtMs(d.reference_p95_ms)})`, `≤ ${fmtPct(d.max_pct, true)}`];
+        return [
+          [`${fmtPct(d.vs_reference_pct, true)} (${fmtMs(d.candidate_p95_ms)} vs ${fmtMs(d.reference_p95_ms)})`, interval(fmtPctRange(d.vs_reference_interval_pct))],
+          `≤ ${fmtPct(d.max_pct, true)}${isNum(d.floor_ms) ? ` or < ${fmtMs(d.floor_ms)}` : ''}`,
+        ];
       case 'latency_vs_baseline':
-        return [`${fmtPct(d.vs_baseline_pct, true)} (${fmtMs(d.candidate_p95_ms)} vs ${fmtMs(d.baseline_p95_ms)})`, `≤ ${fmtPct(d.max_pct, true)}`];
+        if (d.model === 'history' && d.limits) {
+          return [
+            [`${fmtMs(d.candidate_p95_ms)} vs median ${fmtMs(d.limits.history_median_ms)} (${fmtPct(d.vs_history_median_pct, true)})`, interval(fmtRange(d.candidate_p95_interval_ms))],
+            `≤ ${fmtMs(d.limits.history_upper_ms)} band, ${fmtPct(d.max_pct, true)}`,
+          ];
+        }
+        return [
+          [`${fmtPct(d.vs_baseline_pct, true)} (${fmtMs(d.candidate_p95_ms)} vs ${fmtMs(d.baseline_p95_ms)})`, interval(fmtPctRange(d.vs_baseline_interval_pct))],
+          `≤ ${fmtPct(d.max_pct, true)}`,
+        ];
       case 'availability':
         return [
-          isNum(d.success_rate_pct) ? `${fmtPct(d.success_rate_pct)} ok (${fmtInt(d.successful)} / ${fmtInt(d.calls)})` : 'no calls',
+          isNum(d.success_rate_pct)
+            ? [
+                `${fmtPct(d.success_rate_pct)} ok (${fmtInt(d.successful)} / ${fmtInt(d.calls)})`,
+                interval(d.success_rate_interval_pct ? `[${fmtPct(d.success_rate_interval_pct.lower)}–${fmtPct(d.success_rate_interval_pct.upper)}]` : ''),
+              ]
+            : 'no calls',
           `≥ ${fmtPct(d.min_pct)}`,
         ];
       case 'correctness':
@@ -200,6 +249,27 @@
     }
   }
 
+  /** One line per inconclusive check: why the run could not tell, and whether that fails the verdict. */
+  function inconclusiveNotes(verdict) {
+    const unsure = (verdict.checks || []).filter((c) => c.status === 'inconclusive');
+    if (unsure.length === 0) return null;
+    const failsVerdict = Boolean(verdict.thresholds && verdict.thresholds.fail_on_inconclusive);
+    return el(
+      'ul',
+      { className: 'inconclusive-notes', 'data-testid': 'inconclusive-notes' },
+      unsure.map((check) =>
+        el(
+          'li',
+          { 'data-testid': `inconclusive-${check.name}` },
+          el('b', null, check.name),
+          ' is inconclusive: ',
+          inconclusiveReason(check),
+          failsVerdict ? ' (thresholds.fail_on_inconclusive: this fails the verdict).' : ' (this does not fail the verdict).',
+        ),
+      ),
+    );
+  }
+
   function renderChecks(data) {
     const { verdict, run } = data;
     if (!verdict) {
@@ -214,7 +284,7 @@
       const [measured, threshold] = checkMeasure(check);
       return el(
         'tr',
-        { 'data-testid': `check-${check.name}`, 'data-check': check.name, 'data-status': check.status },
+        { 'data-testid': `check-${check.name}`, 'data-check': check.name, 'data-status': check.status, className: `row-${check.status}` },
         el('td', { className: 'mono' }, check.name),
         el('td', { 'data-testid': 'check-status' }, badge(check.status)),
         el('td', { className: 'num' }, measured),
@@ -229,33 +299,62 @@
         rows,
         { className: 'data', id: 'checks-table', 'data-testid': 'checks-table' },
       ),
+      inconclusiveNotes(verdict),
     );
   }
 
   // ---------------------------------------------------------------- stats
 
-  function statsCells(stats, terminal) {
+  /**
+   * The 95% intervals of p50/p95/p99 the verdict computed ({point, lower, upper|null} ms each):
+   * the candidates together, each candidate target, the reference. Null before the verdict exists.
+   */
+  function verdictIntervals(data) {
+    const v = data.verdict;
+    const p95Check = v && (v.checks || []).find((c) => c.name === 'latency_p95');
+    const d = (p95Check && p95Check.details) || {};
+    const ref = v && v.reference_comparison ? v.reference_comparison.latency : null;
+    const byEndpoint = new Map((Array.isArray(d.targets) ? d.targets : []).map((t) => [t.endpoint_id, t.intervals_ms]));
+    const candidates = ((data.run && data.run.targets) || []).filter((t) => t.role !== 'reference');
+    return {
+      run: d.intervals_ms || null,
+      target(target) {
+        if (target.role === 'reference') return (ref && ref.reference_intervals_ms) || null;
+        if (byEndpoint.has(target.endpoint_id)) return byEndpoint.get(target.endpoint_id) || null;
+        return candidates.length === 1 ? d.intervals_ms || null : null;
+      },
+    };
+  }
+
+  function statsCells(stats, terminal, intervals) {
     // Statistics are aggregated when a target (or the run) finishes; zeros before that would mislead.
     if (!stats || !stats.calls || (!terminal && stats.calls.total === 0)) {
       return [el('td', { colspan: 11, className: 'muted' }, 'aggregated when it finishes')];
     }
     const s = stats.latency ? stats.latency.successful : null;
     const a = stats.latency ? stats.latency.all : null;
-    const lat = (summary) =>
-      ['avg_ms', 'p50_ms', 'p95_ms', 'p99_ms'].map((k, i) =>
-        el('td', { className: `num${i === 0 ? ' group-start' : ''}`, 'data-field': k }, summary ? fmtMs(summary[k]) : '—'),
-      );
+    const lat = (summary, withIntervals) =>
+      ['avg_ms', 'p50_ms', 'p95_ms', 'p99_ms'].map((k, i) => {
+        const interval = withIntervals && intervals ? intervals[k.replace('_ms', '')] : null;
+        return el(
+          'td',
+          { className: `num${i === 0 ? ' group-start' : ''}`, 'data-field': k },
+          el('span', { 'data-field': 'point' }, summary ? fmtMs(summary[k]) : '—'),
+          interval ? el('span', { className: 'interval', 'data-field': 'interval', title: '95% confidence interval (ms)' }, fmtRange(interval)) : null,
+        );
+      });
     return [
       el('td', { className: 'num', 'data-field': 'calls_total' }, fmtInt(stats.calls.total)),
       el('td', { className: 'num', 'data-field': 'calls_successful' }, fmtInt(stats.calls.successful)),
       el('td', { className: `num${stats.calls.failed > 0 ? ' bad' : ''}`, 'data-field': 'calls_failed' }, fmtInt(stats.calls.failed)),
-      lat(s),
-      lat(a),
+      lat(s, true),
+      lat(a, false),
     ];
   }
 
   function renderStats(data) {
     const { run } = data;
+    const intervals = verdictIntervals(data);
     const head = [
       el(
         'tr',
@@ -269,12 +368,12 @@
         'tr',
         null,
         ['total', 'successful', 'failed'].map((h) => el('th', { className: 'num' }, h)),
-        ['avg', 'p50', 'p95', 'p99'].map((h, i) => el('th', { className: `num${i === 0 ? ' group-start' : ''}` }, h)),
+        ['avg', 'p50 [95%]', 'p95 [95%]', 'p99 [95%]'].map((h, i) => el('th', { className: `num${i === 0 ? ' group-start' : ''}` }, h)),
         ['avg', 'p50', 'p95', 'p99'].map((h, i) => el('th', { className: `num${i === 0 ? ' group-start' : ''}` }, h)),
       ),
     ];
     const rows = [
-      el('tr', { className: 'total', 'data-testid': 'stats-row-run', 'data-scope': 'run' }, el('th', { scope: 'row' }, 'Candidates (run)'), statsCells(run.stats, TERMINAL.includes(run.status))),
+      el('tr', { className: 'total', 'data-testid': 'stats-row-run', 'data-scope': 'run' }, el('th', { scope: 'row' }, 'Candidates (run)'), statsCells(run.stats, TERMINAL.includes(run.status), intervals.run)),
     ];
     for (const target of run.targets || []) {
       rows.push(
@@ -282,7 +381,7 @@
           'tr',
           { 'data-testid': `stats-row-${target.role}`, 'data-scope': 'target', 'data-role': target.role },
           el('th', { scope: 'row' }, el('span', { className: 'target-name' }, target.endpoint_name), ' ', el('span', { className: 'muted small' }, `${roleLabel(target.role)} · ${target.status}`)),
-          statsCells(target.metadata && target.metadata.stats, ['success', 'failed', 'cancelled'].includes(target.status)),
+          statsCells(target.metadata && target.metadata.stats, ['success', 'failed', 'cancelled'].includes(target.status), intervals.target(target)),
         ),
       );
     }
@@ -465,6 +564,74 @@
     fill('legend-latency-histogram', legend);
   }
 
+  /**
+   * Bars of p50 / p95 / p99 per target with their 95% intervals as whiskers (from the verdict).
+   * A whisker with no upper bound (too few calls) runs dashed to the top of the plot.
+   */
+  function renderIntervals(data) {
+    const intervals = verdictIntervals(data);
+    const series = ((data.run && data.run.targets) || [])
+      .map((t) => ({ target_id: t.id, role: t.role, name: `${t.endpoint_name} (${roleLabel(t.role)})`, intervals: intervals.target(t) }))
+      .filter((t) => t.intervals && t.intervals.p95 && isNum(t.intervals.p95.point));
+    if (series.length === 0) {
+      fill('chart-intervals', emptyNote(data.verdict ? 'No successful calls to bound.' : 'Shown when the run has finished: the verdict computes the intervals.'));
+      fill('legend-intervals');
+      return;
+    }
+    const groups = ['p50', 'p95', 'p99'];
+    const colours = seriesColours(series);
+    let top = 0;
+    for (const t of series) for (const g of groups) top = Math.max(top, t.intervals[g].point, isNum(t.intervals[g].upper) ? t.intervals[g].upper : 0);
+    const threshold = data.verdict && data.verdict.thresholds ? data.verdict.thresholds.latency_p95_max_ms : null;
+    const showThreshold = isNum(threshold) && threshold <= Math.max(top, 1) * 1.5;
+    const scale = niceScale(Math.max(top, showThreshold ? threshold : 0, 1) * 1.12, 5);
+    const plotW = CHART.width - CHART.left - CHART.right;
+    const plotH = CHART.height - CHART.top - CHART.bottom;
+    const groupW = plotW / groups.length;
+    const barW = Math.min(64, (groupW * 0.7) / series.length);
+    const y = (v) => CHART.top + plotH - (Math.min(Math.max(v, 0), scale.max) / scale.max) * plotH;
+
+    const root = chartFrame('p50, p95 and p99 per target with 95% confidence intervals');
+    yAxis(root, scale, y, (v) => `${Number(v.toFixed(2))}`, 'latency (ms)');
+    groups.forEach((g, gi) => {
+      root.append(svg('text', { x: CHART.left + (gi + 0.5) * groupW, y: CHART.height - CHART.bottom + 20, className: 'group-label', 'text-anchor': 'middle' }, g));
+    });
+    if (showThreshold) {
+      root.append(
+        svg('line', { x1: CHART.left + groupW, x2: CHART.left + 2 * groupW, y1: y(threshold), y2: y(threshold), className: 'threshold' }),
+        svg('text', { x: CHART.left + 2 * groupW - 4, y: y(threshold) - 5, className: 'threshold-label', 'text-anchor': 'end' }, `threshold ${fmtMs(threshold)}`),
+      );
+    }
+    const legend = [];
+    series.forEach((t, ti) => {
+      const colour = colours.get(t.target_id);
+      const group = svg('g', { className: 'series', 'data-role': t.role, 'data-target': t.target_id, 'data-testid': `interval-series-${t.role}` });
+      groups.forEach((g, gi) => {
+        const q = t.intervals[g];
+        const cx = CHART.left + gi * groupW + (groupW - barW * series.length) / 2 + (ti + 0.5) * barW;
+        const open = q.upper === null;
+        const upper = open ? scale.max : q.upper;
+        const label = `${t.name} ${g} ${fmtMs(q.point)}, 95% interval ${fmtRange(q)} ms`;
+        group.append(
+          svg('rect', { x: (cx - barW * 0.42).toFixed(1), y: y(q.point).toFixed(1), width: (barW * 0.84).toFixed(1), height: Math.max(0.5, y(0) - y(q.point)).toFixed(1), fill: colour, 'fill-opacity': 0.55, rx: 1, 'data-percentile': g }, svg('title', null, label)),
+          svg('line', { x1: cx, x2: cx, y1: y(q.lower).toFixed(1), y2: y(upper).toFixed(1), className: `whisker${open ? ' open' : ''}`, 'data-percentile': g, 'data-lower': q.lower, 'data-upper': open ? 'unbounded' : q.upper }, svg('title', null, label)),
+          svg('line', { x1: cx - barW * 0.22, x2: cx + barW * 0.22, y1: y(q.lower).toFixed(1), y2: y(q.lower).toFixed(1), className: 'whisker' }),
+          open ? null : svg('line', { x1: cx - barW * 0.22, x2: cx + barW * 0.22, y1: y(upper).toFixed(1), y2: y(upper).toFixed(1), className: 'whisker' }),
+          svg('circle', { cx, cy: y(q.point).toFixed(1), r: 3, fill: colour, stroke: '#fff', 'stroke-width': 1 }),
+        );
+        // The point above the whisker; its range too where that fits ("112 [108–116]" needs about 72 px).
+        group.append(
+          svg('text', { x: cx, y: Math.max(CHART.top + 9, y(upper) - 6).toFixed(1), className: 'value-label', 'text-anchor': 'middle' }, barW >= 72 ? `${msNumber(q.point)} ${fmtRange(q)}` : msNumber(q.point)),
+        );
+      });
+      root.append(group);
+      legend.push(legendItem(colour, t.name, 'rect'));
+    });
+    legend.push(legendItem('#111827', '95% confidence interval', 'solid'));
+    fill('chart-intervals', root);
+    fill('legend-intervals', legend);
+  }
+
   // ---------------------------------------------------------------- comparisons
 
   function keyValues(pairs, attrs) {
@@ -478,25 +645,51 @@
     else if (!ref) fill('reference-comparison', emptyNote('This suite has no reference endpoint.'));
     else {
       const l = ref.latency || {};
+      const percentiles = (intervals, points) =>
+        ['p50', 'p95', 'p99']
+          .map((p) => {
+            const q = intervals && intervals[p];
+            const point = points ? points[p] : q && q.point;
+            return `${p} ${fmtMs(point)}${q ? ` ${fmtRange(q)}` : ''}`;
+          })
+          .join(' · ');
+      // Whole ms like the run's stats; the verdict states only the reference's p95 as such.
+      const referencePoints = (lat) => {
+        const q = lat.reference_intervals_ms;
+        const whole = (p) => (q[p] && isNum(q[p].point) ? Math.round(q[p].point) : null);
+        return { p50: whole('p50'), p95: lat.reference_p95_ms, p99: whole('p99') };
+      };
+      const candidatePoints = { p50: l.candidate_p50_ms, p95: l.candidate_p95_ms, p99: l.candidate_p99_ms };
       const parts = [
         keyValues([
           ['Endpoint', ref.endpoint_name],
           ['Status', badge(ref.status)],
-          ['Candidate p50 / p95 / p99', `${fmtMs(l.candidate_p50_ms)} / ${fmtMs(l.candidate_p95_ms)} / ${fmtMs(l.candidate_p99_ms)}`],
-          ['Reference p95', fmtMs(l.reference_p95_ms)],
-          ['Candidate vs reference', fmtPct(l.vs_reference_pct, true)],
+          ['Candidate', el('span', { 'data-testid': 'reference-candidate-percentiles' }, percentiles(l.candidate_intervals_ms, candidatePoints))],
+          [
+            'Reference',
+            el(
+              'span',
+              { 'data-testid': 'reference-percentiles' },
+              l.reference_intervals_ms ? percentiles(l.reference_intervals_ms, referencePoints(l)) : `p95 ${fmtMs(l.reference_p95_ms)}`,
+            ),
+          ],
+          ['Candidate vs reference', `${fmtPct(l.vs_reference_pct, true)} ${fmtPctRange(l.vs_reference_interval_pct)}${l.method ? ` (${l.method})` : ''}`],
           isNum(ref.head_lag_blocks) ? ['Head lag', `${ref.head_lag_blocks} blocks`] : null,
           ['', l.message || ''],
         ]),
       ];
       if (Array.isArray(l.by_method) && l.by_method.length > 0) {
         parts.push(
-          table(
-            el('tr', null, ['Method', 'Calls', 'Failed', 'Candidate p95', 'Reference p95', 'vs reference'].map((hd, i) => el('th', { className: i ? 'num' : null }, hd))),
-            l.by_method.map((m) =>
-              el('tr', null, el('td', { className: 'mono' }, m.method), el('td', { className: 'num' }, fmtInt(m.calls)), el('td', { className: 'num' }, fmtInt(m.failed)), el('td', { className: 'num' }, fmtMs(m.candidate_p95_ms)), el('td', { className: 'num' }, fmtMs(m.reference_p95_ms)), el('td', { className: 'num' }, fmtPct(m.vs_reference_pct, true))),
+          el(
+            'div',
+            { className: 'table-wrap' },
+            table(
+              el('tr', null, ['Method', 'Calls', 'Failed', 'Cand. p95', 'Ref. p95', 'vs ref.'].map((hd, i) => el('th', { className: i ? 'num' : null }, hd))),
+              l.by_method.map((m) =>
+                el('tr', null, el('td', { className: 'mono' }, m.method), el('td', { className: 'num' }, fmtInt(m.calls)), el('td', { className: 'num' }, fmtInt(m.failed)), el('td', { className: 'num' }, fmtMs(m.candidate_p95_ms)), el('td', { className: 'num' }, fmtMs(m.reference_p95_ms)), el('td', { className: 'num' }, fmtPct(m.vs_reference_pct, true))),
+              ),
+              { className: 'data compact' },
             ),
-            { className: 'data compact' },
           ),
         );
       }
@@ -506,14 +699,20 @@
     if (!v) fill('baseline-comparison', emptyNote('Available when the run has finished.'));
     else if (!base) fill('baseline-comparison', emptyNote('No baseline run to compare with.'));
     else {
+      const limits = base.limits || {};
+      const history = base.model === 'history';
+      const runs = Array.isArray(base.run_ids) ? base.run_ids.length : 1;
       fill(
         'baseline-comparison',
         keyValues([
-          ['Baseline run', el('span', { className: 'mono small' }, base.run_id)],
+          ['Model', base.model ? `${base.model}${history ? ` (${runs} passing runs)` : ''}` : 'previous run'],
+          [history ? 'Newest baseline run' : 'Baseline run', el('span', { className: 'mono small' }, base.run_id)],
           ['Status', badge(base.status)],
-          ['Candidate p95', fmtMs(base.candidate_p95_ms)],
-          ['Baseline p95', fmtMs(base.baseline_p95_ms)],
-          ['Candidate vs baseline', fmtPct(base.vs_baseline_pct, true)],
+          ['Candidate p95', `${fmtMs(base.candidate_p95_ms)} ${fmtRange(base.candidate_p95_interval_ms)}`],
+          history
+            ? ['History p95', `median ${fmtMs(limits.history_median_ms)}, band ${fmtMs(limits.history_lower_ms)} – ${fmtMs(limits.history_upper_ms)}`]
+            : ['Baseline p95', fmtMs(base.baseline_p95_ms)],
+          ['Candidate vs baseline', `${fmtPct(base.vs_baseline_pct, true)} ${fmtPctRange(limits.vs_baseline_interval_pct)}`],
           ['', base.message || ''],
         ]),
       );
@@ -639,6 +838,7 @@
     renderStats(data);
     renderTimeChart(data);
     renderHistogram(data);
+    renderIntervals(data);
     renderComparisons(data);
     renderMethods(data);
     renderMismatches(data);

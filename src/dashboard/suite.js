@@ -15,6 +15,9 @@
   const fmtMs = (v) => (isNum(v) ? `${v.toLocaleString('en-US', { maximumFractionDigits: 1 })} ms` : '—');
   const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
   const fmtInterval = (i) => (i ? `${fmtMs(i.lower)} … ${i.upper === null ? '∞' : fmtMs(i.upper)}` : '—');
+  // A bound as the verdict writes it: whole ms from 10 ms up, one decimal below; null is unbounded.
+  const bound = (v) => (v === null ? '∞' : v >= 10 ? String(Math.round(v)) : String(Number(v.toFixed(1))));
+  const fmtRange = (i) => (i && isNum(i.lower) ? `[${bound(i.lower)}–${bound(i.upper)}]` : '');
 
   const params = new URLSearchParams(location.search);
   const token = params.get('token') || '';
@@ -124,17 +127,23 @@
   }
 
   function renderTable(points) {
-    const head = ['Run', 'Finished', 'Status', 'Verdict', 'p50', 'p95', 'p95 interval', 'p99', 'Match rate', 'Baseline limits'];
+    const head = ['Run', 'Finished', 'Status', 'Verdict', 'p50 [95%]', 'p95 [95%]', 'p99 [95%]', 'Match rate', 'Baseline limits'];
+    // The point, and under it the 95% interval of that percentile.
+    const percentileCell = (p, key) => {
+      const q = p.candidate.intervals_ms && p.candidate.intervals_ms[key];
+      return el('td', { className: 'num', 'data-field': key },
+        el('span', { 'data-field': 'point' }, fmtMs(p.candidate[`${key}_ms`])),
+        q ? el('span', { className: 'interval', 'data-field': 'interval', title: '95% confidence interval (ms)' }, fmtRange(q)) : null);
+    };
     const rows = points.map((p) =>
       el('tr', { 'data-run': p.run_id },
         el('td', null, el('a', { href: runPage(p.run_id), 'data-testid': 'run-link' }, `${p.run_id.slice(0, 8)}${p.run_id === runId ? ' (this run)' : ''}`)),
         el('td', null, fmtTime(p.finished_at)),
         el('td', null, el('span', { className: `badge status-${p.status}` }, p.status)),
         el('td', null, el('span', { className: `badge status-${p.verdict}`, 'data-testid': 'trend-verdict' }, p.verdict)),
-        el('td', { className: 'num' }, fmtMs(p.candidate.p50_ms)),
-        el('td', { className: 'num' }, fmtMs(p.candidate.p95_ms)),
-        el('td', { className: 'num' }, fmtInterval(p.candidate.intervals_ms && p.candidate.intervals_ms.p95)),
-        el('td', { className: 'num' }, fmtMs(p.candidate.p99_ms)),
+        percentileCell(p, 'p50'),
+        percentileCell(p, 'p95'),
+        percentileCell(p, 'p99'),
         el('td', { className: 'num' }, isNum(p.match_rate_pct) ? `${p.match_rate_pct}%` : '—'),
         el('td', null, baselineText(p.baseline)),
       ),

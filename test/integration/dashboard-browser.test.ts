@@ -32,6 +32,17 @@ function watchErrors(page: Page): string[] {
   return errors;
 }
 
+/** Waits for the page to render its data; on timeout, says what the page showed and logged instead. */
+async function waitLoaded(page: Page, errors: string[]): Promise<void> {
+  try {
+    await page.waitForSelector('#app[data-state="loaded"]');
+  } catch (error) {
+    const state = await page.getAttribute('#app', 'data-state').catch(() => null);
+    const banner = await page.textContent('#error-banner').catch(() => null);
+    throw new Error(`page not loaded (state ${state}, banner ${JSON.stringify(banner)}, errors ${JSON.stringify(errors)}): ${String(error)}`);
+  }
+}
+
 describe('run dashboard in a real browser', () => {
   let stack: Stack;
   let browser: Browser | undefined;
@@ -101,7 +112,7 @@ describe('run dashboard in a real browser', () => {
       if (request.url().includes('/dashboard/api/')) apiCalls++;
     });
     await live.goto(`${origin}/dashboard/runs/${runId}?token=${liveToken}`);
-    await live.waitForSelector('#app[data-state="loaded"]');
+    await waitLoaded(live, liveErrors);
     expect(['queued', 'claimed', 'running']).toContain(await live.getAttribute('#app', 'data-run-status'));
     expect(await live.textContent('#verdict-badge')).toBe('verdict pending');
     await mkdir(path.dirname(SCREENSHOT), { recursive: true });
@@ -151,10 +162,62 @@ describe('run dashboard in a real browser', () => {
     const runRow = page.locator('[data-testid="stats-row-run"]');
     expect(await runRow.locator('[data-field="calls_total"]').textContent()).toBe('240');
     expect(await runRow.locator('[data-field="calls_failed"]').textContent()).toBe('0');
-    expect(await runRow.locator('[data-field="p95_ms"]').first().textContent()).toBe(`${run.stats.latency.successful.p95_ms} ms`);
+    expect(await runRow.locator('[data-field="p95_ms"] [data-field="point"]').first().textContent()).toBe(`${run.stats.latency.successful.p95_ms} ms`);
     expect(await page.locator('[data-testid="stats-row-primary"]').count()).toBe(1);
     expect(await page.locator('[data-testid="stats-row-reference"]').count()).toBe(1);
     expect(await page.locator('#stats-table tbody tr').count()).toBe(3);
+
+    // Every percentile of the successful calls with its 95% interval, "[lo–hi]" as the verdict states it.
+    const bound = (ms: number | null) => (ms === null ? '∞' : ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10));
+    const range = (q: { lower: number; upper: number | null }) => `[${bound(q.lower)}–${bound(q.upper)}]`;
+    const latencyP95 = verdict.body.checks.find((c: { name: string }) => c.name === 'latency_p95');
+    const runIntervals = latencyP95.details.intervals_ms;
+    const referenceIntervals = verdict.body.reference_comparison.latency.reference_intervals_ms;
+    for (const [row, intervals] of [
+      [runRow, runIntervals],
+      [page.locator('[data-testid="stats-row-primary"]'), latencyP95.details.targets[0].intervals_ms],
+      [page.locator('[data-testid="stats-row-reference"]'), referenceIntervals],
+    ] as const) {
+      for (const p of ['p50', 'p95', 'p99']) {
+        expect(await row.locator(`[data-field="${p}_ms"] [data-field="interval"]`).textContent()).toBe(range(intervals[p]));
+      }
+    }
+    expect(await p95.locator('[data-field="interval"]').textContent()).toBe(range(runIntervals.p95));
+
+    // The interval chart: a bar and a whisker per percentile and target, the whisker spanning the verdict's interval.
+    for (const [role, intervals] of [['primary', latencyP95.details.targets[0].intervals_ms], ['reference', referenceIntervals]] as const) {
+      for (const p of ['p50', 'p95', 'p99']) {
+        const whisker = page.locator(`#chart-intervals svg g[data-role="${role}"] line.whisker[data-percentile="${p}"]`);
+        expect(await whisker.count()).toBe(1);
+        expect(Number(await whisker.getAttribute('data-lower'))).toBe(intervals[p].lower);
+        const upper = await whisker.getAttribute('data-upper');
+        expect(upper === 'unbounded' ? null : Number(upper)).toBe(intervals[p].upper);
+        const [y1, y2] = [Number(await whisker.getAttribute('y1')), Number(await whisker.getAttribute('y2'))];
+        // SVG y grows downwards: the lower bound is drawn below the upper one.
+        expect(y1).toBeGreaterThanOrEqual(y2);
+        expect(await page.locator(`#chart-intervals svg g[data-role="${role}"] rect[data-percentile="${p}"]`).count()).toBe(1);
+      }
+    }
+    expect(await page.textContent('[data-testid="reference-percentiles"]')).toContain(`p95 ${verdict.body.reference_comparison.latency.reference_p95_ms} ms ${range(referenceIntervals.p95)}`);
+
+    // 240 successful calls cannot show a 99% success rate (about 381 would): availability is
+    // inconclusive, shown in a neutral colour of its own with its one-sentence reason, and it does not fail the verdict.
+    const availability = verdict.body.checks.find((c: { name: string }) => c.name === 'availability');
+    expect(availability.status).toBe('inconclusive');
+    expect(verdict.body.verdict).toBe('pass');
+    const unsureBadge = page.locator('[data-testid="check-availability"] [data-testid="check-status"] .badge');
+    expect(await unsureBadge.getAttribute('class')).toContain('status-inconclusive');
+    const colours = async (name: string) =>
+      page.locator(`[data-testid="check-${name}"] .badge`).evaluate((node) => [getComputedStyle(node).backgroundColor, getComputedStyle(node).color]);
+    const unsure = await colours('availability');
+    expect(unsure).toEqual(['rgb(226, 232, 240)', 'rgb(51, 65, 85)']);
+    expect(unsure).not.toEqual(await colours('latency_p95'));
+    const note = await page.textContent('[data-testid="inconclusive-availability"]');
+    expect(note).toBe(`availability is inconclusive: ${availability.message.split(' — ').pop().replace(/^inconclusive: /, '')} (this does not fail the verdict).`);
+    expect(note).toMatch(/about [\d,]+ calls would decide/);
+    expect(await page.locator('[data-testid="inconclusive-notes"] li').count()).toBe(
+      verdict.body.checks.filter((c: { status: string }) => c.status === 'inconclusive').length,
+    );
 
     // Charts: latency over time (p50 and p95 lines per target) and the distribution (bars per target).
     for (const role of ['primary', 'reference']) {
@@ -258,6 +321,15 @@ describe('run dashboard in a real browser', () => {
     expect(await rows.count()).toBe(4);
     expect(await rows.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-run')))).toEqual(points.map((p) => p.run_id));
     expect(await page.locator('[data-testid="trend-verdict"]').allTextContents()).toEqual(points.map((p) => p.verdict));
+    // Each run's p95 with its interval: a whisker in the chart and "[lo–hi]" in the table.
+    expect(await page.locator('#chart-trend svg [data-testid="trend-points"] line').count()).toBe(4);
+    const bound = (ms: number | null) => (ms === null ? '∞' : ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10));
+    for (const p of points) {
+      for (const key of ['p50', 'p95', 'p99']) {
+        const q = p.candidate.intervals_ms[key];
+        expect(await page.locator(`#trend-table tr[data-run="${p.run_id}"] [data-field="${key}"] [data-field="interval"]`).textContent()).toBe(`[${bound(q.lower)}–${bound(q.upper)}]`);
+      }
+    }
     const hrefs = await page.locator('[data-testid="run-link"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('href')));
     expect(hrefs).toEqual(points.map((p) => (p.run_id === last ? `/dashboard/runs/${last}?token=${encodeURIComponent(token)}` : `/dashboard/runs/${p.run_id}`)));
     await page.screenshot({ path: '/tmp/suite-trend.png', fullPage: true });
