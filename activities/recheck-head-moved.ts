@@ -64,7 +64,8 @@ function pinnableMethods(run: RunRow): string[] {
  *
  * Idempotent: pairs already stored are not re-sent (a retried finalize reuses their outcome,
  * since the nodes could answer differently a second time). `tx` is finalize's transaction,
- * read from only; outcomes are written through the pool, committed at once, so they outlive a
+ * after compareWithReference (the differing pairs are read from matches_reference), read from
+ * only; outcomes are written through the pool, committed at once, so they outlive a
  * finalize attempt that fails later. Requests go through the probe client (address guard,
  * timeouts, response caps) with the endpoint's secrets decrypted here only.
  */

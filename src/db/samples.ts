@@ -376,8 +376,9 @@ export interface RecheckPair {
 /**
  * Up to `limit` head-moved differences (differingPairs with `headDependentMethods`) to re-send,
  * spread over methods round-robin (the first of every method by seq, then the second, …), so
- * the same pairs are picked on every call: a retried finalize asks for the same set. Only both
- * sides ok with different hashes differ; it does not need compareWithReference first.
+ * the same pairs are picked on every call: a retried finalize asks for the same set. Reads
+ * `matches_reference = false`, so it runs after compareWithReference in the same transaction
+ * (as classifyDifferingSamples does): only the differing rows are joined, not the whole run.
  */
 export async function selectRecheckPairs(
   sql: postgres.TransactionSql,
@@ -387,8 +388,7 @@ export async function selectRecheckPairs(
   options: { headDependentMethods: readonly string[]; limit: number },
 ): Promise<RecheckPair[]> {
   if (options.headDependentMethods.length === 0 || options.limit <= 0) return [];
-  const differs = sql`c.ok and r.ok and r.method = c.method and c.response_hash <> r.response_hash`;
-  const pairs = differingPairs(sql, runId, candidateTargetIds, referenceTargetId, options.headDependentMethods, differs);
+  const pairs = differingPairs(sql, runId, candidateTargetIds, referenceTargetId, options.headDependentMethods, sql`c.matches_reference = false`);
   return sql<RecheckPair[]>`
     with ${pairs}
     select p.target_id, p.seq, p.method, least(

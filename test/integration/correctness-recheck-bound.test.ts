@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import { recheckHeadMovedDifferences } from '../../activities/recheck-head-moved';
 import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
-import { writeSampleChunk, type SampleRow } from '../../src/db/samples';
+import { compareWithReference, writeSampleChunk, type SampleRow } from '../../src/db/samples';
 import { MAX_RECHECKS_PER_RUN } from '../../src/domain/correctness';
 import { createPlanner } from '../../src/probe/workload';
 import { createSuite, get, post } from '../helpers/api';
@@ -101,7 +101,12 @@ describe('correctness re-check: bounded, spread over methods, stored once', () =
     expect(SAMPLES - perMethod('eth_blockNumber')).toBeGreaterThan(MAX_RECHECKS_PER_RUN);
 
     const deps = { sql: stack.sql, box: stack.box, allowPrivateTargets: true };
-    await stack.sql.begin((tx) => recheckHeadMovedDifferences(deps, tx, run, [candidateTarget], referenceTarget));
+    const recheckAsFinalizeDoes = () =>
+      stack.sql.begin(async (tx) => {
+        await compareWithReference(tx, runId, [candidateTarget.id], referenceTarget.id);
+        await recheckHeadMovedDifferences(deps, tx, run, [candidateTarget], referenceTarget);
+      });
+    await recheckAsFinalizeDoes();
     const sent = (node: FakeNode) => node.requests.map((r) => ({ method: r.method, params: r.params }));
     const first = sent(candidate);
     expect(first).toHaveLength(MAX_RECHECKS_PER_RUN);
@@ -113,7 +118,7 @@ describe('correctness re-check: bounded, spread over methods, stored once', () =
     for (const r of first) expect(r.params).toEqual([ADDRESS, '0x36']);
 
     // A second re-check (a retried finalize) and the finalize itself reuse the stored outcomes.
-    await stack.sql.begin((tx) => recheckHeadMovedDifferences(deps, tx, run, [candidateTarget], referenceTarget));
+    await recheckAsFinalizeDoes();
     await activities.finalizeRun({ runId, status: 'success', failureReason: null });
     expect(candidate.requests).toHaveLength(MAX_RECHECKS_PER_RUN);
     expect(reference.requests).toHaveLength(MAX_RECHECKS_PER_RUN);
