@@ -17,6 +17,7 @@ import { openApiRoutes } from './http/routes/openapi';
 import { registerResourceRoutes } from './http/routes/resources';
 import { registerRunRoutes } from './http/routes/runs';
 import { registerSuiteTrendRoutes } from './http/routes/suite-trend';
+import { tenantRoutes } from './http/routes/tenants';
 import { webhookRoutes } from './http/routes/webhooks';
 import { acknowledgementRoutes } from './http/routes/acknowledgements';
 import type { Deps } from './services/context';
@@ -76,6 +77,7 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
     api.setSerializerCompiler(serializerCompiler);
     await api.register(chainRoutes);
     await api.register(openApiRoutes);
+    await api.register(tenantRoutes);
     await api.register(webhookRoutes);
     await api.register(acknowledgementRoutes);
   });

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
 import { SCOPES, TENANT_SCOPES, type Scope } from '../../src/auth/scopes';
 import { insertApiKey } from '../../src/db/api-keys';
+import { DEFAULT_TENANT_SLUG } from '../../src/db/tenants';
+import { bootstrapDefaultTenant } from '../../src/services/bootstrap';
 import { workflowIdForRun } from '../../src/temporal/constants';
 import { createSuite, post } from '../helpers/api';
 import { nowSeconds, signJwt } from '../helpers/jwt';
@@ -20,6 +22,8 @@ interface Fixtures {
   suiteId: string;
   runId: string;
   keyId: string;
+  /** The owner's tenant, as the platform administrator addresses it. */
+  tenantId: string;
 }
 
 interface RouteCase {
@@ -41,6 +45,12 @@ interface RouteCase {
    * create whose body names the owner's resource is a 400 on that field (existence is not revealed).
    */
   foreign: number;
+  /**
+   * A platform route (tenants:admin): its valid credentials are the platform tenant's (the
+   * bootstrap key, a platform user's JWT), "without the scope" is a platform key lacking
+   * tenants:admin, and "another tenant" is the owner's tenant, whose credentials never hold it.
+   */
+  platform?: true;
 }
 
 const unique = () => `m-${randomUUID().slice(0, 8)}`;
@@ -108,6 +118,20 @@ const ROUTES: RouteCase[] = [
     foreign: 201,
   },
   { method: 'DELETE', path: '/v1/catalog/workloads/:presetId', params: { presetId: 'evm-standard' }, scope: 'catalog:write', ok: 403, okCode: 'forbidden', foreign: 403 },
+  // Platform routes: every tenant's own keys (all tenant scopes) get 403; the owner's tenant is the one administered.
+  { method: 'POST', path: '/v1/tenants', scope: 'tenants:admin', platform: true, body: () => ({ name: 'T', slug: unique() }), ok: 201, foreign: 403 },
+  { method: 'GET', path: '/v1/tenants', scope: 'tenants:admin', platform: true, ok: 200, foreign: 403 },
+  { method: 'GET', path: '/v1/tenants/:tenantId', scope: 'tenants:admin', platform: true, ok: 200, foreign: 403 },
+  { method: 'PATCH', path: '/v1/tenants/:tenantId', scope: 'tenants:admin', platform: true, body: () => ({ name: 'Owner' }), ok: 200, foreign: 403 },
+  {
+    method: 'POST',
+    path: '/v1/tenants/:tenantId/api-keys',
+    scope: 'tenants:admin',
+    platform: true,
+    body: () => ({ name: 'k', scopes: ['runs:read'] }),
+    ok: 201,
+    foreign: 403,
+  },
 ];
 
 const CREDENTIALS = [
@@ -172,6 +196,7 @@ describe('authorization matrix', () => {
   let stack: Stack;
   let fixtures: Fixtures;
   let headers: (credential: Credential, route: RouteCase) => Record<string, string>;
+  let platformKey: string;
   const runIds: string[] = [];
 
   beforeAll(async () => {
@@ -198,6 +223,7 @@ describe('authorization matrix', () => {
       suiteId: setup.suiteId,
       runId: run.body.id,
       keyId: target.body.id,
+      tenantId: owner.tenantId,
     };
 
     // One key per route scope, in the owner's tenant, holding every scope but that one.
@@ -208,9 +234,16 @@ describe('authorization matrix', () => {
       await insertApiKey(stack.sql, { tenantId: owner.tenantId, name: `without ${scope}`, prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes });
       withoutScope.set(scope, key.key);
     }
-    const jwt = (exp: number) =>
-      signJwt({ iss: ISSUER, aud: AUDIENCE, sub: 'matrix-user', tenant_id: owner.tenantId, exp, scope: SCOPES.join(' ') }, { alg: 'RS256', key: signing.privateKey });
+    const jwt = (exp: number, tenant = owner.tenantId) =>
+      signJwt({ iss: ISSUER, aud: AUDIENCE, sub: 'matrix-user', tenant_id: tenant, exp, scope: SCOPES.join(' ') }, { alg: 'RS256', key: signing.privateKey });
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+    // The platform tenant as `npm start` leaves it (RVS_BOOTSTRAP_API_KEY), and one of its keys without tenants:admin.
+    const bootstrap = generateApiKey().key;
+    await bootstrapDefaultTenant(stack.sql, bootstrap);
+    platformKey = bootstrap;
+    const narrow = await post<{ key: string }>(stack.app, '/v1/api-keys', bearer(bootstrap), { name: 'no tenants:admin', scopes: [...TENANT_SCOPES] });
+    expect(narrow.status).toBe(201);
 
     headers = (credential, route) => {
       switch (credential) {
@@ -225,13 +258,13 @@ describe('authorization matrix', () => {
         case 'expired JWT':
           return bearer(jwt(nowSeconds() - 600));
         case 'key without the scope':
-          return bearer(withoutScope.get(route.scope)!);
+          return bearer(route.platform ? narrow.body.key : withoutScope.get(route.scope)!);
         case 'key of another tenant':
-          return foreign.auth;
+          return route.platform ? owner.auth : foreign.auth;
         case 'valid key':
-          return owner.auth;
+          return route.platform ? bearer(bootstrap) : owner.auth;
         case 'valid JWT':
-          return bearer(jwt(nowSeconds() + 300));
+          return bearer(jwt(nowSeconds() + 300, route.platform ? DEFAULT_TENANT_SLUG : owner.tenantId));
       }
     };
   });
@@ -275,6 +308,129 @@ describe('authorization matrix', () => {
       });
     },
   );
+
+  /**
+   * Two tenants onboarded through the API alone (no SQL): the platform's bootstrap key creates A
+   * and B with POST /v1/tenants and issues each its first admin key; each builds its own chain,
+   * endpoint, suite, run and key through the API. Every route that addresses a resource by id
+   * answers the other tenant's key as the matrix says, lists hold only the caller's own, neither
+   * can administer tenants; disabling B refuses B's key and JWT (401) and leaves A alone; enabling
+   * B restores it.
+   */
+  describe('two tenants onboarded through /v1/tenants', () => {
+    interface Team {
+      tenantId: string;
+      auth: { authorization: string };
+      jwt: () => { authorization: string };
+      fixtures: Fixtures;
+    }
+    let a: Team;
+    let b: Team;
+    const platform = () => ({ authorization: `Bearer ${platformKey}` });
+
+    async function onboard(name: string): Promise<Team> {
+      const tenant = await post<{ id: string }>(stack.app, '/v1/tenants', platform(), { name, slug: unique() });
+      expect(tenant.status).toBe(201);
+      const issued = await post<{ key: string }>(stack.app, `/v1/tenants/${tenant.body.id}/api-keys`, platform(), { name: 'admin', scopes: [...TENANT_SCOPES] });
+      expect(issued.status).toBe(201);
+      const auth = { authorization: `Bearer ${issued.body.key}` };
+      const setup = await createSuite(stack.app, auth, { candidates: ['http://127.0.0.1:9/'] });
+      const run = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      expect(run.status).toBe(201);
+      runIds.push(run.body.id);
+      const key = await post<{ id: string }>(stack.app, '/v1/api-keys', auth, { name: 'target', scopes: ['runs:read'] });
+      const jwt = () => ({
+        authorization: `Bearer ${signJwt(
+          { iss: ISSUER, aud: AUDIENCE, sub: 'team-user', tenant_id: tenant.body.id, exp: nowSeconds() + 300, scope: SCOPES.join(' ') },
+          { alg: 'RS256', key: signing.privateKey },
+        )}`,
+      });
+      return {
+        tenantId: tenant.body.id,
+        auth,
+        jwt,
+        fixtures: { chainId: setup.chainId, endpointId: setup.endpointIds[0]!, suiteId: setup.suiteId, runId: run.body.id, keyId: key.body.id, tenantId: tenant.body.id },
+      };
+    }
+
+    beforeAll(async () => {
+      a = await onboard('Team A');
+      b = await onboard('Team B');
+    });
+
+    const addressed = ROUTES.filter((route) => !route.platform && !route.params && route.path.includes(':'));
+    const inject = (route: RouteCase, owner: Team, auth: { authorization: string }) => {
+      const body = route.body?.(owner.fixtures);
+      return stack.app.inject({
+        method: route.method,
+        url: route.path.replace(/:(\w+)/g, (_, name: string) => owner.fixtures[name as keyof Fixtures]),
+        headers: auth,
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+    };
+
+    it.each(addressed.map((route) => [`${route.method} ${route.path}`, route] as const))(
+      '%s: the other tenant\'s key and JWT get the matrix\'s answer for another tenant, both ways',
+      async (_name, route) => {
+        for (const [owner, other] of [
+          [a, b],
+          [b, a],
+        ] as const) {
+          for (const credential of [other.auth, other.jwt()]) {
+            const response = await inject(route, owner, credential);
+            expect(response.statusCode, response.body).toBe(route.foreign);
+          }
+          if (route.method === 'GET') expect((await inject(route, owner, owner.auth)).statusCode).toBe(route.ok);
+        }
+      },
+    );
+
+    it('lists hold only the caller\'s own resources, and neither tenant can administer tenants', async () => {
+      for (const [self, other] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        for (const [list, own, foreign] of [
+          ['/v1/chains', self.fixtures.chainId, other.fixtures.chainId],
+          ['/v1/endpoints', self.fixtures.endpointId, other.fixtures.endpointId],
+          ['/v1/suites', self.fixtures.suiteId, other.fixtures.suiteId],
+          ['/v1/runs', self.fixtures.runId, other.fixtures.runId],
+          ['/v1/api-keys', self.fixtures.keyId, other.fixtures.keyId],
+        ] as const) {
+          const ids = (await stack.app.inject({ method: 'GET', url: `${list}?limit=200`, headers: self.auth })).json<{ data: { id: string }[] }>().data.map((item) => item.id);
+          expect(ids, list).toContain(own);
+          expect(ids, list).not.toContain(foreign);
+        }
+        expect((await stack.app.inject({ method: 'GET', url: '/v1/tenants', headers: self.auth })).statusCode).toBe(403);
+        expect((await stack.app.inject({ method: 'GET', url: '/v1/tenants', headers: self.jwt() })).statusCode).toBe(403);
+        const disableOther = await stack.app.inject({ method: 'PATCH', url: `/v1/tenants/${other.tenantId}`, headers: self.auth, payload: { disabled: true } });
+        expect(disableOther.statusCode).toBe(403);
+        const me = (await stack.app.inject({ method: 'GET', url: '/v1/users/me', headers: self.auth })).json<{ scopes: string[] }>();
+        expect(me.scopes).toEqual([...TENANT_SCOPES]);
+      }
+    });
+
+    it('disabling B refuses B\'s key and JWT (401) and leaves A alone; enabling B restores it', async () => {
+      const reads = (team: Team) => [`/v1/users/me`, `/v1/runs/${team.fixtures.runId}`, `/v1/suites`];
+      const statuses = async (team: Team) => {
+        const out: number[] = [];
+        for (const url of reads(team)) {
+          for (const auth of [team.auth, team.jwt()]) out.push((await stack.app.inject({ method: 'GET', url, headers: auth })).statusCode);
+        }
+        return out;
+      };
+      const disabled = await stack.app.inject({ method: 'PATCH', url: `/v1/tenants/${b.tenantId}`, headers: platform(), payload: { disabled: true } });
+      expect(disabled.statusCode, disabled.body).toBe(200);
+      expect(await statuses(b)).toEqual(Array(6).fill(401));
+      expect(await statuses(a)).toEqual(Array(6).fill(200));
+      // The platform still sees B, and B's data is intact.
+      expect((await stack.app.inject({ method: 'GET', url: `/v1/tenants/${b.tenantId}`, headers: platform() })).json()).toMatchObject({ disabled: true });
+
+      const enabled = await stack.app.inject({ method: 'PATCH', url: `/v1/tenants/${b.tenantId}`, headers: platform(), payload: { disabled: false } });
+      expect(enabled.statusCode).toBe(200);
+      expect(await statuses(b)).toEqual(Array(6).fill(200));
+    });
+  });
 
   /**
    * A suite's baseline names a run by id in its body, so the route-level matrix above cannot see
