@@ -249,7 +249,8 @@ async function main(): Promise<void> {
     let status = 'queued';
     while (!terminal.includes(status)) {
       if (aborted) return;
-      if (!isRunning(worker) && killedAt === null) throw new Error(`the worker exited (code ${worker.exitCode}, signal ${worker.signalCode})`);
+      // The planned kill happens inside this loop and replaces `worker` before it comes round again.
+      if (!isRunning(worker)) throw new Error(`the worker exited (code ${worker.exitCode}, signal ${worker.signalCode})`);
       if (!isRunning(c.api)) throw new Error('the API process exited');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const kb = rssKb(worker.pid!);
