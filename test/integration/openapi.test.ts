@@ -6,6 +6,8 @@ import path from 'node:path';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/auth/api-key';
+import { bootstrapDefaultTenant } from '../../src/services/bootstrap';
 import { createSuite, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
@@ -532,6 +534,27 @@ describe('the OpenAPI document', () => {
     await expectStatus(403, 'GET', `/v1/suites/${full.suiteId}/trend`, { auth: reader.auth }); // another tenant's
     await expectStatus(401, 'GET', `/v1/runs/${second.body.id}/verdict`);
   }, 120_000);
+
+  it('tenant administration conforms (the platform tenant\'s bootstrap key)', async () => {
+    const bootstrap = generateApiKey().key;
+    await bootstrapDefaultTenant(stack.sql, bootstrap);
+    const auth = { authorization: `Bearer ${bootstrap}` };
+    const created = await expectStatus(201, 'POST', '/v1/tenants', { auth, body: { name: 'OAS', slug: `oas-${randomUUID().slice(0, 8)}` } });
+    await expectStatus(409, 'POST', '/v1/tenants', { auth, body: { name: 'OAS', slug: created.body.slug } });
+    await expectStatus(400, 'POST', '/v1/tenants', { auth, body: { name: 'OAS', slug: 'Not A Slug' } });
+    await expectStatus(200, 'GET', '/v1/tenants?limit=10', { auth });
+    await expectStatus(200, 'GET', `/v1/tenants/${created.body.id}`, { auth });
+    await expectStatus(404, 'GET', `/v1/tenants/${randomUUID()}`, { auth });
+    await expectStatus(200, 'PATCH', `/v1/tenants/${created.body.id}`, { auth, body: { name: 'OAS renamed', disabled: true } });
+    await expectStatus(201, 'POST', `/v1/tenants/${created.body.id}/api-keys`, {
+      auth,
+      body: { name: 'admin', scopes: ['runs:read'] },
+      headers: { 'idempotency-key': `tenant-key-${randomUUID()}` },
+    });
+    await expectStatus(400, 'POST', `/v1/tenants/${created.body.id}/api-keys`, { auth, body: { name: 'admin', scopes: ['tenants:admin'] } });
+    const { auth: tenantAdmin } = await stack.newTenant();
+    await expectStatus(403, 'GET', '/v1/tenants', { auth: tenantAdmin });
+  });
 
   it('a 429 conforms: envelope, Retry-After and RateLimit headers', async () => {
     const limited = await startStack({ worker: false, env: { RVS_RATE_LIMIT_PER_MINUTE: '2' } });
