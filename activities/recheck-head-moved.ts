@@ -18,7 +18,13 @@ export interface RecheckDeps {
 }
 
 /** Pairs re-sent at once (each to both sides): a handful of connections per endpoint. */
-const RECHECK_CONCURRENCY = 4;
+const RECHECK_CONCURRENCY = 8;
+/**
+ * No re-check starts later than this after the first: 200 pairs against endpoints at the 60 s
+ * timeout could otherwise hold finalize for 25 minutes. Pairs not sent in time stay inconclusive
+ * (and are not stored, so a retried finalize may still send them).
+ */
+const RECHECK_BUDGET_MS = 120_000;
 /** Outcomes are stored per batch, so a finalize that dies half-way keeps what it learnt. */
 const STORE_EVERY = 20;
 
@@ -59,8 +65,9 @@ function pinnableMethods(run: RunRow): string[] {
  * block (DESIGN.md §7) and stores each outcome in run_rechecks, where classifyDifferingSamples
  * reads it: a difference that survives counts as a mismatch, one that resolves — or whose
  * re-check fails — stays inconclusive. At most MAX_RECHECKS_PER_RUN pairs, spread over methods
- * (selectRecheckPairs); the rest keep the head-moved rule. The block is the lower of the two
- * sides' recorded heads before their calls (a block both had), else the run's pinned block.
+ * (selectRecheckPairs), started within RECHECK_BUDGET_MS; the rest keep the head-moved rule.
+ * The block is the lower of the two sides' recorded heads before their calls (a block both
+ * had), else the run's pinned block.
  *
  * Idempotent: pairs already stored are not re-sent (a retried finalize reuses their outcome,
  * since the nodes could answer differently a second time). `tx` is finalize's transaction,
@@ -113,10 +120,11 @@ export async function recheckHeadMovedDifferences(
       clients.set(target.id, null);
     }
   };
+  const deadlineMs = Date.now() + RECHECK_BUDGET_MS;
   try {
     await open(reference);
     for (const target of candidates) if (todo.some((p) => p.target_id === target.id)) await open(target);
-    for (let from = 0; from < todo.length; from += STORE_EVERY) {
+    for (let from = 0; from < todo.length && Date.now() < deadlineMs; from += STORE_EVERY) {
       const batch = todo.slice(from, from + STORE_EVERY);
       const calls: RecheckCall[] = batch.map((p) => ({
         seq: p.seq,
@@ -125,17 +133,22 @@ export async function recheckHeadMovedDifferences(
         candidate: clients.get(p.target_id) ?? null,
         reference: clients.get(reference.id) ?? null,
       }));
-      const answers = await recheckAll(calls, RECHECK_CONCURRENCY);
-      const rows: RecheckRow[] = batch.map((p, i) => ({
-        run_id: run.id,
-        target_id: p.target_id,
-        seq: p.seq,
-        method: p.method,
-        block: p.block,
-        outcome: answers[i]!.outcome,
-        candidate_hash: answers[i]!.candidateHash,
-        reference_hash: answers[i]!.referenceHash,
-      }));
+      const answers = await recheckAll(calls, RECHECK_CONCURRENCY, deadlineMs);
+      const rows: RecheckRow[] = batch.flatMap((p, i) => {
+        const answer = answers[i];
+        if (!answer) return [];
+        const row: RecheckRow = {
+          run_id: run.id,
+          target_id: p.target_id,
+          seq: p.seq,
+          method: p.method,
+          block: p.block,
+          outcome: answer.outcome,
+          candidate_hash: answer.candidateHash,
+          reference_hash: answer.referenceHash,
+        };
+        return [row];
+      });
       await insertRechecks(deps.sql, rows);
     }
   } finally {

@@ -33,20 +33,29 @@ async function fingerprintOf(client: JsonRpcClient | null, call: RecheckCall): P
  * Sends the call to both sides at the same time and compares the fingerprints of their answers
  * (the probe client's, so normalised as the probes' were): equal → `resolved`, different →
  * `confirmed`; a side that failed (timeout, HTTP or JSON-RPC error, refused, an answer too deep
- * to fingerprint) → `failed`. Never throws: the far side's failures are data.
+ * to fingerprint) → `failed`, and a side without a client fails it before anything is sent.
+ * Never throws: the far side's failures are data.
  */
 export async function recheck(call: RecheckCall): Promise<RecheckAnswer> {
+  if (call.candidate === null || call.reference === null) return { outcome: 'failed', candidateHash: null, referenceHash: null };
   const [candidateHash, referenceHash] = await Promise.all([fingerprintOf(call.candidate, call), fingerprintOf(call.reference, call)]);
   if (candidateHash === null || referenceHash === null) return { outcome: 'failed', candidateHash, referenceHash };
   return { outcome: candidateHash === referenceHash ? 'resolved' : 'confirmed', candidateHash, referenceHash };
 }
 
-/** recheck() for every call, at most `concurrency` at once; answers in the order of `calls`. */
-export async function recheckAll(calls: readonly RecheckCall[], concurrency: number): Promise<RecheckAnswer[]> {
-  const answers: RecheckAnswer[] = new Array(calls.length);
+/**
+ * recheck() for every call, at most `concurrency` at once; answers in the order of `calls`. No
+ * call is started after `deadlineMs` (Date.now() time): those answers are undefined.
+ */
+export async function recheckAll(
+  calls: readonly RecheckCall[],
+  concurrency: number,
+  deadlineMs = Number.POSITIVE_INFINITY,
+): Promise<(RecheckAnswer | undefined)[]> {
+  const answers: (RecheckAnswer | undefined)[] = new Array(calls.length).fill(undefined);
   let next = 0;
   const worker = async () => {
-    while (next < calls.length) {
+    while (next < calls.length && Date.now() < deadlineMs) {
       const index = next++;
       answers[index] = await recheck(calls[index]!);
     }
