@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, exceedsJsonDepth, jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from './canonical-json';
-import type { CheckStatus } from './verdict';
+import type { CheckStatus } from './run-model';
 
 /*
  * JSON-RPC-aware comparison of a candidate's answers with a reference's (DESIGN.md §6, §7).

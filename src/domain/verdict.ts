@@ -1,7 +1,7 @@
 import { emptyTally, judgeCorrectness, type CorrectnessDetails, type CorrectnessTally } from './correctness';
 import { decideAvailability } from './statistics/availability';
 import { chooseBaselineModel, judgeAgainstHistory, BASELINE_DEFAULTS } from './statistics/history-baseline';
-import { decideLatency, type Decision, type LatencyDecision } from './statistics/latency-decision';
+import { decideLatency, type LatencyDecision } from './statistics/latency-decision';
 import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
 import {
   DEFAULT_RUN_DRIFT_SD,
@@ -10,6 +10,7 @@ import {
   type PairCounts,
   type RelativeDifference,
 } from './statistics/relative-difference';
+import type { CheckStatus } from './run-model';
 import type { RunStats } from './stats';
 
 export interface Thresholds {
@@ -35,9 +36,6 @@ export const DEFAULT_REGRESSION_MIN_MS = 5;
 function regressionFloorMs(input: VerdictInput): number {
   return input.thresholds.latency_regression_min_ms ?? DEFAULT_REGRESSION_MIN_MS;
 }
-
-/** `inconclusive`: the run could not tell (an interval straddles the limit); it fails the verdict only with fail_on_inconclusive. */
-export type CheckStatus = Decision;
 
 export interface Check {
   name: 'latency_p95' | 'latency_vs_reference' | 'correctness' | 'latency_vs_baseline' | 'availability';
