@@ -9,12 +9,21 @@ import { migrate } from '../src/db/migrate';
 export interface RpcServer {
   url: string;
   pid: number;
+  /** Multiplies every later delay of a log-normal server (1 = as started); resolves once the server applied it. */
+  setSlowdown(factor: number): Promise<void>;
   close(): Promise<void>;
 }
 
+/** Log-normal answer delay (see bench/rpc-server.ts); omitted, the server answers at once. */
+export interface RpcLatency {
+  medianMs: number;
+  sigma: number;
+}
+
 /** Starts bench/rpc-server.ts in a child process (same tsx loader as this process) and waits for its port. */
-export async function startRpcServer(): Promise<RpcServer> {
-  const child = fork(path.join(__dirname, 'rpc-server.ts'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startRpcServer(latency?: RpcLatency): Promise<RpcServer> {
+  const env = latency ? { ...process.env, RPC_LATENCY_MEDIAN_MS: String(latency.medianMs), RPC_LATENCY_SIGMA: String(latency.sigma) } : process.env;
+  const child = fork(path.join(__dirname, 'rpc-server.ts'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('rpc server did not start within 20 s')), 20_000);
     child.once('message', (message: { port: number }) => {
@@ -27,6 +36,11 @@ export async function startRpcServer(): Promise<RpcServer> {
   return {
     url: `http://127.0.0.1:${port}/`,
     pid: child.pid!,
+    async setSlowdown(factor: number) {
+      const applied = new Promise<void>((resolve) => child.once('message', () => resolve()));
+      child.send({ slowdown: factor });
+      await applied;
+    },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
