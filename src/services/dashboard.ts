@@ -8,7 +8,7 @@ import { verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
 import { getRun, getVerdict, type VerdictResponse } from './runs';
 import { getSuiteTrend } from './suite-trend';
-import { assertTenantEnabled } from './tenants';
+import { assertTenantEnabled, tenantEnabled } from './tenants';
 
 const runIdSchema = z.uuid();
 
@@ -35,6 +35,15 @@ function dashboardPrincipal(runId: string, tenantId: string): Principal {
     tenantId,
     scopes: ['runs:read'],
   };
+}
+
+/**
+ * Whether the run's tenant may be shown: a disabled tenant's links answer 401 until it is enabled
+ * again, the page itself included. An unknown run is left to the data routes (404).
+ */
+export async function dashboardTenantEnabled(deps: Pick<Deps, 'sql'>, runId: string): Promise<boolean> {
+  const row = await findRun(deps.sql, runId);
+  return !row || tenantEnabled(deps, row.tenant_id);
 }
 
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;

@@ -160,6 +160,10 @@ export async function createTenantApiKey({
  * for one run): a disabled tenant's link is a 401 like its keys. Missing tenant counts as disabled.
  */
 export async function assertTenantEnabled(deps: { sql: Queryable }, tenantId: string): Promise<void> {
+  if (!(await tenantEnabled(deps, tenantId))) throw unauthorized('this tenant is disabled');
+}
+
+export async function tenantEnabled(deps: { sql: Queryable }, tenantId: string): Promise<boolean> {
   const tenant = await findTenant(deps.sql, tenantId);
-  if (!tenant || tenant.disabled_at !== null) throw unauthorized('this tenant is disabled');
+  return tenant !== undefined && tenant.disabled_at === null;
 }
