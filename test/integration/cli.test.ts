@@ -98,6 +98,7 @@ describe('the rvs CLI against a real stack', () => {
     expect(result.stdout).toContain('1 of 2 checks passed, 1 inconclusive (availability); none failed');
     expect(result.stdout).toMatch(/ {2}PASS {10}latency_p95 {3}p95 \d+ ms \[[\d.]+–[\d.∞]+\] <= 500 ms/);
     expect(result.stdout).toMatch(/ {2}INCONCLUSIVE {2}availability {2}50 of 50 calls succeeded/);
+    expect(result.stdout).toMatch(/\nLatency of successful calls, p50 \/ p95 \/ p99 \[95% confidence interval\]:\n {2}candidate {2}[\d.]+ ms \[[\d.]+–[\d.∞]+\]/);
     expect(result.stdout).toMatch(/Dashboard: http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=/);
     // Progress went to stderr as plain lines (not a TTY), never the key.
     expect(result.stderr).toMatch(/^run [0-9a-f-]{36} queued: http:\/\/127\.0\.0\.1:\d+\/v1\/runs\//);
