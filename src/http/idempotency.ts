@@ -69,7 +69,9 @@ function storableBody(payload: string, secretFields: readonly string[] | undefin
  */
 export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('idempotency', null);
-  app.addHook('preHandler', async (request, reply) => {
+  // preValidation (after the input guard, before the route's schemas): the hash is of the body as
+  // sent, and a request refused by validation is a 4xx kept for its key like any other.
+  app.addHook('preValidation', async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || !request.ctx || key === undefined) return;
     if (typeof key !== 'string' || !VALID_KEY.test(key)) {

@@ -8,8 +8,9 @@ import { validationError } from '../errors';
  * 500; a text column would silently store U+FFFD for the surrogate), and
  * no body nested deeper than MAX_BODY_DEPTH (every later step — zod, JSON.stringify,
  * canonicalisation — recurses), and no more than MAX_BODY_VALUES values (each later step walks
- * them all on the event loop, which every tenant shares). preValidation runs after the body is parsed and before the
- * preHandler hooks (idempotency), so nothing downstream meets such input. Free-form fields have
+ * them all on the event loop, which every tenant shares). preValidation runs after the body is
+ * parsed and before the route's schemas validate; this hook is registered before the idempotency
+ * one, so nothing downstream meets such input. Free-form fields have
  * their own, tighter depth cap in their schemas (MAX_JSON_DEPTH), with a message naming the field.
  */
 const MESSAGES: Record<JsonProblem['kind'], string> = {

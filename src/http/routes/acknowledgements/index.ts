@@ -3,7 +3,7 @@ import * as acknowledgements from '../../../services/acknowledgements';
 import { paginationQuery } from '../../../services/pagination';
 import { ctxOf } from '../../auth';
 import { operation } from '../shared/operation';
-import { Acknowledgement, AcknowledgementPage, acknowledgementParams } from './schemas';
+import { Acknowledgement, AcknowledgementPage, acknowledgementParams, oneAcknowledgementParams } from './schemas';
 
 /** Acknowledgements of a run: a person saw its failure (runs.acknowledged_count counts them). */
 export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -26,7 +26,7 @@ export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const ack = await acknowledgements.acknowledgeRun({ ctx: ctxOf(request), input: { runId: request.params.runId, body: request.body } });
-      return reply.code(201).send(ack);
+      return reply.code(201).header('location', `/v1/runs/${ack.run_id}/acknowledgements/${ack.id}`).send(ack);
     },
   );
 
@@ -43,5 +43,19 @@ export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 200, description: 'a page of acknowledgements', schema: AcknowledgementPage },
     }),
     async (request) => acknowledgements.listRunAcknowledgements({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),
+  );
+
+  app.get(
+    '/v1/runs/:runId/acknowledgements/:acknowledgementId',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'getRunAcknowledgement',
+      summary: 'Get an acknowledgement of a run',
+      tag: 'runs',
+      params: oneAcknowledgementParams,
+      success: { status: 200, description: 'the acknowledgement', schema: Acknowledgement },
+    }),
+    async (request) => acknowledgements.getRunAcknowledgement({ ctx: ctxOf(request), input: request.params }),
   );
 };

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { component, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
 
 export const acknowledgementParams = uuidParam('runId');
+export const oneAcknowledgementParams = z.strictObject({
+  runId: z.uuid('runId must be a UUID'),
+  acknowledgementId: z.uuid('acknowledgementId must be a UUID'),
+});
 
 /** An acknowledgement as services/acknowledgements.ts presents it. */
 export const Acknowledgement = component(

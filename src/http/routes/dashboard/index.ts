@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden } from '../../errors';
-import type { Deps } from '../../services/context';
-import { limitDashboardRequest } from '../rate-limit';
-import { dashboardAccessAllowed, getDashboardData, getDashboardSuiteTrend } from '../../services/dashboard';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { forbidden } from '../../../errors';
+import type { Deps } from '../../../services/context';
+import { dashboardAccessAllowed, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
+import { limitDashboardRequest } from '../../rate-limit';
+import { operation } from '../shared/operation';
+import { DashboardData, DashboardSuiteTrend } from './schemas';
 
 /** The page's static files (src/dashboard/), read once at startup and served from memory. */
-const ASSET_DIR = path.join(__dirname, '..', '..', 'dashboard');
+const ASSET_DIR = path.join(__dirname, '..', '..', '..', 'dashboard');
 
 /**
  * Only our own origin, and no inline code at all: the data shown comes from endpoint names, run
@@ -63,7 +67,7 @@ function tokenOf(request: FastifyRequest): unknown {
  * token is the only credential (routes are `scope: 'public'` for the API-key hook); it is signed
  * for one run and expires (services/dashboard-token.ts).
  */
-export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void {
+export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const domScript = loadAsset('dom.js', 'text/javascript; charset=utf-8');
   const script = loadAsset('dashboard.js', 'text/javascript; charset=utf-8');
   const suiteScript = loadAsset('suite.js', 'text/javascript; charset=utf-8');
@@ -78,9 +82,11 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
     void reply.headers(PAGE_HEADERS);
   };
   // Links are public (pasted into pull requests) and each data poll runs ~10 aggregate queries.
-  const rateLimit = async (request: FastifyRequest<{ Params: { runId: string } }>, reply: FastifyReply) => {
+  // An onRequest hook: it runs before the params are validated.
+  const rateLimit = async (request: FastifyRequest, reply: FastifyReply) => {
     const token = tokenOf(request);
-    const verified = typeof token === 'string' && dashboardAccessAllowed(deps, request.params.runId, token) ? request.params.runId : null;
+    const { runId } = request.params as { runId: string };
+    const verified = typeof token === 'string' && dashboardAccessAllowed(deps, runId, token) ? runId : null;
     await limitDashboardRequest(deps, request, reply, deps.config.rateLimits, verified);
   };
   const hidden = { hide: true } as Record<string, unknown>;
@@ -114,9 +120,29 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
     );
   }
 
-  app.get<{ Params: { runId: string } }>(
+  // Any string: a run id that is not a UUID is answered like any other link that is not valid (403).
+  const params = z.object({ runId: z.string().meta({ format: 'uuid' }).describe('the run the link was signed for') });
+  const dashboardHooks = { onRequest: [secureHeaders, rateLimit] };
+
+  app.get(
     '/dashboard/api/runs/:runId/suite',
-    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
+    {
+      ...operation({
+        method: 'GET',
+        scope: 'public',
+        dashboardLink: true,
+        operationId: 'getDashboardSuiteTrend',
+        summary: 'The trend of the run\'s suite, for the suite page',
+        description:
+          'Read by the page at /dashboard/runs/{runId}/suite?token=…, linked from the run page. The run\'s link token also ' +
+          'authorises this: the last 100 finished runs of that run\'s suite (the suite is the run\'s own, never a parameter), ' +
+          'nothing more.',
+        tag: 'dashboard',
+        params,
+        success: { status: 200, description: 'the suite and its trend page', schema: DashboardSuiteTrend },
+      }),
+      ...dashboardHooks,
+    },
     async (request) => {
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
@@ -125,9 +151,24 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
     },
   );
 
-  app.get<{ Params: { runId: string } }>(
+  app.get(
     '/dashboard/api/runs/:runId',
-    { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
+    {
+      ...operation({
+        method: 'GET',
+        scope: 'public',
+        dashboardLink: true,
+        operationId: 'getDashboardData',
+        summary: 'Everything the run dashboard page shows',
+        description:
+          'Read by the page at /dashboard/runs/{runId}?token=…, the `dashboard_url` of a verdict. The token in that link is the ' +
+          'only credential: signed for one run, read-only, expiring.',
+        tag: 'dashboard',
+        params,
+        success: { status: 200, description: 'run, verdict (without dashboard_url), metrics and latency histogram', schema: DashboardData },
+      }),
+      ...dashboardHooks,
+    },
     async (request) => {
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
@@ -135,4 +176,4 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: Deps): void 
       return getDashboardData(deps, request.params.runId);
     },
   );
-}
+};

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { component, count, int, isoTimestamp, url, uuid } from '../shared/schemas';
+import { role, Run, RunMetrics, SuiteTrendPage, verdictFields } from '../runs/schemas';
+
+export const DashboardData = component(
+  'DashboardData',
+  z.object({
+    run: Run,
+    verdict: z.object(verdictFields).nullable().describe('the Verdict without dashboard_url; null until the run is finished'),
+    metrics: RunMetrics,
+    histogram: z
+      .strictObject({
+        from_ms: z.number(),
+        bucket_ms: z.number(),
+        buckets: int.min(1),
+        targets: z.array(
+          z.object({
+            target_id: uuid,
+            endpoint_name: z.string(),
+            role,
+            counts: z.array(count),
+            overflow: count,
+            total: count,
+          }),
+        ),
+      })
+      .nullable()
+      .describe('latency distribution of successful calls; null before the first one'),
+    temporal_ui_url: url.nullable(),
+    generated_at: isoTimestamp,
+  }),
+);
+
+export const DashboardSuiteTrend = component(
+  'DashboardSuiteTrend',
+  z.object({
+    run_id: uuid.describe('the run whose link was used'),
+    suite: z.object({ id: uuid, name: z.string() }),
+    trend: SuiteTrendPage,
+    generated_at: isoTimestamp,
+  }),
+);

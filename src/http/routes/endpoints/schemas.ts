@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
+
+export const endpointParams = uuidParam('endpointId');
+
+/** An endpoint as services/endpoints.ts presentEndpoint returns it: its secrets redacted or left out. */
+export const Endpoint = component(
+  'Endpoint',
+  z.object({
+    id: uuid,
+    chain_id: uuid,
+    name: z.string(),
+    url: z.string().describe('redacted: user info, query values and key-like path segments are shown as ****'),
+    protocol: z.literal('json-rpc-http'),
+    header_names: z.array(z.string()).describe('names of the configured headers; their values are never returned'),
+    timeout_ms: int,
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
+);
+
+export const EndpointPage = pageOf('EndpointPage', Endpoint);

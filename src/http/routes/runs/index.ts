@@ -1,0 +1,164 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import * as runData from '../../../services/run-data';
+import * as runs from '../../../services/runs';
+import * as suiteTrend from '../../../services/suite-trend';
+import { ctxOf } from '../../auth';
+import { operation } from '../shared/operation';
+import { suiteParams } from '../suites/schemas';
+import { Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
+
+const listRunsQuery = runs.listRunsQuery.extend({
+  suite_id: runs.listRunsQuery.shape.suite_id.describe('only runs of this suite'),
+  status: runs.listRunsQuery.shape.status.describe('only runs in this status'),
+});
+const verdictQuery = runs.verdictQuery.extend({
+  wait: runs.verdictQuery.shape.wait.describe('seconds (0–60) to hold the request until the run has finished (long poll)'),
+});
+const listSamplesQuery = runData.listSamplesQuery.extend({
+  target_id: runData.listSamplesQuery.shape.target_id.describe('only samples of this target'),
+  method: runData.listSamplesQuery.shape.method.describe('only calls of this JSON-RPC method'),
+  outcome: runData.listSamplesQuery.shape.outcome.describe('only samples with this outcome'),
+});
+
+/** Runs of the caller's suites: trigger, read, cancel, verdict, metrics, samples, and a suite's trend. */
+export const runRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/v1/suites/:suiteId/runs',
+    operation({
+      method: 'POST',
+      scope: 'runs:write',
+      operationId: 'triggerRun',
+      summary: 'Trigger a run of a suite',
+      description:
+        'Starts the Temporal workflow `run-<id>` and answers at once with the queued run. The body is optional. ' +
+        'Run triggers have their own, stricter quota.',
+      tag: 'runs',
+      params: suiteParams,
+      body: runs.triggerRunInput,
+      success: { status: 201, description: 'the run, queued', schema: Run },
+      errors: {
+        400: ['`baseline_run_id` names no run of the caller\'s tenant'],
+        429: ['over the run-trigger quota of the credential or of its tenant'],
+        503: ['the workflow service is unavailable; the run was recorded as failed'],
+      },
+    }),
+    async (request, reply) => {
+      const run = await runs.triggerRun({
+        ctx: ctxOf(request),
+        input: { suiteId: request.params.suiteId, body: request.body, idempotency: request.idempotency },
+      });
+      return reply.code(201).header('location', `/v1/runs/${run.id}`).send(run);
+    },
+  );
+
+  app.get(
+    '/v1/suites/:suiteId/trend',
+    operation({
+      method: 'GET',
+      // It reads runs (their verdicts and stats), so it takes runs:read like every other run read.
+      scope: 'runs:read',
+      operationId: 'getSuiteTrend',
+      summary: 'The suite\'s finished runs, newest first: verdict, candidate p50/p95/p99 with intervals, match rate, baseline limits',
+      description:
+        'One point per finished run (success, failed or cancelled). Needs runs:read: it reads runs, like every other run read. ' +
+        'Intervals are null for runs judged before they were stored; baseline is null for a run without a baseline comparison.',
+      tag: 'runs',
+      params: suiteParams,
+      querystring: suiteTrend.suiteTrendQuery,
+      success: { status: 200, description: 'a page of trend points', schema: SuiteTrendPage },
+    }),
+    async (request) => suiteTrend.getSuiteTrend({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),
+  );
+
+  app.get(
+    '/v1/runs',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'listRuns',
+      summary: 'List runs, newest first',
+      tag: 'runs',
+      querystring: listRunsQuery,
+      success: { status: 200, description: 'a page of runs', schema: RunPage },
+    }),
+    async (request) => runs.listRuns({ ctx: ctxOf(request), input: request.query }),
+  );
+
+  app.get(
+    '/v1/runs/:runId',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'getRun',
+      summary: 'Get a run: status, progress, stats, targets, retry history',
+      tag: 'runs',
+      params: runParams,
+      success: { status: 200, description: 'the run', schema: Run },
+    }),
+    async (request) => runs.getRun({ ctx: ctxOf(request), input: request.params }),
+  );
+
+  app.post(
+    '/v1/runs/:runId/cancel',
+    operation({
+      method: 'POST',
+      scope: 'runs:write',
+      operationId: 'cancelRun',
+      summary: 'Cancel a queued or running run',
+      description: 'Asks the workflow to stop; probes stop within about a second and the run ends `cancelled`.',
+      tag: 'runs',
+      params: runParams,
+      success: { status: 202, description: 'the run; cancellation was requested', schema: Run },
+      errors: { 409: ['`conflict`: the run is already finished'] },
+    }),
+    async (request, reply) => {
+      const run = await runs.cancelRun({ ctx: ctxOf(request), input: request.params });
+      return reply.code(202).send(run);
+    },
+  );
+
+  app.get(
+    '/v1/runs/:runId/verdict',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'getRunVerdict',
+      summary: 'The verdict of a finished run, with its CI exit code',
+      tag: 'runs',
+      params: runParams,
+      querystring: verdictQuery,
+      success: { status: 200, description: 'the verdict', schema: Verdict },
+      errors: { 409: ['`run_not_finished`: the run is not terminal (yet, after `wait`)'] },
+    }),
+    async (request) => runs.getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } }),
+  );
+
+  app.get(
+    '/v1/runs/:runId/metrics',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'getRunMetrics',
+      summary: 'Latency over time per target, and per method',
+      tag: 'runs',
+      params: runParams,
+      success: { status: 200, description: 'the metrics', schema: RunMetrics },
+    }),
+    async (request) => runData.getRunMetrics({ ctx: ctxOf(request), input: request.params }),
+  );
+
+  app.get(
+    '/v1/runs/:runId/samples',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'listRunSamples',
+      summary: 'The measured calls of a run, by target and sequence',
+      tag: 'runs',
+      params: runParams,
+      querystring: listSamplesQuery,
+      success: { status: 200, description: 'a page of samples', schema: SamplePage },
+    }),
+    async (request) => runData.listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } }),
+  );
+};

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { presetRefSchema } from '../../../domain/catalog-presets';
+import { suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
+import * as suites from '../../../services/suites';
+import { SuiteSchedule } from '../schedules/schemas';
+import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
+
+export const suiteParams = uuidParam('suiteId');
+
+export const Thresholds = component(
+  'Thresholds',
+  z.object({
+    latency_p95_max_ms: z.number(),
+    latency_regression_max_pct: z.number(),
+    latency_regression_min_ms: z.number().optional().describe('the latency checks\' floor: a slower p95 fails only when more than this many ms slower (default 5, 0–10,000)'),
+    latency_vs_reference_max_pct: z.number(),
+    correctness_min_pct: z.number(),
+    correctness_enabled: z.boolean(),
+    fail_on_inconclusive: z.boolean().optional().describe('an inconclusive check fails the verdict too (default false)'),
+    success_rate_min_pct: z.number().optional().describe('the availability check\'s minimum success rate (default 99)'),
+  }),
+);
+
+export const workloadMethod = z.object({
+  method: z.string(),
+  params: z.array(z.unknown()).describe('JSON-RPC params; the string {{pinned_block}} is replaced by the run\'s pinned block'),
+  weight: z.number(),
+});
+
+export const workloadFields = {
+  methods: z.array(workloadMethod),
+  requests_per_target: int.nullable().describe('null when the campaign is bound by duration_s'),
+  duration_s: int.nullable(),
+  concurrency: int,
+  rate_per_second: z.number().nullable().describe('open loop when set'),
+  warmup_requests: int,
+  timeout_ms: int,
+  block_lag: int,
+};
+
+export const Workload = component('Workload', z.object(workloadFields));
+
+export const SuiteConfig = component(
+  'SuiteConfig',
+  z
+    .strictObject({
+      targets: z.array(z.object({ endpoint_id: uuid, role: z.literal('primary') })),
+      reference_endpoint_id: uuid.nullable(),
+      baseline: z.object({
+        mode: z.enum(['none', 'history', 'previous_success', 'run']),
+        run_id: uuid.nullable(),
+        window: int.optional().describe('history: earlier passing runs in the band (1–50, default 10); absent from suites stored before it existed'),
+        min_runs: int.optional().describe('history: below this many passing runs, compare with the previous passing run (default 5)'),
+      }),
+      workload: Workload,
+      thresholds: Thresholds,
+      retry: z.object({
+        max_attempts: int,
+        initial_interval_ms: int,
+        backoff_coefficient: z.number(),
+        max_interval_ms: int,
+      }),
+    })
+    .describe('A suite configuration as stored: every default applied, a workload preset resolved into its methods.'),
+);
+
+export const Suite = component(
+  'Suite',
+  z.object({
+    id: uuid,
+    chain_id: uuid,
+    name: z.string(),
+    description: z.string(),
+    config: SuiteConfig,
+    created_at: timestamp,
+    updated_at: timestamp,
+    schedule: SuiteSchedule.nullable(),
+  }),
+);
+
+
+export const SuitePage = pageOf('SuitePage', Suite);
+
+/*
+ * Request bodies. The suites service takes `config` as any object and validates it itself, once a
+ * workload preset has been resolved (services/suites.ts resolveConfig), so the route lets any
+ * object through and the document shows what that validation accepts: suiteConfigSchema, with
+ * `workload` either written out or `{preset, ...overrides}` (the component SuiteConfigRequest).
+ */
+const workloadByPreset = workloadSchema.in
+  .extend({
+    preset: presetRefSchema.describe('a workload preset id or slug from the catalog; the other fields override it'),
+  })
+  .describe('a catalog workload preset, with overrides');
+component(
+  'SuiteConfigRequest',
+  z
+    .strictObject({
+      ...suiteConfigSchema.shape,
+      workload: z.union([workloadSchema, workloadByPreset]).optional(),
+    })
+    .describe('Validated as a whole; every field with a default may be left out.'),
+);
+const configAsDocumented = { $ref: '#/components/schemas/SuiteConfigRequestInput' };
+
+export const createSuiteBody = suites.createSuiteInput.extend({ config: suites.createSuiteInput.shape.config.meta(configAsDocumented) });
+export const patchSuiteBody = suites.patchSuiteInput
+  .safeExtend({ config: suites.createSuiteInput.shape.config.meta(configAsDocumented).optional() })
+  .describe('At least one field; a config replaces the whole config.');
