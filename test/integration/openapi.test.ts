@@ -110,7 +110,9 @@ describe('the OpenAPI document', () => {
   function validatorFor(key: string, schema: Json): ValidateFn {
     let validate = validators.get(key);
     if (!validate) {
-      validate = ajv.compile(typeof schema.$ref === 'string' ? { $ref: `${BASE}${schema.$ref}` } : schema);
+      // Component references inside an inline schema are resolved against the document.
+      const absolute = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${BASE}#/components/`)) as Json;
+      validate = ajv.compile(absolute);
       validators.set(key, validate);
     }
     return validate;
