@@ -13,15 +13,17 @@ import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node'
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
- * The OpenAPI document (src/http/openapi/) against the running app:
+ * The OpenAPI document, generated from the routes' zod schemas (src/http/routes/*, through
+ * src/http/openapi/document.ts), against the running app. The operations come from the document
+ * itself; this file keeps no table of them:
  *  - it is OpenAPI 3.1 in shape, every $ref resolves and every schema compiles;
  *  - every route Fastify registered is an operation of it, with the route's scope, and nothing
  *    else is;
  *  - conformance: every operation is exercised with real requests, and every real response
  *    (status, required headers, body) is validated against what the document says for that
- *    status, with ajv (JSON Schema 2020-12). Response schemas are closed (additionalProperties:
- *    false), so a field added, removed or renamed in a presenter fails here until
- *    src/http/openapi/schemas.ts follows. Requests the API accepted are validated against the
+ *    status, with ajv (JSON Schema 2020-12). Response objects are closed (additionalProperties:
+ *    false) and the serializer strips what a schema does not name, so what a client receives is
+ *    what the document says. Requests the API accepted are validated against the
  *    documented request schemas too, so the document cannot be stricter than the API.
  */
 
