@@ -13,11 +13,15 @@ import { finalizeRun } from '../activities/finalize-run';
 import { SecretBox } from '../src/crypto/secret-box';
 import { createSql, type Sql } from '../src/db/client';
 import { insertRun, findRun, finishTarget } from '../src/db/runs';
+import { pairedLatencies } from '../src/db/paired-samples';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples';
 import { suiteConfigSchema } from '../src/domain/suite-config';
 import { createFreshDatabase, fmt, machineLine } from './lib';
 
 const TOTAL = Number(process.env.BENCH_FINALIZE_SAMPLES ?? 1_000_000);
+// BENCH_FINALIZE_PAIRED=1: an open-loop run probed on a shared anchor, so finalize also takes the
+// paired path (db/paired-samples.ts: the pairing skew and the paired p95 difference in SQL).
+const PAIRED = process.env.BENCH_FINALIZE_PAIRED === '1';
 const PER_TARGET = Math.floor(TOTAL / 2);
 const WRITE_BATCH = 20_000;
 const TARGET_SECONDS = 30;
@@ -48,6 +52,7 @@ function sample(runId: string, targetId: string, role: SampleRow['role'], seq: n
     rpc_error_code: null,
     response_hash: failed ? null : differs ? `d${seq.toString(16).padStart(31, '0')}` : (seq % 1000).toString(16).padStart(32, '0'),
     matches_reference: null,
+    send_lag_us: PAIRED ? (seq * (role === 'primary' ? 37 : 53)) % 500 : null,
   };
 }
 
@@ -69,7 +74,7 @@ async function seedRun(sql: Sql): Promise<{ runId: string; candidateId: string; 
     targets: [{ endpoint_id: candidateEndpoint }],
     reference_endpoint_id: referenceEndpoint,
     baseline: { mode: 'none' },
-    workload: { methods: WORKLOAD_METHODS, requests_per_target: PER_TARGET, concurrency: 32, warmup_requests: 0 },
+    workload: { methods: WORKLOAD_METHODS, requests_per_target: PER_TARGET, concurrency: 32, warmup_requests: 0, ...(PAIRED ? { rate_per_second: 1_000 } : {}) },
     thresholds: { correctness_enabled: true },
   });
   await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suiteId}, ${tenantId}, ${chainId}, 'bench', ${sql.json(config as never)})`;
@@ -158,6 +163,13 @@ async function main(): Promise<void> {
         ` (${ok ? 'as expected' : `EXPECTED ${JSON.stringify(expected)}`})`,
     );
     console.log(`target: under ${TARGET_SECONDS} s — ${seconds < TARGET_SECONDS ? 'met' : 'MISSED'}`);
+    if (PAIRED) {
+      const pairedStarted = performance.now();
+      await sql.begin((tx) => pairedLatencies(tx, runId, candidateId, referenceId));
+      const pairedSeconds = (performance.now() - pairedStarted) / 1000;
+      console.log(`pairing (part of finalize): ${JSON.stringify(run.verdict!.reference_comparison?.pairing)}`);
+      console.log(`pairedLatencies alone, again: ${pairedSeconds.toFixed(2)} s over ${fmt(PER_TARGET)} pairs`);
+    }
     if (!ok) process.exitCode = 1;
   } finally {
     clearTimeout(watchdog);

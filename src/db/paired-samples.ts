@@ -2,10 +2,12 @@ import { nearestRank, orderStatisticRanks } from '../domain/statistics/quantile-
 import type { PairedLatencies, VerdictInput } from '../domain/verdict';
 
 type VerdictReference = NonNullable<VerdictInput['reference']>;
+import type postgres from 'postgres';
 import type { Queryable } from './client';
 
 // Candidate and reference samples of one seq, both sent on the shared anchor (send_lag_us set
-// only then). Joined on the primary key (run_id, target_id, seq): one merge or hash join.
+// only then). Joined on the primary key (run_id, target_id, seq): a merge join of two index
+// scans in seq order (see withMergeJoin).
 const PAIRS = (sql: Queryable, runId: string, candidateTargetId: string, referenceTargetId: string) => sql`
   from run_samples c
   join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId} and r.seq = c.seq
@@ -29,6 +31,22 @@ interface RanksRow {
 }
 
 /**
+ * Runs `work` with hash and nested-loop joins off, then restores the two settings. Without
+ * statistics on fresh samples the planner takes each side for a few rows and picks a hash join
+ * (5× slower than the merge join on 500,000 pairs under load) or a nested loop (quadratic);
+ * both sides are already in seq order in the primary key. set_config(…, true) is transaction-local,
+ * hence the transaction. Not restored when `work` fails: the transaction is aborted anyway.
+ */
+async function withMergeJoin<T>(sql: postgres.TransactionSql, work: () => Promise<T>): Promise<T> {
+  const [saved] = await sql<{ hashjoin: string; nestloop: string }[]>`
+    select current_setting('enable_hashjoin') as hashjoin, current_setting('enable_nestloop') as nestloop,
+      set_config('enable_hashjoin', 'off', true), set_config('enable_nestloop', 'off', true)`;
+  const result = await work();
+  await sql`select set_config('enable_hashjoin', ${saved!.hashjoin}, true), set_config('enable_nestloop', ${saved!.nestloop}, true)`;
+  return result;
+}
+
+/**
  * What the paired latency comparison and the pairing skew need from a paired run, computed in
  * PostgreSQL so a million pairs never reach the worker: the number of seqs sent on the shared
  * anchor to both sides, the skew |candidate send lag − reference send lag| (p50, p95, max), and
@@ -37,11 +55,21 @@ interface RanksRow {
  * (relative-difference.ts). Null when no seq was sent on a shared anchor (an unpaired run).
  */
 export async function pairedLatencies(
-  sql: Queryable,
+  sql: postgres.TransactionSql,
   runId: string,
   candidateTargetId: string,
   referenceTargetId: string,
   p = 0.95,
+): Promise<PairedLatencies | null> {
+  return withMergeJoin(sql, () => pairedLatenciesUnplanned(sql, runId, candidateTargetId, referenceTargetId, p));
+}
+
+async function pairedLatenciesUnplanned(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetId: string,
+  referenceTargetId: string,
+  p: number,
 ): Promise<PairedLatencies | null> {
   const [skew] = await sql<SkewRow[]>`
     select count(*)::int as pairs,
@@ -72,17 +100,18 @@ export async function pairedLatencies(
     with pairs as materialized (
       select c.latency_us as c_us, r.latency_us as r_us
       ${PAIRS(sql, runId, candidateTargetId, referenceTargetId)} and c.ok and r.ok
-    ), q as (
+    ), q as materialized (
       select percentile_disc(${fractions}::float8[]) within group (order by c_us) as c_values,
         percentile_disc(${fractions}::float8[]) within group (order by r_us) as r_values
       from pairs
     )
-    select q.c_values, q.r_values,
-      (count(*) filter (where p.c_us <= q.c_values[${pointIndex}] and p.r_us <= q.r_values[${pointIndex}]))::int as below,
-      (count(*) filter (where p.c_us <= q.c_values[${pointIndex}]))::int as c_below,
-      (count(*) filter (where p.r_us <= q.r_values[${pointIndex}]))::int as r_below
-    from pairs p cross join q
-    group by q.c_values, q.r_values`;
+    -- The one row of q is read through init plans (computed once), not joined: a join would
+    -- re-run q per pair, or sort every pair for a group by.
+    select (select c_values from q) as c_values, (select r_values from q) as r_values,
+      (count(*) filter (where c_us <= (select c_values[${pointIndex}] from q) and r_us <= (select r_values[${pointIndex}] from q)))::int as below,
+      (count(*) filter (where c_us <= (select c_values[${pointIndex}] from q)))::int as c_below,
+      (count(*) filter (where r_us <= (select r_values[${pointIndex}] from q)))::int as r_below
+    from pairs`;
   if (!row) return paired;
   ranks.forEach((k, i) => {
     candidate[k - 1] = Number(row.c_values[i]);
@@ -97,7 +126,7 @@ export async function pairedLatencies(
  * against the reference, on a shared anchor; otherwise unpaired, with the reason.
  */
 export async function loadPairing(
-  sql: Queryable,
+  sql: postgres.TransactionSql,
   run: { runId: string; openLoop: boolean; candidateTargetIds: readonly string[]; referenceTargetId: string },
 ): Promise<NonNullable<VerdictReference['pairing']>> {
   if (!run.openLoop) return { method: 'unpaired', reason: 'closed_loop' };
