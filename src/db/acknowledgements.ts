@@ -31,6 +31,11 @@ export async function insertAcknowledgement(sql: Sql, a: NewAcknowledgement): Pr
   });
 }
 
+export async function findAcknowledgement(sql: Queryable, runId: string, id: string): Promise<AcknowledgementRow | undefined> {
+  const [row] = await sql<AcknowledgementRow[]>`select * from run_acknowledgements where id = ${id} and run_id = ${runId}`;
+  return row;
+}
+
 export async function listAcknowledgements(
   sql: Queryable,
   runId: string,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { insertAcknowledgement, listAcknowledgements, type AcknowledgementRow } from '../db/acknowledgements';
+import { findAcknowledgement, insertAcknowledgement, listAcknowledgements, type AcknowledgementRow } from '../db/acknowledgements';
 import { findRun, TERMINAL_RUN_STATUSES, type RunRow } from '../db/runs';
 import { AppError, conflict, notFound } from '../errors';
 import { assertSameTenant, type Ctx } from './context';
@@ -60,6 +60,19 @@ export async function acknowledgeRun({
     principal: { kind: principal.kind, id: principal.id, name: principal.name },
     note: input.body.note,
   });
+  return present(row);
+}
+
+export async function getRunAcknowledgement({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { runId: string; acknowledgementId: string };
+}): Promise<AcknowledgementResponse> {
+  await loadRun(ctx, input.runId);
+  const row = await findAcknowledgement(ctx.deps.sql, input.runId, input.acknowledgementId);
+  if (!row) throw notFound('acknowledgement');
   return present(row);
 }
 

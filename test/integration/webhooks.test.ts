@@ -394,6 +394,9 @@ describe('acknowledgements', () => {
     const me = await get<any>(stack.app, '/v1/users/me', auth);
     expect(first.body).toMatchObject({ run_id: failed, note: 'p95 regression known: node upgrade', acknowledged_by: { kind: 'api_key', id: me.body.id, name: 'test' } });
     expect(Date.parse(first.body.created_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(first.headers.location).toBe(`/v1/runs/${failed}/acknowledgements/${first.body.id}`);
+    expect((await get<any>(stack.app, first.headers.location as string, auth)).body).toEqual(first.body);
+    expect((await get(stack.app, `/v1/runs/${passed}/acknowledgements/${first.body.id}`, auth)).status).toBe(404);
     await post(stack.app, `/v1/runs/${failed}/acknowledgements`, auth, { note: 'second look' });
 
     const run = await get<any>(stack.app, `/v1/runs/${failed}`, auth);
