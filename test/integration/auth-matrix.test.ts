@@ -22,6 +22,7 @@ interface Fixtures {
   suiteId: string;
   runId: string;
   keyId: string;
+  webhookId: string;
   /** The owner's tenant, as the platform administrator addresses it. */
   tenantId: string;
 }
@@ -98,6 +99,26 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/runs/:runId/samples', scope: 'runs:read', ok: 200, foreign: 403 },
   // The trend reads runs (runs:read, not suites:read); another tenant's suite is 403 like the suite routes.
   { method: 'GET', path: '/v1/suites/:suiteId/trend', scope: 'runs:read', ok: 200, foreign: 403 },
+  { method: 'POST', path: '/v1/webhooks', scope: 'webhooks:write', body: () => ({ url: 'http://127.0.0.1:9/hook', events: ['run.finished'] }), ok: 201, foreign: 201 },
+  { method: 'GET', path: '/v1/webhooks', scope: 'webhooks:read', ok: 200, foreign: 200 },
+  { method: 'GET', path: '/v1/webhooks/:webhookId', scope: 'webhooks:read', ok: 200, foreign: 403 },
+  { method: 'PATCH', path: '/v1/webhooks/:webhookId', scope: 'webhooks:write', body: () => ({ events: ['run.failed'] }), ok: 200, foreign: 403 },
+  // Each request gets a webhook of its own (see the test): a successful delete consumes it.
+  { method: 'DELETE', path: '/v1/webhooks/:webhookId', scope: 'webhooks:write', ok: 204, foreign: 403 },
+  { method: 'GET', path: '/v1/webhooks/:webhookId/deliveries', scope: 'webhooks:read', ok: 200, foreign: 403 },
+  // The fixture run never finishes: past auth, acknowledging it is 409 run_not_finished.
+  { method: 'POST', path: '/v1/runs/:runId/acknowledgements', scope: 'runs:write', body: () => ({ note: 'seen' }), ok: 409, foreign: 403 },
+  { method: 'GET', path: '/v1/runs/:runId/acknowledgements', scope: 'runs:read', ok: 200, foreign: 403 },
+  // The run exists (so another tenant's key is 403); past auth, there is no such acknowledgement.
+  {
+    method: 'GET',
+    path: '/v1/runs/:runId/acknowledgements/:acknowledgementId',
+    params: { acknowledgementId: '00000000-0000-4000-8000-000000000000' },
+    scope: 'runs:read',
+    ok: 404,
+    okCode: 'not_found',
+    foreign: 403,
+  },
   { method: 'POST', path: '/v1/api-keys', scope: 'keys:admin', body: () => ({ name: 'k', scopes: ['runs:read'] }), ok: 201, foreign: 201 },
   { method: 'GET', path: '/v1/api-keys', scope: 'keys:admin', ok: 200, foreign: 200 },
   { method: 'GET', path: '/v1/api-keys/:keyId', scope: 'keys:admin', ok: 200, foreign: 403 },
@@ -197,6 +218,7 @@ describe('authorization matrix', () => {
   let fixtures: Fixtures;
   let headers: (credential: Credential, route: RouteCase) => Record<string, string>;
   let platformKey: string;
+  let newWebhook: () => Promise<string>;
   const runIds: string[] = [];
 
   beforeAll(async () => {
@@ -223,8 +245,15 @@ describe('authorization matrix', () => {
       suiteId: setup.suiteId,
       runId: run.body.id,
       keyId: target.body.id,
+      webhookId: '',
       tenantId: owner.tenantId,
     };
+    newWebhook = async () => {
+      const hook = await post<{ id: string }>(stack.app, '/v1/webhooks', owner.auth, { url: 'http://127.0.0.1:9/hook', events: ['run.finished'] });
+      expect(hook.status).toBe(201);
+      return hook.body.id;
+    };
+    fixtures.webhookId = await newWebhook();
 
     // One key per route scope, in the owner's tenant, holding every scope but that one.
     const withoutScope = new Map<Scope | null, string>();
@@ -284,7 +313,8 @@ describe('authorization matrix', () => {
   it.each(cases.map((c) => [`${c.route.method} ${c.route.path}`, c.credential, c.status, c] as const))(
     '%s with %s → %i',
     async (_route, _credential, status, { route, credential }) => {
-      const url = route.path.replace(/:(\w+)/g, (_, name: string) => route.params?.[name] ?? fixtures[name as keyof Fixtures]);
+      const own: Record<string, string> = route.method === 'DELETE' && route.path === '/v1/webhooks/:webhookId' ? { webhookId: await newWebhook() } : {};
+      const url = route.path.replace(/:(\w+)/g, (_, name: string) => own[name] ?? route.params?.[name] ?? fixtures[name as keyof Fixtures]);
       const body = route.body?.(fixtures);
       const response = await stack.app.inject({
         method: route.method,
@@ -339,6 +369,8 @@ describe('authorization matrix', () => {
       expect(run.status).toBe(201);
       runIds.push(run.body.id);
       const key = await post<{ id: string }>(stack.app, '/v1/api-keys', auth, { name: 'target', scopes: ['runs:read'] });
+      const hook = await post<{ id: string }>(stack.app, '/v1/webhooks', auth, { url: 'http://127.0.0.1:9/hook', events: ['run.finished'] });
+      expect(hook.status).toBe(201);
       const jwt = () => ({
         authorization: `Bearer ${signJwt(
           { iss: ISSUER, aud: AUDIENCE, sub: 'team-user', tenant_id: tenant.body.id, exp: nowSeconds() + 300, scope: SCOPES.join(' ') },
@@ -349,7 +381,7 @@ describe('authorization matrix', () => {
         tenantId: tenant.body.id,
         auth,
         jwt,
-        fixtures: { chainId: setup.chainId, endpointId: setup.endpointIds[0]!, suiteId: setup.suiteId, runId: run.body.id, keyId: key.body.id, tenantId: tenant.body.id },
+        fixtures: { chainId: setup.chainId, endpointId: setup.endpointIds[0]!, suiteId: setup.suiteId, runId: run.body.id, keyId: key.body.id, webhookId: hook.body.id, tenantId: tenant.body.id },
       };
     }
 
@@ -396,6 +428,7 @@ describe('authorization matrix', () => {
           ['/v1/suites', self.fixtures.suiteId, other.fixtures.suiteId],
           ['/v1/runs', self.fixtures.runId, other.fixtures.runId],
           ['/v1/api-keys', self.fixtures.keyId, other.fixtures.keyId],
+          ['/v1/webhooks', self.fixtures.webhookId, other.fixtures.webhookId],
         ] as const) {
           const ids = (await stack.app.inject({ method: 'GET', url: `${list}?limit=200`, headers: self.auth })).json<{ data: { id: string }[] }>().data.map((item) => item.id);
           expect(ids, list).toContain(own);

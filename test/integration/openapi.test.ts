@@ -560,6 +560,31 @@ describe('the OpenAPI document', () => {
     await expectStatus(403, 'GET', '/v1/tenants', { auth: tenantAdmin });
   });
 
+  it('webhooks, their deliveries and run acknowledgements conform', async () => {
+    const node = await startFakeNode(answers.ok('0x10'));
+    nodes.push(node);
+    const { auth } = await stack.newTenant();
+    const hook = await expectStatus(201, 'POST', '/v1/webhooks', { auth, body: { url: 'http://127.0.0.1:9/hook', events: ['run.finished'] } });
+    await expectStatus(400, 'POST', '/v1/webhooks', { auth, body: { url: 'http://169.254.169.254/', events: ['run.finished'] } });
+    await expectStatus(200, 'GET', '/v1/webhooks', { auth });
+    await expectStatus(200, 'GET', `/v1/webhooks/${hook.body.id}`, { auth });
+    await expectStatus(200, 'PATCH', `/v1/webhooks/${hook.body.id}`, { auth, body: { format: 'slack' } });
+    await expectStatus(404, 'GET', `/v1/webhooks/${randomUUID()}`, { auth });
+    const suite = await createSuite(stack.app, auth, { candidates: [node.url], config: { baseline: { mode: 'none' } } });
+    const run = await expectStatus(201, 'POST', `/v1/suites/${suite.suiteId}/runs`, { auth, body: { thresholds: { latency_p95_max_ms: 0.001 } } });
+    await waitForRun(stack.app, auth, run.body.id);
+    // The delivery to a closed port is retried (pending) or given up: either conforms.
+    for (let i = 0; i < 50 && (await call('GET', `/v1/webhooks/${hook.body.id}/deliveries`, { auth })).body.data.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await expectStatus(200, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { auth });
+    const ack = await expectStatus(201, 'POST', `/v1/runs/${run.body.id}/acknowledgements`, { auth, body: { note: 'seen' } });
+    await expectStatus(200, 'GET', ack.headers.location as string, { auth });
+    await expectStatus(400, 'POST', `/v1/runs/${run.body.id}/acknowledgements`, { auth, body: { note: '' } });
+    await expectStatus(200, 'GET', `/v1/runs/${run.body.id}/acknowledgements`, { auth });
+    await expectStatus(204, 'DELETE', `/v1/webhooks/${hook.body.id}`, { auth });
+  });
+
   it('a 429 conforms: envelope, Retry-After and RateLimit headers', async () => {
     const limited = await startStack({ worker: false, env: { RVS_RATE_LIMIT_PER_MINUTE: '2' } });
     try {
