@@ -18,6 +18,7 @@ import {
 } from '../src/db/webhooks';
 import { eventsForRun, webhookBody, type RunEventSummary } from '../src/domain/webhook-events';
 import { signWebhook } from '../src/domain/webhook-signature';
+import { webhookDeliveries } from '../src/metrics/registry';
 import { isAddressAllowed } from '../src/probe/address-guard';
 import { guardedLookup, OutboundAddressRefusedError } from '../src/probe/json-rpc-client';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../src/services/dashboard-token';
@@ -201,17 +202,22 @@ export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: str
     latencyMs,
     errorKind: result.errorKind,
   });
-  if (outcome === 'delivered') return { outcome: 'delivered' };
+  if (outcome === 'delivered') {
+    webhookDeliveries.inc({ outcome: 'delivered' });
+    return { outcome: 'delivered' };
+  }
   // Messages name the kind of failure only: the URL may carry credentials.
   const message =
     result.errorKind === 'http_status' ? `the receiver answered HTTP ${result.responseCode}` : `the delivery failed: ${result.errorKind}`;
   if (result.errorKind === 'address_refused' || result.errorKind === 'invalid_url') {
+    webhookDeliveries.inc({ outcome: 'refused' });
     throw ApplicationFailure.nonRetryable(message, 'OutboundAddressRefused');
   }
+  webhookDeliveries.inc({ outcome: 'retried' });
   throw ApplicationFailure.retryable(message, 'WebhookDeliveryFailed');
 }
 
 /** The delivery workflow gave up (24 hours of retries, or a refused target). */
 export async function markWebhookDeliveryFailed(deps: Pick<WebhookDeps, 'sql'>, input: { deliveryId: string }): Promise<void> {
-  await markDeliveryFailed(deps.sql, input.deliveryId);
+  if (await markDeliveryFailed(deps.sql, input.deliveryId)) webhookDeliveries.inc({ outcome: 'failed' });
 }

@@ -183,8 +183,10 @@ export async function recordDeliveryAttempt(sql: Queryable, deliveryId: string, 
 }
 
 /** Retries are over (24 h passed, or the target is refused for good). */
-export async function markDeliveryFailed(sql: Queryable, deliveryId: string): Promise<void> {
-  await sql`update webhook_deliveries set status = 'failed', finished_at = now() where id = ${deliveryId} and status = 'pending'`;
+export async function markDeliveryFailed(sql: Queryable, deliveryId: string): Promise<boolean> {
+  const rows = await sql`
+    update webhook_deliveries set status = 'failed', finished_at = now() where id = ${deliveryId} and status = 'pending' returning id`;
+  return rows.length === 1;
 }
 
 export interface DeliveryListRow extends Omit<DeliveryRow, 'payload'> {

@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverWebhook } from '../../activities/deliver-webhook';
 import { SCOPES } from '../../src/auth/scopes';
+import { webhookDeliveries } from '../../src/metrics/registry';
 import { workflowIdForWebhookDelivery } from '../../src/temporal/constants';
 import { createRunWorker } from '../../src/worker';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
@@ -62,6 +63,12 @@ async function startReceiver() {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** rvs_webhook_deliveries_total by outcome, as this process's worker counted them. */
+async function deliveryCounts(): Promise<Record<string, number>> {
+  const { values } = await webhookDeliveries.get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.outcome), v.value]));
 }
 
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
@@ -231,6 +238,7 @@ describe('webhooks', () => {
     receiver.setSecret('/flaky', standard.secret);
     receiver.setSecret('/slack', slack.secret);
     receiver.setAnswer((path, count) => (path === '/flaky' && count <= 2 ? 500 : 200));
+    const countsBefore = await deliveryCounts();
 
     const runId = await runSuite(auth, setup.suiteId, 'pass');
     const [delivery] = await until(
@@ -246,6 +254,9 @@ describe('webhooks', () => {
       [3, 'delivered', 200, null],
     ]);
     expect(JSON.stringify(delivery)).not.toContain(standard.secret);
+    const counts = await deliveryCounts();
+    expect((counts.retried ?? 0) - (countsBefore.retried ?? 0)).toBe(2);
+    expect((counts.delivered ?? 0) - (countsBefore.delivered ?? 0)).toBeGreaterThanOrEqual(1);
 
     const attempts = receiver.of('/flaky');
     expect(attempts.map((a) => a.answered)).toEqual([500, 500, 200]);
