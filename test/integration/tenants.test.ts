@@ -212,7 +212,12 @@ describe('tenants API', () => {
     expect(run.status).toBe(201);
     runIds.push(run.body.id);
     const token = signDashboardToken(stack.box, run.body.id, new Date(Date.now() + 60_000));
-    const urls = [`/dashboard/api/runs/${run.body.id}?token=${token}`, `/dashboard/api/runs/${run.body.id}/suite?token=${token}`];
+    const urls = [
+      `/dashboard/runs/${run.body.id}?token=${token}`,
+      `/dashboard/runs/${run.body.id}/suite?token=${token}`,
+      `/dashboard/api/runs/${run.body.id}?token=${token}`,
+      `/dashboard/api/runs/${run.body.id}/suite?token=${token}`,
+    ];
     for (const url of urls) {
       const shown = await stack.app.inject({ method: 'GET', url });
       expect(shown.statusCode, shown.body).toBe(200);
@@ -220,9 +225,14 @@ describe('tenants API', () => {
     await patch(`/v1/tenants/${tenant.id}`, platform, { disabled: true });
     for (const url of urls) {
       const refused = await stack.app.inject({ method: 'GET', url });
-      expect(refused.statusCode).toBe(401);
-      expect(refused.json().error.code).toBe('unauthorized');
+      expect(refused.statusCode, url).toBe(401);
+      if (url.startsWith('/dashboard/api/')) expect(refused.json().error.code).toBe('unauthorized');
+      else expect(refused.headers['content-type']).toMatch(/^text\/html/);
     }
+    // An invalid token stays a 403 whatever the tenant's state: the link is checked first.
+    expect((await stack.app.inject({ method: 'GET', url: `/dashboard/runs/${run.body.id}?token=x.y` })).statusCode).toBe(403);
+    const doc = (await stack.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const path of ['/dashboard/api/runs/{runId}', '/dashboard/api/runs/{runId}/suite']) expect(doc.paths[path].get.responses).toHaveProperty('401');
     await patch(`/v1/tenants/${tenant.id}`, platform, { disabled: false });
     for (const url of urls) {
       const shown = await stack.app.inject({ method: 'GET', url });

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../../../errors';
 import type { Deps } from '../../../services/context';
-import { dashboardAccessAllowed, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
+import { dashboardAccessAllowed, dashboardTenantEnabled, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
 import { limitDashboardRequest } from '../../rate-limit';
 import { operation } from '../shared/operation';
 import { DashboardData, DashboardSuiteTrend } from './schemas';
@@ -112,10 +112,12 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
       { config: { scope: 'public' }, schema: hidden, onRequest: [secureHeaders, rateLimit] },
       async (request, reply) => {
         const allowed = dashboardAccessAllowed(deps, request.params.runId, tokenOf(request));
+        // A valid link of a disabled tenant's run: 401 like every other credential of that tenant.
+        const status = !allowed ? 403 : (await dashboardTenantEnabled(deps, request.params.runId)) ? 200 : 401;
         return reply
-          .code(allowed ? 200 : 403)
+          .code(status)
           .type('text/html; charset=utf-8')
-          .send(allowed ? html : forbiddenPage);
+          .send(status === 200 ? html : forbiddenPage);
       },
     );
   }

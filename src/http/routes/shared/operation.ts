@@ -109,6 +109,7 @@ function errorsOf(spec: OperationSpec<any, any, any, any, any>): Partial<Record<
     add(500, 'our failure; the body carries no internal detail');
     add(503, 'the identity provider\'s JWKS cannot be fetched (JWT credentials)');
   } else if (spec.dashboardLink) {
+    add(401, 'the run\'s tenant is disabled (until it is enabled again)');
     add(403, 'the link token is missing, invalid, expired or signed for another run');
     add(404, 'no such run');
     add(429, 'over the quota of this link token or of this client address; see Retry-After');
