@@ -13,7 +13,6 @@ import {
 import { findSuite, type SuiteRow } from '../db/suites';
 import { AppError, conflict, notFound, validationError } from '../errors';
 import { scheduleFires } from '../metrics/registry';
-import { parseOrThrow } from '../parse-or-throw';
 import {
   deleteSuiteSchedule,
   nextFireTimes,
@@ -40,26 +39,25 @@ function isTimeZone(value: string): boolean {
 
 /**
  * A suite's `schedule`: `{cron, timezone}` or `{interval_s}`, plus `paused`; null removes it.
- * The smallest interval is the config's (10 s unless lowered for tests).
+ * The smallest interval is checked against the config by checkScheduleInterval (10 s unless
+ * lowered for tests), so this request schema is the same for every deployment.
  */
-export function scheduleInputSchema(minIntervalS: number) {
-  const paused = z.boolean().default(false);
-  return z
-    .union([
-      z.strictObject({
-        cron: z.string().trim().max(200).regex(CRON, 'must be a cron expression of five fields (minute hour day month weekday) or @hourly, @daily, …'),
-        timezone: z.string().max(100).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC').default('UTC'),
-        paused,
-      }),
-      z.strictObject({
-        interval_s: z.number().int().min(minIntervalS).max(MAX_INTERVAL_S),
-        paused,
-      }),
-    ])
-    .nullable();
-}
+export const scheduleInput = z
+  .union([
+    z.strictObject({
+      cron: z.string().trim().max(200).regex(CRON, 'must be a cron expression of five fields (minute hour day month weekday) or @hourly, @daily, …'),
+      timezone: z.string().max(100).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC').default('UTC'),
+      paused: z.boolean().default(false),
+    }),
+    z.strictObject({
+      interval_s: z.number().int().min(1).max(MAX_INTERVAL_S).describe('at least 10 (RVS_SCHEDULE_MIN_INTERVAL_S)'),
+      paused: z.boolean().default(false),
+    }),
+  ])
+  .nullable()
+  .describe('a Temporal Schedule runs the suite: {cron, timezone} or {interval_s}, plus paused; null removes it');
 
-export type ScheduleInput = z.infer<ReturnType<typeof scheduleInputSchema>>;
+export type ScheduleInput = z.infer<typeof scheduleInput>;
 
 /** The `schedule` field of a suite resource. */
 export interface ScheduleResponse {
@@ -94,10 +92,12 @@ export async function schedulesOf(deps: Pick<Deps, 'sql' | 'temporal'>, suiteIds
   return new Map(entries);
 }
 
-/** Parses the `schedule` of a suite create or patch (undefined: not given). */
-export function parseScheduleInput(deps: Pick<Deps, 'config'>, raw: unknown): ScheduleInput | undefined {
-  if (raw === undefined) return undefined;
-  return parseOrThrow(scheduleInputSchema(deps.config.scheduleMinIntervalS), raw, 'schedule');
+/** The deployment's smallest interval (RVS_SCHEDULE_MIN_INTERVAL_S, 10 s by default). */
+export function checkScheduleInterval(deps: Pick<Deps, 'config'>, input: ScheduleInput | undefined): void {
+  const min = deps.config.scheduleMinIntervalS;
+  if (input && 'interval_s' in input && input.interval_s < min) {
+    throw validationError([{ field: 'schedule.interval_s', message: `must be at least ${min}` }]);
+  }
 }
 
 const temporalUnavailable = () =>

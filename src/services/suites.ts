@@ -18,6 +18,7 @@ import { suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
+import { applySchedule, checkScheduleInterval, removeSchedule, scheduleInput, schedulesOf, type ScheduleResponse } from './schedules';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 
@@ -33,6 +34,7 @@ export const createSuiteInput = z.strictObject({
   name: suiteFields.name,
   description: suiteFields.description.default(''),
   config: suiteFields.config,
+  schedule: scheduleInput.optional(),
 });
 
 /** The chain is fixed (the config's endpoints belong to it); a config replaces the whole config. */
@@ -41,6 +43,7 @@ export const patchSuiteInput = z
     name: suiteFields.name.optional(),
     description: suiteFields.description.optional(),
     config: suiteFields.config.optional(),
+    schedule: scheduleInput.optional(),
   })
   .refine((patch) => Object.keys(patch).length > 0, 'give at least one field to change');
 
@@ -52,9 +55,11 @@ export interface SuiteResponse {
   config: SuiteConfig;
   created_at: Date;
   updated_at: Date;
+  /** Null without a schedule (services/schedules.ts). */
+  schedule: ScheduleResponse | null;
 }
 
-export function presentSuite(row: SuiteRow): SuiteResponse {
+export function presentSuite(row: SuiteRow, schedule: ScheduleResponse | null = null): SuiteResponse {
   return {
     id: row.id,
     chain_id: row.chain_id,
@@ -63,7 +68,14 @@ export function presentSuite(row: SuiteRow): SuiteResponse {
     config: row.config,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    schedule,
   };
+}
+
+/** Suites with their schedules (next fire times asked of Temporal). */
+async function present(ctx: Ctx, rows: SuiteRow[]): Promise<SuiteResponse[]> {
+  const schedules = await schedulesOf(ctx.deps, rows.map((r) => r.id));
+  return rows.map((row) => presentSuite(row, schedules.get(row.id) ?? null));
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -132,20 +144,24 @@ export async function createSuite({ ctx, input }: { ctx: Ctx; input: z.infer<typ
   const config = await resolveConfig(ctx, chain, input.config);
   await checkEndpoints(ctx, chain.id, config);
   await checkBaselineRun(ctx, config);
+  checkScheduleInterval(ctx.deps, input.schedule);
   const row = await onForeignKeyViolation(
     () =>
-      ctx.deps.sql.begin((tx) =>
-        insertSuite(tx, {
+      ctx.deps.sql.begin(async (tx) => {
+        const suite = await insertSuite(tx, {
           tenantId: ctx.principal.tenantId,
           chainId: chain.id,
           name: input.name,
           description: input.description,
           config,
-        }),
-      ),
+        });
+        // Temporal is reconciled before the commit: if it fails, the suite is not created.
+        await applySchedule(ctx.deps, tx, suite, input.schedule, ctx.log);
+        return suite;
+      }),
     deletedMeanwhile,
   );
-  return presentSuite(row);
+  return (await present(ctx, [row]))[0]!;
 }
 
 async function loadSuite(ctx: Ctx, suiteId: string): Promise<SuiteRow> {
@@ -156,12 +172,12 @@ async function loadSuite(ctx: Ctx, suiteId: string): Promise<SuiteRow> {
 }
 
 export async function getSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }) {
-  return presentSuite(await loadSuite(ctx, input.suiteId));
+  return (await present(ctx, [await loadSuite(ctx, input.suiteId)]))[0]!;
 }
 
 export async function listSuites({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<SuiteResponse>> {
   const { rows, total } = await listSuiteRows(ctx.deps.sql, ctx.principal.tenantId, input);
-  return page(rows.map(presentSuite), total, input.limit, input.offset);
+  return page(await present(ctx, rows), total, input.limit, input.offset);
 }
 
 /** Runs already triggered keep the config they snapshotted; later runs use the new one. */
@@ -181,15 +197,21 @@ export async function patchSuite({
     await checkEndpoints(ctx, chain.id, config);
     await checkBaselineRun(ctx, config);
   }
+  checkScheduleInterval(ctx.deps, patch.schedule);
   const row = await onForeignKeyViolation(
     () =>
-      ctx.deps.sql.begin((tx) =>
-        updateSuite(tx, input.suiteId, ctx.principal.tenantId, { name: patch.name, description: patch.description, config }),
-      ),
+      ctx.deps.sql.begin(async (tx) => {
+        const updated = await updateSuite(tx, input.suiteId, ctx.principal.tenantId, { name: patch.name, description: patch.description, config });
+        // A new schedule, or a new name for the Temporal note: reconciled before the commit.
+        if (updated && (patch.schedule !== undefined || patch.name !== undefined)) {
+          await applySchedule(ctx.deps, tx, updated, patch.schedule, ctx.log);
+        }
+        return updated;
+      }),
     deletedMeanwhile,
   );
   if (!row) throw notFound('suite');
-  return presentSuite(row);
+  return (await present(ctx, [row]))[0]!;
 }
 
 /** 409 once the suite has runs: runs are kept as history and point at their suite. */
@@ -202,6 +224,8 @@ export async function deleteSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: 
       ctx.deps.sql.begin(async (tx) => {
         const runs = await countSuiteRuns(tx, input.suiteId);
         if (runs > 0) throw hasRuns(runs);
+        // Its Temporal Schedule goes first: if Temporal cannot be reached, the suite stays.
+        await removeSchedule(ctx.deps, tx, input.suiteId, ctx.log);
         return deleteSuiteRow(tx, input.suiteId, ctx.principal.tenantId);
       }),
     () => hasRuns(0),
