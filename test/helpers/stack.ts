@@ -86,7 +86,7 @@ export async function startStack(
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue,
-      deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl },
+      deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl, config, temporal: client },
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();
