@@ -49,6 +49,8 @@ describe('run dashboard in a real browser', () => {
   let origin: string;
   let candidate: FakeNode;
   let reference: FakeNode;
+  /** While set, the candidate holds its answers: a run stays live until the test lets it go on. */
+  let hold: Promise<void> | null = null;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -60,7 +62,8 @@ describe('run dashboard in a real browser', () => {
     // The candidate answers eth_chainId wrongly now and then: the verdict lists those mismatches.
     let chainIdCalls = 0;
     candidate = await startFakeNode(
-      jittered(3, 24, (req, res) => {
+      jittered(3, 24, async (req, res) => {
+        if (hold) await hold;
         const wrong = req.method === 'eth_chainId' && ++chainIdCalls % 40 === 0;
         return answers.ok(wrong ? '0x2' : req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res);
       }),
@@ -92,7 +95,8 @@ describe('run dashboard in a real browser', () => {
           requests_per_target: 240,
           concurrency: 2,
           warmup_requests: 2,
-          timeout_ms: 2_000,
+          // Long enough for the held answers below (a loaded machine takes seconds to open a page).
+          timeout_ms: 20_000,
         },
         thresholds: { correctness_enabled: true, correctness_min_pct: 90, latency_vs_reference_max_pct: 100, latency_regression_max_pct: 1000 },
       },
@@ -102,6 +106,14 @@ describe('run dashboard in a real browser', () => {
     expect((await waitForRun(stack.app, auth, first.body.id)).status).toBe('success');
 
     // Open the second run's dashboard while it is going: the page refreshes until the run ends.
+    // The candidate holds its answers until the page has shown the live run (else a fast run may end first).
+    let release = () => {};
+    hold = new Promise<void>((resolve) => {
+      release = () => {
+        hold = null;
+        resolve();
+      };
+    });
     const second = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
     const runId = second.body.id;
     const liveToken = signDashboardToken(stack.box, runId, new Date(Date.now() + 60 * 60 * 1000));
@@ -111,12 +123,16 @@ describe('run dashboard in a real browser', () => {
     live.on('request', (request) => {
       if (request.url().includes('/dashboard/api/')) apiCalls++;
     });
-    await live.goto(`${origin}/dashboard/runs/${runId}?token=${liveToken}`);
-    await waitLoaded(live, liveErrors);
-    expect(['queued', 'claimed', 'running']).toContain(await live.getAttribute('#app', 'data-run-status'));
-    expect(await live.textContent('#verdict-badge')).toBe('verdict pending');
-    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
-    await live.screenshot({ path: SCREENSHOT.replace('.png', '-live.png'), fullPage: true });
+    try {
+      await live.goto(`${origin}/dashboard/runs/${runId}?token=${liveToken}`);
+      await waitLoaded(live, liveErrors);
+      expect(['queued', 'claimed', 'running']).toContain(await live.getAttribute('#app', 'data-run-status'));
+      expect(await live.textContent('#verdict-badge')).toBe('verdict pending');
+      await mkdir(path.dirname(SCREENSHOT), { recursive: true });
+      await live.screenshot({ path: SCREENSHOT.replace('.png', '-live.png'), fullPage: true });
+    } finally {
+      release();
+    }
     await live.waitForSelector('#app[data-run-status="success"]', { timeout: 60_000 });
     const callsAtEnd = apiCalls;
     const endedAt = Date.now();
@@ -207,8 +223,13 @@ describe('run dashboard in a real browser', () => {
     expect(verdict.body.verdict).toBe('pass');
     const unsureBadge = page.locator('[data-testid="check-availability"] [data-testid="check-status"] .badge');
     expect(await unsureBadge.getAttribute('class')).toContain('status-inconclusive');
+    // Runs in the page, where globalThis is the window (this project's types have no DOM library).
+    type Styles = { getComputedStyle(node: unknown): { backgroundColor: string; color: string } };
     const colours = async (name: string) =>
-      page.locator(`[data-testid="check-${name}"] .badge`).evaluate((node) => [getComputedStyle(node).backgroundColor, getComputedStyle(node).color]);
+      page.locator(`[data-testid="check-${name}"] .badge`).evaluate((node) => {
+        const style = (globalThis as unknown as Styles).getComputedStyle(node);
+        return [style.backgroundColor, style.color];
+      });
     const unsure = await colours('availability');
     expect(unsure).toEqual(['rgb(226, 232, 240)', 'rgb(51, 65, 85)']);
     expect(unsure).not.toEqual(await colours('latency_p95'));
