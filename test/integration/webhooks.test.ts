@@ -93,14 +93,7 @@ describe('webhooks', () => {
     stack = await startStack({ worker: false });
     // Our own worker: the stack's, with retries of failed deliveries 200 ms apart (then doubling).
     connection = await NativeConnection.connect({ address: stack.config.temporal.address! });
-    worker = await createRunWorker({
-      connection,
-      namespace: stack.config.temporal.namespace,
-      taskQueue: stack.taskQueue,
-      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, publicUrl: stack.config.publicUrl, webhookRetryInitialIntervalMs: 200 },
-      workflowBundle: await workflowBundle(),
-    });
-    workerRun = worker.run();
+    await startWorker();
     node = await startFakeNode(answers.delay(3));
     receiver = await startReceiver();
   });
@@ -112,6 +105,17 @@ describe('webhooks', () => {
     await connection?.close();
     await stack?.close();
   });
+
+  const startWorker = async () => {
+    worker = await createRunWorker({
+      connection,
+      namespace: stack.config.temporal.namespace,
+      taskQueue: stack.taskQueue,
+      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, publicUrl: stack.config.publicUrl, webhookRetryInitialIntervalMs: 200 },
+      workflowBundle: await workflowBundle(),
+    });
+    workerRun = worker.run();
+  };
 
   const createWebhook = async (auth: Auth, body: Record<string, unknown>) => {
     const created = await post<any>(stack.app, '/v1/webhooks', auth, body);
@@ -340,6 +344,35 @@ describe('webhooks', () => {
     expect(all.some(([run]) => run === r6)).toBe(false);
     for (const attempt of receiver.of('/flips')) expect(attempt.verified).not.toBeNull();
   }, 180_000);
+
+  it('a delivery failing while the worker stops is delivered by the next worker (nothing lost on a restart)', async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await smallSuite(auth);
+    const hook = await createWebhook(auth, { url: `${receiver.base}/restart`, events: ['run.finished'] });
+    receiver.setSecret('/restart', hook.secret);
+    let receiverUp = false;
+    receiver.setAnswer((path) => (path !== '/restart' || receiverUp ? 200 : 503));
+    const runId = await runSuite(auth, setup.suiteId, 'pass');
+    await until('a failed attempt', async () => receiver.of('/restart').length, (n) => n >= 1);
+
+    worker.shutdown();
+    await workerRun;
+    const attemptsWhileDown = receiver.of('/restart').length;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // No worker, no attempt: the retries wait in Temporal.
+    expect(receiver.of('/restart').length).toBe(attemptsWhileDown);
+    receiverUp = true;
+    await startWorker();
+
+    const [delivery] = await until('delivery after the restart', () => deliveriesOf(auth, hook.id), (r) => r.length === 1 && r[0].status === 'delivered');
+    expect(delivery).toMatchObject({ run_id: runId, status: 'delivered', last_response_code: 200 });
+    const attempts = receiver.of('/restart');
+    expect(attempts.at(-1)!.answered).toBe(200);
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(delivery.attempts).toBe(attempts.length);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id']))).toEqual(new Set([delivery.id]));
+    for (const attempt of attempts) expect(attempt.verified).not.toBeNull();
+  });
 
   it('refuses a loopback target unless private targets are allowed, and a link-local one always (failed for good after one attempt)', async () => {
     const { auth, tenantId } = await stack.newTenant();
