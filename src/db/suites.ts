@@ -70,11 +70,18 @@ export async function updateSuite(
       config: patch.config === undefined ? undefined : sql.json(patch.config as never),
     }).filter(([, value]) => value !== undefined),
   );
-  // Nothing but updated_at when only the suite's schedule (another table) changes.
-  const [row] = await sql<SuiteRow[]>`
-    update suites set ${Object.keys(columns).length > 0 ? sql`${sql(columns)},` : sql``} updated_at = now()
-    where id = ${id} and tenant_id = ${tenantId}
-    returning *`;
+  // Nothing but updated_at when only the suite's schedule (another table) changes. sql(columns)
+  // must sit right after `set` (postgres.js builds an update list only there, not in a fragment).
+  const [row] =
+    Object.keys(columns).length > 0
+      ? await sql<SuiteRow[]>`
+          update suites set ${sql(columns)}, updated_at = now()
+          where id = ${id} and tenant_id = ${tenantId}
+          returning *`
+      : await sql<SuiteRow[]>`
+          update suites set updated_at = now()
+          where id = ${id} and tenant_id = ${tenantId}
+          returning *`;
   if (row && patch.config) await writeSuiteEndpoints(sql, id, patch.config);
   return row;
 }
