@@ -90,7 +90,7 @@ describe('webhooks', () => {
   let workerRun: Promise<void>;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false });
+    stack = await startStack({ worker: false, captureLogs: true });
     // Our own worker: the stack's, with retries of failed deliveries 200 ms apart (then doubling).
     connection = await NativeConnection.connect({ address: stack.config.temporal.address! });
     await startWorker();
@@ -194,6 +194,9 @@ describe('webhooks', () => {
     const stored = JSON.stringify(row);
     for (const clear of ['XXXXSECRET', 'user:pw', secret, rotated, rotated.slice(6)]) expect(stored).not.toContain(clear);
     expect(stack.box.decrypt(row.secret_encrypted)).toBe(rotated);
+    // Nor in any line the API logged (at trace level) for these requests.
+    expect(stack.logs.length).toBeGreaterThan(0);
+    for (const line of stack.logs) for (const clear of ['XXXXSECRET', 'user:pw', secret.slice(6), rotated.slice(6)]) expect(line).not.toContain(clear);
 
     // Another tenant: 403 as every resource of another tenant; an unknown id 404.
     const other = await stack.newTenant();
