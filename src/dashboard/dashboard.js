@@ -638,6 +638,20 @@
     return el('dl', Object.assign({ className: 'kv' }, attrs), pairs.filter(Boolean).map(([k, v]) => [el('dt', null, k), el('dd', null, v)]));
   }
 
+  const UNPAIRED_WHY = { closed_loop: 'closed loop', several_candidates: 'several candidates', not_anchored: 'probed without a shared schedule' };
+
+  /** How candidate and reference calls were compared, and how closely the pairs were sent together. */
+  function pairingText(pairing, method) {
+    if (!pairing) return method || '—';
+    if (pairing.method !== 'paired') return `unpaired${pairing.reason ? `: ${UNPAIRED_WHY[pairing.reason] || pairing.reason}` : ''}`;
+    const skew = [['p50', pairing.skew_p50_ms], ['p95', pairing.skew_p95_ms], ['max', pairing.skew_max_ms]]
+      .filter(([, v]) => isNum(v))
+      .map(([k, v]) => `${k} ${fmtMs(v)}`)
+      .join(', ');
+    return `paired over ${fmtInt(pairing.compared)} of ${fmtInt(pairing.pairs)} seqs; send skew ${skew || '—'}` +
+      (isNum(pairing.correlation) ? `; p95 correlation ${pairing.correlation}` : '');
+  }
+
   function renderComparisons(data) {
     const v = data.verdict;
     const ref = v && v.reference_comparison;
@@ -673,7 +687,8 @@
               l.reference_intervals_ms ? percentiles(l.reference_intervals_ms, referencePoints(l)) : `p95 ${fmtMs(l.reference_p95_ms)}`,
             ),
           ],
-          ['Candidate vs reference', `${fmtPct(l.vs_reference_pct, true)} ${fmtPctRange(l.vs_reference_interval_pct)}${l.method ? ` (${l.method})` : ''}`],
+          ['Candidate vs reference', `${fmtPct(l.vs_reference_pct, true)} ${fmtPctRange(l.vs_reference_interval_pct)}`],
+          ref.pairing || l.method ? ['Pairing', el('span', { 'data-testid': 'reference-pairing' }, pairingText(ref.pairing, l.method))] : null,
           isNum(ref.head_lag_blocks) ? ['Head lag', `${ref.head_lag_blocks} blocks`] : null,
           ['', l.message || ''],
         ]),

@@ -214,6 +214,8 @@ describe('run dashboard in a real browser', () => {
         expect(await page.locator(`#chart-intervals svg g[data-role="${role}"] rect[data-percentile="${p}"]`).count()).toBe(1);
       }
     }
+    // Closed loop: the comparison is unpaired, and the page says why.
+    expect(await page.textContent('[data-testid="reference-pairing"]')).toBe('unpaired: closed loop');
     expect(await page.textContent('[data-testid="reference-percentiles"]')).toContain(`p95 ${verdict.body.reference_comparison.latency.reference_p95_ms} ms ${range(referenceIntervals.p95)}`);
 
     // 240 successful calls cannot show a 99% success rate (about 381 would): availability is
