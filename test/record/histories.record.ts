@@ -66,4 +66,26 @@ describe('record workflow histories', () => {
     }
   });
 
+  // Recorded on its own (`npm run record:histories -- -t paired`) so the older fixtures stay the
+  // histories of the code before paired probing.
+  it('records a paired open-loop run (shared schedule anchor, patch paired-anchor)', { timeout: 120_000 }, async () => {
+    const stack = await startStack();
+    const candidate = await startFakeNode(answers.delay(2));
+    const reference = await startFakeNode(answers.ok());
+    try {
+      const { auth } = await stack.newTenant();
+      const paired = await createSuite(stack.app, auth, {
+        candidates: [candidate.url],
+        reference: reference.url,
+        config: { workload: { requests_per_target: 40, rate_per_second: 50, concurrency: 2, warmup_requests: 0 } },
+      });
+      const run = await post<{ id: string }>(stack.app, `/v1/suites/${paired.suiteId}/runs`, auth);
+      await waitForRun(stack.app, auth, run.body.id);
+      await exportHistory('paired-open-loop.json', workflowIdForRun(run.body.id));
+    } finally {
+      await candidate.close();
+      await reference.close();
+      await stack.close();
+    }
+  });
 });
