@@ -12,6 +12,7 @@ import {
   TERMINAL_RUN_STATUSES,
 } from '../src/db/runs';
 import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
+import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { createPlanner } from '../src/probe/workload';
@@ -175,6 +176,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
                   .then(() => {
                     progress.nextSeq = batch.toSeq;
                     heartbeat({ ...progress });
+                    recordSamples(rows);
                   });
                 // Handled here so a failure while later calls are probed is not an unhandled
                 // rejection; it stops the probing and is rethrown by `await writing` below.

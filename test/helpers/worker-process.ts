@@ -10,7 +10,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * cap included), in its own process group so kill -9 takes all of it, on the given task queue and
  * database (the shared test database unless given).
  */
-export function startWorkerProcess(options: { taskQueue: string; secretKey: string; databaseUrl?: string }): ChildProcess {
+export function startWorkerProcess(options: { taskQueue: string; secretKey: string; databaseUrl?: string; env?: Record<string, string> }): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     cwd: ROOT,
     detached: true,
@@ -25,6 +25,9 @@ export function startWorkerProcess(options: { taskQueue: string; secretKey: stri
       RVS_SECRET_KEY: options.secretKey,
       RVS_ALLOW_PRIVATE_TARGETS: 'true',
       LOG_LEVEL: 'error',
+      // No metrics server unless a test asks for one (a fixed port would clash between workers).
+      RVS_WORKER_METRICS_PORT: '0',
+      ...options.env,
     },
   });
 }

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMetricsServer, type MetricsServer } from '../../src/metrics/metrics-server';
+import { registry } from '../../src/metrics/registry';
+import { collectRunCounts } from '../../src/metrics/runs-gauge';
+import { fireSchedule } from '../../src/services/schedules';
+import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { freePort } from '../helpers/free-port';
+import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
+import { startStack, type Stack } from '../helpers/stack';
+import { killHard, startWorkerProcess, until } from '../helpers/worker-process';
+
+interface Scrape {
+  text: string;
+  families: Map<string, PrometheusFamily>;
+}
+
+/** Scrapes a /metrics endpoint and parses it with an independent Prometheus text-format parser. */
+async function scrape(port: number): Promise<Scrape> {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await response.text();
+  return { text, families: new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f])) };
+}
+
+/**
+ * One series of a labelled histogram. The parser folds every label set of a histogram into one
+ * (it keeps labels only for unlabelled histograms), so the series' lines are picked out, their
+ * labels other than `le` dropped, and that is parsed on its own.
+ */
+function histogram({ text }: Scrape, name: string, labels: Record<string, string>): PrometheusSample | undefined {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const lines = text.split('\n').filter((line) => {
+    if (line === `# TYPE ${name} histogram` || line.startsWith(`# HELP ${name} `)) return true;
+    if (!/^[a-z_]+[{ ]/.test(line) || !line.startsWith(name)) return false;
+    const series = line.slice(0, line.indexOf('{') === -1 ? line.indexOf(' ') : line.indexOf('{'));
+    return [`${name}_bucket`, `${name}_sum`, `${name}_count`].includes(series) && pairs.every((p) => line.includes(p));
+  });
+  const stripped = lines.map((line) =>
+    line.startsWith('#') ? line : line.replace(/\{([^}]*)\}/, (_all, inner: string) => {
+      const kept = inner.split(',').filter((p) => p.startsWith('le='));
+      return kept.length > 0 ? `{${kept.join(',')}}` : '';
+    }),
+  );
+  return parsePrometheusTextFormat(`${stripped.join('\n')}\n`)[0]?.metrics[0];
+}
+
+function sample({ families }: Scrape, name: string, labels: Record<string, string>): PrometheusSample | undefined {
+  return families.get(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+}
+const valueOf = (s: PrometheusSample | undefined) => Number(s?.value ?? Number.NaN);
+
+describe('Prometheus /metrics of the API (its own port)', () => {
+  let stack: Stack;
+  let node: FakeNode;
+  let server: MetricsServer;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    node = await startFakeNode(answers.ok('0x10'));
+    server = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, collect: () => collectRunCounts(stack.sql) });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await node?.close();
+    await stack?.close();
+  });
+
+  it('counts requests by route pattern and status with a latency histogram, runs by status and verdict, schedule fires', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    const before = await scrape(server.port);
+    const okBefore = valueOf(sample(before, 'rvs_http_requests_total', { route: '/v1/suites/:suiteId', method: 'GET', status: '200' })) || 0;
+    for (let i = 0; i < 3; i++) expect((await get(stack.app, `/v1/suites/${suiteId}`, auth)).status).toBe(200);
+    expect((await get(stack.app, '/v1/suites/00000000-0000-4000-8000-000000000000', auth)).status).toBe(404);
+    const run = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, auth);
+    const finished = await waitForRun(stack.app, auth, run.body.id);
+    const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
+    await fireSchedule(deps, { suiteId: '00000000-0000-4000-8000-000000000001' });
+
+    const families = await scrape(server.port);
+    // Route patterns, never raw URLs: ids do not multiply the series.
+    expect(valueOf(sample(families, 'rvs_http_requests_total', { route: '/v1/suites/:suiteId', method: 'GET', status: '200' }))).toBe(okBefore + 3);
+    expect(valueOf(sample(families, 'rvs_http_requests_total', { route: '/v1/suites/:suiteId', method: 'GET', status: '404' }))).toBeGreaterThanOrEqual(1);
+    expect(families.families.get('rvs_http_requests_total')!.metrics.some((m) => m.labels?.route?.includes(suiteId))).toBe(false);
+    expect(families.families.get('rvs_http_request_duration_seconds')!.type).toBe('HISTOGRAM');
+    const suiteLatency = histogram(families, 'rvs_http_request_duration_seconds', { route: '/v1/suites/:suiteId', method: 'GET' })!;
+    expect(Number(suiteLatency.count)).toBeGreaterThanOrEqual(4);
+    expect(Number(suiteLatency.buckets!['+Inf'])).toBe(Number(suiteLatency.count));
+
+    expect(families.families.get('rvs_runs')!.type).toBe('GAUGE');
+    const verdict = (await get<{ verdict: string }>(stack.app, `/v1/runs/${run.body.id}/verdict`, auth)).body.verdict;
+    expect(valueOf(sample(families, 'rvs_runs', { status: finished.status as string, verdict }))).toBeGreaterThanOrEqual(1);
+    expect(valueOf(sample(families, 'rvs_schedule_fires_total', { outcome: 'skipped' }))).toBeGreaterThanOrEqual(1);
+    // The process metrics come with it, prefixed too.
+    expect(families.families.has('rvs_process_resident_memory_bytes')).toBe(true);
+    for (const name of families.families.keys()) expect(name.startsWith('rvs_')).toBe(true);
+  });
+
+  it('answers 404 for anything but GET /metrics', async () => {
+    expect((await fetch(`http://127.0.0.1:${server.port}/`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${server.port}/metrics`, { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('Prometheus /metrics of the worker process', () => {
+  let stack: Stack;
+  let node: FakeNode;
+  let worker: ChildProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    const secretKey = randomBytes(32).toString('hex');
+    stack = await startStack({ worker: false, env: { RVS_SECRET_KEY: secretKey } });
+    node = await startFakeNode(answers.ok('0x10'));
+    port = await freePort();
+    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey, env: { RVS_WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1' } });
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.status).catch(() => 0)) === 200, 90_000, 'the worker metrics port');
+  });
+  afterAll(async () => {
+    if (worker) await killHard(worker);
+    await node?.close();
+    await stack?.close();
+  });
+
+  it('counts probe calls by outcome with their latency, samples written, activity attempts and finished runs', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url], config: { workload: { requests_per_target: 40, concurrency: 2, warmup_requests: 0 } } });
+    const run = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, auth);
+    const finished = await waitForRun(stack.app, auth, run.body.id);
+    expect(finished.status).toBe('success');
+    const verdict = (await get<{ verdict: string }>(stack.app, `/v1/runs/${run.body.id}/verdict`, auth)).body.verdict;
+
+    const families = await scrape(port);
+    // This worker process ran only this run: its counters are exactly the run's.
+    expect(valueOf(sample(families, 'rvs_probe_calls_total', { role: 'primary', outcome: 'ok' }))).toBe(40);
+    expect(valueOf(sample(families, 'rvs_samples_written_total', {}))).toBe(40);
+    expect(families.families.get('rvs_probe_call_duration_seconds')!.type).toBe('HISTOGRAM');
+    const primary = histogram(families, 'rvs_probe_call_duration_seconds', { role: 'primary' })!;
+    expect(Number(primary.buckets!['+Inf'])).toBe(40);
+    expect(Number(primary.count)).toBe(40);
+    expect(Number(primary.sum)).toBeGreaterThan(0);
+    for (const activity of ['claimRun', 'planRun', 'probeChunk', 'finalizeRun']) {
+      expect(valueOf(sample(families, 'rvs_activity_attempts_total', { activity })), activity).toBeGreaterThanOrEqual(1);
+    }
+    expect(valueOf(sample(families, 'rvs_runs_finished_total', { status: 'success', verdict }))).toBe(1);
+    expect(families.families.get('rvs_activity_failures_total')!.type).toBe('COUNTER');
+    expect(families.families.get('rvs_webhook_deliveries_total')!.type).toBe('COUNTER');
+    expect(families.families.has('rvs_process_resident_memory_bytes')).toBe(true);
+    // The API's request metrics are the API process's, not the worker's.
+    expect(families.families.get('rvs_http_requests_total')?.metrics ?? []).toHaveLength(0);
+  });
+});
