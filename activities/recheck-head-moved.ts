@@ -30,21 +30,6 @@ const STORE_EVERY = 20;
 
 const pinnedBlockOf = (run: RunRow): number | null => (run.pinned_block === null ? null : Number(run.pinned_block));
 
-/**
- * Methods whose answers may differ between two endpoints because the head moved. Samples
- * store the method name, not the params, so a method counts as head-dependent when any workload
- * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
- * block "{{pinned_block}}" becomes "latest").
- */
-export function headDependentMethods(run: RunRow): Set<string> {
-  const pinned = pinnedBlockOf(run);
-  return new Set(
-    run.config_snapshot.suite.config.workload.methods
-      .filter((m) => isHeadDependent(m.method, templateParams(m.params, pinned)))
-      .map((m) => m.method),
-  );
-}
-
 /** The head-dependent methods of which some workload entry can be asked at a fixed block. */
 function pinnableMethods(run: RunRow): string[] {
   const pinned = pinnedBlockOf(run);

@@ -231,25 +231,6 @@ export async function finishRun(
   return rows.length === 1;
 }
 
-/**
- * queued → failed, for a run that never got a workflow. Only while it is still queued: a run its
- * workflow has claimed belongs to that workflow, and the workflow of a run failed here finds it
- * finished when it claims (so it stops without probing).
- */
-export async function failQueuedRun(
-  sql: Queryable,
-  runId: string,
-  outcome: { failureReason: string; stats: RunStats; verdict: ComputedVerdict; baselineRunId: string | null },
-): Promise<boolean> {
-  const rows = await sql`
-    update runs set status = 'failed', finished_at = now(), failure_reason = ${outcome.failureReason},
-      stats = ${sql.json(outcome.stats as never)}, verdict = ${sql.json(outcome.verdict as never)},
-      baseline_run_id = ${outcome.baselineRunId}
-    where id = ${runId} and status = 'queued'
-    returning id`;
-  return rows.length === 1;
-}
-
 /** Records that the run's workflow exists, so the orphan-run reconciler never looks at it again. */
 export async function markWorkflowStarted(sql: Queryable, runId: string): Promise<void> {
   await sql`update runs set workflow_started_at = coalesce(workflow_started_at, now()) where id = ${runId}`;

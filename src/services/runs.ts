@@ -5,13 +5,11 @@ import { z } from 'zod';
 import { findChain } from '../db/chains';
 import { findEndpoints } from '../db/endpoints';
 import {
-  finishRun,
   findRetryHistory,
   findRun,
   findRetriesOfRuns,
   findRunTargets,
   findTargetsOfRuns,
-  failQueuedRun,
   insertRun,
   markWorkflowStarted,
   listRuns as listRunRows,
@@ -21,19 +19,20 @@ import {
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
-import type { Queryable } from '../db/client';
+import type { Sql } from '../db/client';
 import { linkIdempotencyResource, type IdempotencyReservation } from '../db/idempotency';
 import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { emptyStats } from '../domain/stats';
 import { boundedJsonDepth, thresholdOverridesSchema } from '../domain/suite-config';
-import { computeVerdict, type ComputedVerdict } from '../domain/verdict';
+import type { ComputedVerdict } from '../domain/verdict';
 import { AppError, notFound, validationError } from '../errors';
 import { SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
 import { runWorkflow } from '../../workflows/run-workflow';
 import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx, type Deps } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
+import { finalizeQueuedRun, finalizeRun } from './finalize-run';
 
 /** DESIGN §6: a CI attaches build facts, not payloads; every run read (lists too) carries it. */
 export const MAX_RUN_METADATA_BYTES = 16 * 1024;
@@ -113,18 +112,6 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
 
 export type RunResponse = ReturnType<typeof presentRun>;
 
-/** The verdict of a run that ended without being judged (it never probed). */
-export function errorVerdict(run: RunRow, status: 'failed' | 'cancelled', failureReason: string): ComputedVerdict {
-  return computeVerdict({
-    run: { id: run.id, status, failure_reason: failureReason },
-    suiteName: run.config_snapshot.suite.name,
-    thresholds: run.config_snapshot.suite.config.thresholds,
-    candidate: run.stats ?? emptyStats(),
-    reference: null,
-    baseline: null,
-  });
-}
-
 async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
   const run = await findRun(ctx.deps.sql, runId);
   if (!run) throw notFound('run');
@@ -200,14 +187,8 @@ export async function cancelRun({ ctx, input }: { ctx: Ctx; input: { runId: stri
     await ctx.deps.temporal.workflow.getHandle(run.workflow_id).cancel();
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    // No workflow behind the run (it could not be scheduled): end it here.
-    await finishRun(ctx.deps.sql, run.id, {
-      status: 'cancelled',
-      failureReason: 'cancelled by request',
-      stats: run.stats ?? emptyStats(),
-      verdict: errorVerdict(run, 'cancelled', 'cancelled by request'),
-      baselineRunId: run.baseline_run_id,
-    });
+    // No workflow behind the run (it could not be scheduled): end it here, the way a workflow would.
+    await finalizeRun({ sql: ctx.deps.sql }, { runId: run.id, status: 'cancelled', failureReason: 'cancelled by request' });
   }
   return present(ctx, await loadRun(ctx, input.runId));
 }
@@ -311,13 +292,8 @@ export async function startRunWorkflow(
 }
 
 /** Ends a run that never got a workflow, visibly; only while it is still queued (a claimed run is its workflow's). */
-export async function failUnscheduledRun(sql: Queryable, run: RunRow, failureReason: string): Promise<boolean> {
-  return failQueuedRun(sql, run.id, {
-    failureReason,
-    stats: run.stats ?? emptyStats(),
-    verdict: errorVerdict(run, 'failed', failureReason),
-    baselineRunId: run.baseline_run_id,
-  });
+export async function failUnscheduledRun(sql: Sql, run: Pick<RunRow, 'id'>, failureReason: string): Promise<boolean> {
+  return finalizeQueuedRun(sql, { runId: run.id, status: 'failed', failureReason });
 }
 
 export const UNSCHEDULED_RUN_REASON = 'the run could not be scheduled (workflow service unavailable)';

@@ -1,0 +1,292 @@
+import type postgres from 'postgres';
+import type { Queryable, Sql } from '../db/client';
+import { referenceMethodLatency } from '../db/metrics';
+import { loadPairing } from '../db/paired-samples';
+import {
+  findPassingHistory,
+  findPreviousSuccessfulRun,
+  findRun,
+  findRunOfTenant,
+  findRunTargets,
+  finishRun,
+  finishTarget,
+  lockRunForFinalize,
+  medianHeadLag,
+  type RunRow,
+  type RunTargetRow,
+} from '../db/runs';
+import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
+import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, pinHeadDependentParams, spreadMismatches, type CorrectnessTally } from '../domain/correctness';
+import { emptyStats, type RunStats } from '../domain/stats';
+import { BASELINE_DEFAULTS } from '../domain/statistics/history-baseline';
+import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
+import { createPlanner, templateParams } from '../probe/workload';
+
+/**
+ * The one way a run ends (issue 12): the run workflow's finalize activity, a cancel of a run
+ * without a workflow and a run that could not be scheduled all come here. Targets still open
+ * are closed, stats are aggregated in Postgres, and the verdict is built by computeVerdict —
+ * judged for a successful run, its error verdict otherwise.
+ */
+
+export interface FinalizeRunInput {
+  runId: string;
+  status: 'success' | 'failed' | 'cancelled';
+  failureReason: string | null;
+}
+
+export interface FinalizeRunOutcome {
+  status: 'success' | 'failed' | 'cancelled';
+  verdict: VerdictValue;
+  exitCode: number;
+  /** False when the run had already ended: nothing changed, this is the verdict it has. */
+  ended: boolean;
+}
+
+/**
+ * Re-sends head-moved differences at a fixed block (DESIGN §7) and stores the outcomes, before
+ * they are counted. It talks to the endpoints, so the worker provides it (activities/); only a
+ * successful run with a reference and correctness on is judged, and only the activity asks that.
+ */
+export type RecheckHeadMoved = (
+  sql: postgres.TransactionSql,
+  run: RunRow,
+  candidates: RunTargetRow[],
+  reference: RunTargetRow,
+) => Promise<void>;
+
+export interface FinalizeRunDeps {
+  sql: Sql;
+  recheck?: RecheckHeadMoved;
+}
+
+export class RunNotFoundError extends Error {
+  override readonly name = 'RunNotFoundError';
+  constructor(runId: string) {
+    super(`run ${runId} not found`);
+  }
+}
+
+/**
+ * Aggregates stats in Postgres, judges the run and moves it to its terminal state, in one
+ * transaction that holds the run's finalize lock: a retried finalize (its first attempt timed
+ * out but is still working) waits for the first one, then finds the run terminal and reports it
+ * as it is, so two finalizes never work on the same rows at once and a run gets one verdict.
+ */
+export async function finalizeRun(deps: FinalizeRunDeps, input: FinalizeRunInput): Promise<FinalizeRunOutcome> {
+  return (await deps.sql.begin((tx) => finalizeLocked(tx, deps, input, 'any')))!;
+}
+
+/**
+ * Ends a run that never got a workflow (failed or cancelled), only while it is still `queued`:
+ * a run its workflow has claimed belongs to that workflow, and the workflow of a run ended here
+ * finds it finished when it claims (so it stops without probing). True when this call ended it.
+ */
+export async function finalizeQueuedRun(
+  sql: Sql,
+  input: Omit<FinalizeRunInput, 'status'> & { status: 'failed' | 'cancelled'; failureReason: string },
+): Promise<boolean> {
+  const outcome = await sql.begin((tx) => finalizeLocked(tx, { sql }, input, 'queued'));
+  return outcome?.ended === true;
+}
+
+/**
+ * Methods whose answers may differ between two endpoints because the head moved. Samples
+ * store the method name, not the params, so a method counts as head-dependent when any workload
+ * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
+ * block "{{pinned_block}}" becomes "latest").
+ */
+export function headDependentMethods(run: RunRow): Set<string> {
+  const pinned = run.pinned_block === null ? null : Number(run.pinned_block);
+  return new Set(
+    run.config_snapshot.suite.config.workload.methods
+      .filter((m) => isHeadDependent(m.method, templateParams(m.params, pinned)))
+      .map((m) => m.method),
+  );
+}
+
+/**
+ * What the baseline check compares with. Baseline ids come from the tenant (trigger body, suite
+ * config): they are looked up within the run's tenant, so a suite stored before the API checked
+ * them cannot read another tenant's run; the history and the previous run are the tenant's too,
+ * and only runs whose verdict passed qualify.
+ */
+async function resolveBaseline(sql: Queryable, run: RunRow): Promise<BaselineInput | null> {
+  const config = run.config_snapshot.suite.config.baseline;
+  const explicit = run.baseline_run_id ?? (config.mode === 'run' ? config.run_id : null);
+  if (explicit) {
+    const chosen = await findRunOfTenant(sql, explicit, run.tenant_id);
+    return { mode: 'run', previous: chosen?.stats ? await baselineRun(sql, chosen) : null };
+  }
+  if (config.mode === 'previous_success') {
+    const previous = await findPreviousSuccessfulRun(sql, run);
+    return { mode: 'previous_success', previous: previous?.stats ? await baselineRun(sql, previous) : null };
+  }
+  if (config.mode !== 'history') return null;
+  const window = config.window ?? BASELINE_DEFAULTS.window;
+  const minRuns = config.min_runs ?? BASELINE_DEFAULTS.minRuns;
+  const history = await findPassingHistory(sql, run, window);
+  // Below min_runs the newest passing run of the history is compared sample by sample.
+  const newest = history.length > 0 && history.length < minRuns ? await findRunOfTenant(sql, history[0]!.run_id, run.tenant_id) : undefined;
+  return { mode: 'history', minRuns, history, previous: newest?.stats ? await baselineRun(sql, newest) : null };
+}
+
+async function baselineRun(sql: Queryable, baseline: RunRow) {
+  const primaries = (await findRunTargets(sql, baseline.id)).filter((t) => t.role === 'primary').map((t) => t.id);
+  return {
+    run_id: baseline.id,
+    stats: baseline.stats!,
+    latencies: await successfulOrderStatistics(sql, baseline.id, primaries, verdictRanks),
+  };
+}
+
+/**
+ * Tallies candidate/reference answer pairs for the correctness check, in Postgres: a run may
+ * hold a million samples per target, so nothing but counts and a few mismatches per method come
+ * back. A differing pair of a head-dependent method is inconclusive only when a recorded head of
+ * the candidate or the reference moved while it was answered (classifyDifferingSamples), and its
+ * re-send at a fixed block (recheckHeadMovedDifferences, DESIGN.md §7) did not still differ;
+ * heads that did not move never excuse anything. Also sets matches_reference on candidate samples.
+ */
+async function tallyCorrectness(
+  sql: postgres.TransactionSql,
+  deps: FinalizeRunDeps,
+  run: RunRow,
+  candidates: RunTargetRow[],
+  reference: RunTargetRow,
+): Promise<CorrectnessTally> {
+  const candidateTargetIds = candidates.map((t) => t.id);
+  const referenceTargetId = reference.id;
+  const counts = await compareWithReference(sql, run.id, candidateTargetIds, referenceTargetId);
+  const tally = emptyTally();
+  let differing = 0;
+  for (const c of counts) {
+    tally.matched += c.matched;
+    tally.skipped += c.skipped;
+    differing += c.differing;
+  }
+  if (differing === 0) return tally;
+  if (!deps.recheck) throw new Error('judging correctness needs the re-check of head-moved differences (the worker provides it)');
+  await deps.recheck(sql, run, candidates, reference);
+  const classified = await classifyDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
+    headDependentMethods: [...headDependentMethods(run)],
+    limit: MAX_LISTED_MISMATCHES,
+  });
+  const matchedOf = new Map(counts.map((c) => [c.method, c.matched]));
+  for (const d of classified.counts) {
+    tally.mismatched += d.mismatched;
+    tally.inconclusive += d.head_moved;
+    tally.recheck.confirmed += d.confirmed;
+    tally.recheck.resolved += d.resolved;
+    tally.recheck.failed += d.recheck_failed;
+    if (d.mismatched > 0) {
+      tally.mismatchesByMethod.push({ method: d.method, mismatched: d.mismatched, compared: (matchedOf.get(d.method) ?? 0) + d.mismatched });
+    }
+  }
+  // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
+  const plan = createPlanner(
+    run.config_snapshot.suite.config.workload,
+    Number(run.seed),
+    run.pinned_block === null ? null : Number(run.pinned_block),
+  );
+  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
+  tally.mismatches = spreadMismatches(classified.examples).map((d) => ({
+    method: d.method,
+    params: d.recheck ? pinHeadDependentParams(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
+    candidate_hash: d.recheck?.candidate_hash ?? d.candidate_hash,
+    reference_hash: d.recheck?.reference_hash ?? d.reference_hash,
+  }));
+  return tally;
+}
+
+async function finalizeLocked(
+  sql: postgres.TransactionSql,
+  deps: FinalizeRunDeps,
+  input: FinalizeRunInput,
+  from: 'any' | 'queued',
+): Promise<FinalizeRunOutcome | null> {
+  await lockRunForFinalize(sql, input.runId);
+  const run = await findRun(sql, input.runId);
+  if (!run) throw new RunNotFoundError(input.runId);
+  if (run.verdict && (run.status === 'success' || run.status === 'failed' || run.status === 'cancelled')) {
+    return { status: run.status, verdict: run.verdict.verdict, exitCode: run.verdict.exit_code, ended: false };
+  }
+  if (from === 'queued' && run.status !== 'queued') return null;
+  const targets = await findRunTargets(sql, run.id);
+  const primaries = targets.filter((t) => t.role === 'primary');
+  const reference = targets.find((t) => t.role === 'reference');
+
+  if (input.status !== 'success') {
+    const unfinished = input.status === 'cancelled' ? 'cancelled' : 'failed';
+    for (const t of targets) {
+      await finishTarget(sql, t.id, unfinished, { stats: await aggregateLatency(sql, run.id, [t.id]) });
+    }
+  }
+
+  const measured = await aggregateLatency(sql, run.id, primaries.map((t) => t.id));
+  const finishedTargets = await findRunTargets(sql, run.id);
+  const primaryDone = finishedTargets.filter((t) => t.role === 'primary');
+  const stats: RunStats = {
+    ...measured,
+    tests: {
+      successful: primaryDone.filter((t) => t.status === 'success').length,
+      failed: primaryDone.filter((t) => t.status !== 'success').length,
+    },
+  };
+  const baseline = input.status === 'success' ? await resolveBaseline(sql, run) : null;
+  const thresholds = run.config_snapshot.suite.config.thresholds;
+  const primaryIds = primaries.map((t) => t.id);
+  // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
+  const judgedAtAll = input.status === 'success';
+  const judged = judgedAtAll && reference !== undefined;
+  const openLoop = Boolean(run.config_snapshot.suite.config.workload.rate_per_second);
+  const candidateLatencies = judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined;
+  const targetLatencies = [];
+  if (judgedAtAll) {
+    for (const t of primaryDone) {
+      const targetStats = (t.metadata.stats as RunStats | undefined)?.calls ?? null;
+      // One candidate: its latencies are the candidates' already fetched.
+      const latencies =
+        primaryDone.length === 1 && candidateLatencies ? candidateLatencies : await successfulOrderStatistics(sql, run.id, [t.id], verdictRanks);
+      targetLatencies.push({ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, stats: targetStats, latencies });
+    }
+  }
+  const verdict = computeVerdict({
+    run: { id: run.id, status: input.status, failure_reason: input.failureReason },
+    suiteName: run.config_snapshot.suite.name,
+    thresholds,
+    candidate: stats,
+    candidateLatencies,
+    targets: targetLatencies,
+    candidateAnsweredShare: judgedAtAll ? await answeredSecondShare(sql, run.id, primaryIds) : null,
+    reference: reference
+      ? {
+          endpoint_id: reference.endpoint_id,
+          endpoint_name: reference.endpoint_name,
+          stats: { ...emptyStats(), ...(await aggregateLatency(sql, run.id, [reference.id])) },
+          latencies: judged ? await successfulOrderStatistics(sql, run.id, [reference.id], verdictRanks) : undefined,
+          answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
+          byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
+          headLagBlocks: judged ? await medianHeadLag(sql, run.id, primaryIds, reference.id) : null,
+          pairing: judged ? await loadPairing(sql, { runId: run.id, openLoop, candidateTargetIds: primaryIds, referenceTargetId: reference.id }) : undefined,
+        }
+      : null,
+    baseline,
+    correctness:
+      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, deps, run, primaries, reference) : undefined,
+  });
+  const ended = await finishRun(sql, run.id, {
+    status: input.status,
+    failureReason: input.failureReason,
+    stats,
+    verdict,
+    baselineRunId: verdict.baseline_comparison?.run_id ?? run.baseline_run_id,
+  });
+  const final = (await findRun(sql, run.id))!;
+  return {
+    status: final.status as FinalizeRunOutcome['status'],
+    verdict: final.verdict?.verdict ?? verdict.verdict,
+    exitCode: final.verdict?.exit_code ?? verdict.exit_code,
+    ended,
+  };
+}
