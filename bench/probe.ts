@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { createJsonRpcClient, type CallResult } from '../src/probe/json-rpc-client';
 import { probeRange } from '../src/probe/probe-range';
-import { createPlanner } from '../src/probe/workload';
+import { createPlanner } from '../src/domain/workload';
 import { fmt, machineLine, percentile, startRpcServer, table } from './lib';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -146,8 +146,8 @@ async function runUndiciRaw(url: string, seconds: number) {
 }
 
 /**
- * As activities/probe-chunk.ts drives it: probeRange per batch of 1,000 calls (every batch drains
- * before the next starts), each batch's results turned into sample rows and kept. No database.
+ * As activities/probe-chunk.ts drives it: one probeRange streaming batches of 1,000 calls
+ * (onBatch, while later calls go on), each batch's results turned into sample rows and kept. No database.
  */
 async function runOursBatched(url: string, seconds: number) {
   const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, fingerprintResults: false });
@@ -157,15 +157,21 @@ async function runOursBatched(url: string, seconds: number) {
     const deadlineMs = Date.now() + seconds * 1000;
     const all: CallResult[] = [];
     const rows: object[] = [];
-    let next = 0;
-    while (Date.now() < deadlineMs) {
-      const { results, nextSeq } = await probeRange({ client, plan, from: next, to: next + BATCH_CALLS, concurrency: CONNECTIONS, deadlineMs });
-      for (const r of results) {
-        all.push(r);
-        rows.push({ seq: r.seq, method: r.method, started_at: r.startedAt, latency_us: r.latencyUs, ok: r.outcome === 'ok', outcome: r.outcome });
-      }
-      next = nextSeq;
-    }
+    await probeRange({
+      client,
+      plan,
+      from: 0,
+      to: Number.POSITIVE_INFINITY,
+      concurrency: CONNECTIONS,
+      deadlineMs,
+      batchCalls: BATCH_CALLS,
+      onBatch: (results) => {
+        for (const r of results) {
+          all.push(r);
+          rows.push({ seq: r.seq, method: r.method, started_at: r.startedAt, latency_us: r.latencyUs, ok: r.outcome === 'ok', outcome: r.outcome });
+        }
+      },
+    });
     return summarise(all, Number(process.hrtime.bigint() - started) / 1e9);
   } finally {
     await client.close();
