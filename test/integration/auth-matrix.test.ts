@@ -89,6 +89,10 @@ const ROUTES: RouteCase[] = [
   { method: 'PATCH', path: '/v1/suites/:suiteId', scope: 'suites:write', body: () => ({ description: 'changed' }), ok: 200, foreign: 403 },
   { method: 'DELETE', path: '/v1/suites/:suiteId', scope: 'suites:write', ok: 409, okCode: 'conflict', foreign: 403 },
   { method: 'POST', path: '/v1/suites/:suiteId/runs', scope: 'runs:write', ok: 201, foreign: 403 },
+  // The fixture suite has no schedule: past authorization, pause/resume/trigger are 409 conflict.
+  { method: 'POST', path: '/v1/suites/:suiteId/schedule/pause', scope: 'suites:write', ok: 409, okCode: 'conflict', foreign: 403 },
+  { method: 'POST', path: '/v1/suites/:suiteId/schedule/resume', scope: 'suites:write', ok: 409, okCode: 'conflict', foreign: 403 },
+  { method: 'POST', path: '/v1/suites/:suiteId/schedule/trigger', scope: 'suites:write', ok: 409, okCode: 'conflict', foreign: 403 },
   { method: 'GET', path: '/v1/runs', scope: 'runs:read', ok: 200, foreign: 200 },
   { method: 'GET', path: '/v1/runs/:runId', scope: 'runs:read', ok: 200, foreign: 403 },
   // The fixture run never finishes (no worker), so getting past auth means 409 run_not_finished,

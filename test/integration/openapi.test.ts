@@ -610,6 +610,21 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('suite schedules conform: the schedule on the suite, pause, resume, trigger, 409 without one', async () => {
+    const node = await startFakeNode(answers.ok('0x10'));
+    nodes.push(node);
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url] });
+    await expectStatus(409, 'POST', `/v1/suites/${suiteId}/schedule/pause`, { auth });
+    await expectStatus(400, 'PATCH', `/v1/suites/${suiteId}`, { auth, body: { schedule: { cron: 'not a cron' } } });
+    await expectStatus(200, 'PATCH', `/v1/suites/${suiteId}`, { auth, body: { schedule: { cron: '0 3 * * 1', timezone: 'Europe/Berlin' } } });
+    await expectStatus(200, 'GET', `/v1/suites/${suiteId}`, { auth });
+    await expectStatus(200, 'POST', `/v1/suites/${suiteId}/schedule/pause`, { auth });
+    await expectStatus(200, 'POST', `/v1/suites/${suiteId}/schedule/resume`, { auth });
+    await expectStatus(202, 'POST', `/v1/suites/${suiteId}/schedule/trigger`, { auth });
+    await expectStatus(200, 'PATCH', `/v1/suites/${suiteId}`, { auth, body: { schedule: null } });
+  });
+
   it('every documented operation had its success response validated', () => {
     const missing = operations()
       .map(({ method, path: p, operation }) => {
