@@ -2,6 +2,15 @@ import eslint from '@eslint/js';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
+/** One no-restricted-imports config per layer rule (a later config for the same file would replace an earlier one's options). */
+function layerRules(rules) {
+  return rules.map(({ files, ignores, regex, message }) => ({
+    files,
+    ...(ignores ? { ignores } : {}),
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex, message }] }] },
+  }));
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/'] },
   eslint.configs.recommended,
@@ -28,6 +37,38 @@ export default tseslint.config(
       ],
     },
   },
+  // Layers point one way (STYLE rule 5): http → services → db → domain; activities → probe/db/domain;
+  // domain imports nothing of ours. Relative imports that leave a folder the wrong way are refused;
+  // `npm run lint:cycles` (madge) refuses import circles.
+  ...layerRules([
+    {
+      files: ['src/domain/*.ts'],
+      regex: '^(\\.\\./|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/domain is pure: nothing of ours outside src/domain, no I/O library (STYLE rules 5 and 9).',
+    },
+    {
+      files: ['src/domain/*/**/*.ts'],
+      regex: '^(\\.\\./\\.\\./|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/domain is pure: nothing of ours outside src/domain, no I/O library (STYLE rules 5 and 9).',
+    },
+    {
+      // migrate-cli.ts is an entry point (npm run migrate): it parses the config like src/server.ts.
+      files: ['src/db/**/*.ts'],
+      ignores: ['src/db/migrate-cli.ts'],
+      regex: '^\\.\\./(?!domain/)',
+      message: 'src/db imports only src/domain.',
+    },
+    {
+      files: ['src/probe/**/*.ts'],
+      regex: '^\\.\\./(?!domain/)',
+      message: 'src/probe imports only src/domain (no database access: activities store what it measures).',
+    },
+    {
+      files: ['src/services/**/*.ts'],
+      regex: '^\\.\\./(http|dashboard)/',
+      message: 'Services do not import the HTTP layer: routes call services, never the other way.',
+    },
+  ]),
   {
     // Workflow code is replayed and must be deterministic: no Node built-ins, no I/O.
     files: ['workflows/**/*.ts'],

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
-import { usesPinnedBlock } from '../src/probe/workload';
+import { usesPinnedBlock } from '../src/domain/workload';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { asActivityFailure, openEndpointClient } from './endpoint-client';
 import { endpointFailure, withRetryRecording } from './retry-recording';

@@ -15,7 +15,7 @@ import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/sa
 import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
-import { createPlanner } from '../src/probe/workload';
+import { createPlanner } from '../src/domain/workload';
 import type { ClientCache } from './client-cache';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { withRetryRecording } from './retry-recording';

@@ -8,7 +8,7 @@ import { selectRecheckPairs } from '../src/db/samples';
 import { isHeadDependent, MAX_RECHECKS_PER_RUN, pinHeadDependentParams } from '../src/domain/correctness';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
-import { createPlanner, templateParams } from '../src/probe/workload';
+import { createPlanner, templateParams } from '../src/domain/workload';
 import { openEndpointClient } from './endpoint-client';
 
 export interface RecheckDeps {

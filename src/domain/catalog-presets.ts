@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PINNED_BLOCK_TEMPLATE } from '../probe/workload';
+import { PINNED_BLOCK_TEMPLATE } from './workload';
 
 /*
  * The built-in catalog. Migration 003_catalog.sql seeds exactly these rows (same ids, same

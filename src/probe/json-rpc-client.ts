@@ -6,7 +6,7 @@ import { isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../dom
 import { classifyAddress, isAddressAllowed } from './address-guard';
 import { classifyResponse, INVALID_REASONS, type InvalidReason } from './classify-response';
 import { processResponseBudget, type BudgetHolder, type ResponseBudget } from './response-budget';
-import type { PlannedCall } from './workload';
+import type { PlannedCall } from '../domain/workload';
 
 /** 8 MiB: large enough for full blocks with transactions, small enough to protect the worker. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

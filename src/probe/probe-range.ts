@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallResult, JsonRpcClient } from './json-rpc-client';
-import type { PlannedCall } from './workload';
+import type { PlannedCall } from '../domain/workload';
 
 /** A call's result, and how late it was sent after the instant the open-loop schedule intended. */
 export interface ProbedCall extends CallResult {

@@ -20,7 +20,7 @@ import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, pinHeadDependentPar
 import { emptyStats, type RunStats } from '../domain/stats';
 import { BASELINE_DEFAULTS } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
-import { createPlanner, templateParams } from '../probe/workload';
+import { createPlanner, templateParams } from '../domain/workload';
 
 /**
  * The one way a run ends (issue 12): the run workflow's finalize activity, a cancel of a run

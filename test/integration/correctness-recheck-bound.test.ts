@@ -4,7 +4,7 @@ import { recheckHeadMovedDifferences } from '../../activities/recheck-head-moved
 import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
 import { compareWithReference, writeSampleChunk, type SampleRow } from '../../src/db/samples';
 import { MAX_RECHECKS_PER_RUN } from '../../src/domain/correctness';
-import { createPlanner } from '../../src/probe/workload';
+import { createPlanner } from '../../src/domain/workload';
 import { createSuite, get, post } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';

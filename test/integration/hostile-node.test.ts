@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_REASONS } from '../../src/probe/classify-response';
 import { createJsonRpcClient, type CallResult, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { ResponseBudget } from '../../src/probe/response-budget';
-import type { PlannedCall } from '../../src/probe/workload';
+import type { PlannedCall } from '../../src/domain/workload';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { startHostileNode, LARGE_OK_BYTES, type HostileMode, type HostileNode } from '../helpers/hostile-node';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { probeRange } from '../../src/probe/probe-range';
-import { createPlanner, type PlannedCall } from '../../src/probe/workload';
+import { createPlanner, type PlannedCall } from '../../src/domain/workload';
 import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
 
 // The probe client on its own, against a loopback node: connection reuse and limits, every

@@ -9,7 +9,7 @@ import {
   presetSlugSchema,
 } from '../../src/domain/catalog-presets';
 import { suiteConfigSchema, workloadSchema } from '../../src/domain/suite-config';
-import { templateParams, usesPinnedBlock } from '../../src/probe/workload';
+import { templateParams, usesPinnedBlock } from '../../src/domain/workload';
 
 const MIGRATION = readFileSync(path.join(__dirname, '../../src/db/migrations/003_catalog.sql'), 'utf8');
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CallResult, JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../../src/probe/probe-range';
-import type { PlannedCall } from '../../src/probe/workload';
+import type { PlannedCall } from '../../src/domain/workload';
 
 // The scheduler on its own, against an in-process stand-in for the probed node that answers after
 // a chosen delay and records when each call was handed to it (a loopback node adds nothing here

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPlanner } from '../../src/probe/workload';
+import { createPlanner } from '../../src/domain/workload';
 
 type Methods = Parameters<typeof createPlanner>[0]['methods'];
 

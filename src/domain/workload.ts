@@ -1,4 +1,4 @@
-import type { Workload } from '../domain/suite-config';
+import type { Workload } from './suite-config';
 
 export interface PlannedCall {
   seq: number;
