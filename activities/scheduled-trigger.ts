@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { AppError } from '../src/errors';
 import { fireSchedule, type ScheduledTriggerOutcome } from '../src/services/schedules';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 /**
  * The activity of one schedule fire: triggers the suite's run through the API's trigger verb

@@ -80,3 +80,24 @@ export interface RetryLedger {
   endpointFailures: number;
   unrecorded: AttemptNote[];
 }
+
+/** One fire of a suite's schedule: a run started, or why not (services/schedules.ts). */
+export type ScheduledTriggerResult = { outcome: 'started'; runId: string } | { outcome: 'skipped'; reason: string };
+
+/**
+ * The contract between the workflows and the worker: what a workflow may call, with inputs and
+ * results as they cross Temporal. createActivities (activities/index.ts) implements it; workflows
+ * import this interface, not the implementations, so workflow code never depends on what the
+ * activities import (services, the database, the probe) and no import circle runs through a
+ * workflow back into the activities that start workflows.
+ */
+export interface Activities {
+  claimRun(input: { runId: string }): Promise<ClaimRunResult>;
+  planRun(input: { runId: string; retry: RetrySummary }): Promise<PlanRunResult>;
+  probeChunk(input: ProbeChunkInput): Promise<ProbeChunkResult>;
+  finalizeRun(input: FinalizeRunInput): Promise<FinalizeRunResult>;
+  enqueueWebhooks(input: { runId: string }): Promise<{ deliveries: number }>;
+  deliverWebhook(input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }>;
+  markWebhookDeliveryFailed(input: { deliveryId: string }): Promise<void>;
+  triggerScheduledRun(input: { suiteId: string }): Promise<ScheduledTriggerResult>;
+}

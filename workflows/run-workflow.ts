@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { Activities } from '../activities/types';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
 import { INFRASTRUCTURE_BACKOFF } from '../src/domain/retry-policy';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { Activities } from '../activities/types';
 
 export interface ScheduledTriggerInput {
   suiteId: string;

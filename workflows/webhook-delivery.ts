@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { Activities } from '../activities/types';
 import { INFRASTRUCTURE_BACKOFF } from '../src/domain/retry-policy';
 
 export interface WebhookDeliveryInput {

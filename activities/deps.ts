@@ -1,0 +1,18 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config';
+import type { Sql } from '../src/db/client';
+import type { SecretBox } from '../src/crypto/secret-box';
+
+/** What the worker builds the activities from (createActivities). */
+export interface ActivityDeps {
+  sql: Sql;
+  box: SecretBox;
+  allowPrivateTargets: boolean;
+  /** RVS_PUBLIC_URL: the dashboard link in webhook payloads. */
+  publicUrl?: string;
+  /** First retry delay of a failed webhook delivery (tests shorten it). */
+  webhookRetryInitialIntervalMs?: number;
+  /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
+  config?: Config;
+  temporal?: Client;
+}
