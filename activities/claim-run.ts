@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
-import { claimRun as claimRunRow, findRun, findRunTargets, TERMINAL_RUN_STATUSES } from '../src/db/runs';
+import { claimRun as claimRunRow, findRun, findRunTargets } from '../src/db/runs';
+import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import type { ClaimRunResult } from './types';
 
 /**

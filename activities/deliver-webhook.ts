@@ -5,7 +5,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { Client, errors } from 'undici';
 import type { SecretBox } from '../src/crypto/secret-box';
 import type { Sql } from '../src/db/client';
-import { findRun, TERMINAL_RUN_STATUSES } from '../src/db/runs';
+import { findRun } from '../src/db/runs';
+import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import {
   findDeliveryToSend,
   findSubscribedWebhooks,

@@ -9,8 +9,8 @@ import {
   markRunRunning,
   markTargetRunning,
   recordHead,
-  TERMINAL_RUN_STATUSES,
 } from '../src/db/runs';
+import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
 import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';

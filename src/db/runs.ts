@@ -1,12 +1,8 @@
 import { targetStats, type MeasuredStats, type RunStats } from '../domain/stats';
 import type { SuiteConfig } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
+import type { RunStatus, TargetRole, TargetStatus } from '../domain/run-model';
 import type { Queryable } from './client';
-
-export type RunStatus = 'queued' | 'claimed' | 'running' | 'success' | 'failed' | 'cancelled';
-export type TargetStatus = 'pending' | 'running' | 'success' | 'failed' | 'cancelled';
-export type TargetRole = 'primary' | 'reference';
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'cancelled'];
 
 /** What a run executes: the suite config as it was when the run was requested, thresholds overridden. */
 export interface RunConfigSnapshot {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
 import type { Queryable, Sql } from './client';
-import type { TargetRole } from './runs';
+import type { TargetRole } from '../domain/run-model';
 import type { SampleOutcome } from '../domain/sample-outcome';
 
 export interface SampleRow {

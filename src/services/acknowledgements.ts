@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findAcknowledgement, insertAcknowledgement, listAcknowledgements, type AcknowledgementRow } from '../db/acknowledgements';
-import { findRun, TERMINAL_RUN_STATUSES, type RunRow } from '../db/runs';
+import { findRun, type RunRow } from '../db/runs';
+import { TERMINAL_RUN_STATUSES } from '../domain/run-model';
 import { AppError, conflict, notFound } from '../errors';
 import { assertSameTenant, type Ctx } from './context';
 import { page, type Page } from './pagination';

@@ -13,7 +13,6 @@ import {
   insertRun,
   markWorkflowStarted,
   listRuns as listRunRows,
-  TERMINAL_RUN_STATUSES,
   type RetryRow,
   type RunListRow,
   type RunRow,
@@ -23,6 +22,7 @@ import type { Sql } from '../db/client';
 import { linkIdempotencyResource, type IdempotencyReservation } from '../db/idempotency';
 import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
+import { RUN_STATUSES, TERMINAL_RUN_STATUSES } from '../domain/run-model';
 import { emptyStats } from '../domain/stats';
 import { boundedJsonDepth, thresholdOverridesSchema } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
@@ -144,7 +144,7 @@ async function present(ctx: Ctx, run: RunRow): Promise<RunResponse> {
 
 export const listRunsQuery = paginationQuery.extend({
   suite_id: z.uuid().optional(),
-  status: z.enum(['queued', 'claimed', 'running', 'success', 'failed', 'cancelled']).optional(),
+  status: z.enum(RUN_STATUSES).optional(),
 });
 
 /**
