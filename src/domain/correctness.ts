@@ -318,36 +318,6 @@ export interface RecheckCounts {
   failed: number;
 }
 
-/** The re-check of one pair: the params re-sent (block pinned) and both answers' fingerprints. */
-export interface PairRecheck {
-  outcome: RecheckOutcome;
-  params: unknown;
-  candidateHash: string | null;
-  referenceHash: string | null;
-}
-
-export interface CorrectnessPair {
-  method: string;
-  params: unknown;
-  /** Fingerprint of the candidate's answer; null when the candidate's call failed. */
-  candidateHash: string | null;
-  /** Fingerprint of the reference's answer; null when the reference's call failed. */
-  referenceHash: string | null;
-  /**
-   * True when a mismatch of this pair cannot be blamed on the candidate because the head moved:
-   * the call isHeadDependent **and** a recorded head of the candidate or the reference changed
-   * while the pair was answered. A head-dependent call answered while neither head moved is
-   * submitted with false: heads that did not move never excuse anything.
-   */
-  headDependent: boolean;
-  /**
-   * The pair's re-check at a fixed block, when it was re-sent (headDependent pairs only): a
-   * `confirmed` one is a mismatch (listed with the re-sent params and hashes), the others stay
-   * inconclusive.
-   */
-  recheck?: PairRecheck;
-}
-
 export interface CorrectnessMismatch {
   method: string;
   params: unknown;
@@ -405,9 +375,8 @@ export const MAX_LISTED_MISMATCHES = 10;
 
 /**
  * What the correctness check judges: counts of pairs by kind, per-method mismatch counts and
- * example mismatches. Built from pairs in memory (tallyPairs) or by the caller from counts
- * computed elsewhere (in SQL at finalize, where a run can hold a million samples), and judged
- * by judgeCorrectness.
+ * example mismatches. Built from the counts computed in SQL at finalize (tallyFromCounts) and
+ * judged by judgeCorrectness.
  */
 export interface CorrectnessTally {
   matched: number;
@@ -462,52 +431,61 @@ export function spreadMismatches<T extends { method: string }>(mismatches: reado
   return picked;
 }
 
+/** Per method, the candidate/reference pairs as counted in SQL (db/samples compareWithReference). */
+export interface MethodPairTotals {
+  method: string;
+  /** Both answered with equal fingerprints. */
+  matched: number;
+  /** Either side failed, or the reference has no sample at that seq. */
+  skipped: number;
+  /** Both answered with different fingerprints (classified by DifferingTotals). */
+  differing: number;
+}
+
+/** Per method, how the differing pairs were classified (db/samples classifyDifferingSamples). */
+export interface DifferingTotals {
+  method: string;
+  /** Differences no moving head excuses, re-checked ones that still differed included. */
+  mismatched: number;
+  /** Head-dependent differences while a head moved, not confirmed by a re-check: inconclusive. */
+  head_moved: number;
+  confirmed: number;
+  resolved: number;
+  recheck_failed: number;
+}
+
 /**
- * Counts pairs by kind:
- *  - a pair with a null hash on either side is `skipped` (availability is judged elsewhere);
- *  - equal hashes → `matched`; different hashes → `inconclusive` when headDependent (unless its
- *    re-check confirmed the difference), else `mismatched` (examples spread over methods, see
- *    spreadMismatches; counted per method). A confirmed re-check is listed with the params and
- *    hashes of the re-sent call.
+ * The correctness tally of a run from the counts Postgres computed at finalize (a run may hold a
+ * million samples per target, so only counts and a few example mismatches come back):
+ *  - matched and skipped pairs add up over methods;
+ *  - differing pairs are mismatched (no moving head excuses them, or their re-check confirmed
+ *    the difference) or inconclusive (a head moved and no re-check confirmed it);
+ *  - each method with a mismatch gets {mismatched, compared = its matched + mismatched};
+ *  - `examples` are the mismatches to list, already spread over methods (spreadMismatches).
+ * This is the production path (services/finalize-run.ts) that judgeCorrectness judges.
  */
-export function tallyPairs(pairs: readonly CorrectnessPair[]): CorrectnessTally {
+export function tallyFromCounts(
+  pairs: readonly MethodPairTotals[],
+  differing: readonly DifferingTotals[],
+  examples: readonly CorrectnessMismatch[] = [],
+): CorrectnessTally {
   const tally = emptyTally();
-  const perMethod = new Map<string, MethodMismatchCount>();
-  const count = (method: string) => {
-    let c = perMethod.get(method);
-    if (!c) perMethod.set(method, (c = { method, mismatched: 0, compared: 0 }));
-    return c;
-  };
-  // Enough examples of every method for any spread: at most MAX_LISTED_MISMATCHES each.
-  const examples: CorrectnessMismatch[] = [];
-  for (const pair of pairs) {
-    if (pair.candidateHash === null || pair.referenceHash === null) {
-      tally.skipped++;
-    } else if (pair.candidateHash === pair.referenceHash) {
-      tally.matched++;
-      count(pair.method).compared++;
-    } else if (pair.headDependent && pair.recheck?.outcome !== 'confirmed') {
-      tally.inconclusive++;
-      if (pair.recheck) tally.recheck[pair.recheck.outcome]++;
-    } else {
-      tally.mismatched++;
-      const confirmed = pair.headDependent ? pair.recheck : undefined;
-      if (confirmed) tally.recheck.confirmed++;
-      const c = count(pair.method);
-      c.compared++;
-      c.mismatched++;
-      if (c.mismatched <= MAX_LISTED_MISMATCHES) {
-        examples.push({
-          method: pair.method,
-          params: confirmed ? confirmed.params : pair.params,
-          candidate_hash: confirmed?.candidateHash ?? pair.candidateHash,
-          reference_hash: confirmed?.referenceHash ?? pair.referenceHash,
-        });
-      }
+  for (const c of pairs) {
+    tally.matched += c.matched;
+    tally.skipped += c.skipped;
+  }
+  const matchedOf = new Map(pairs.map((c) => [c.method, c.matched]));
+  for (const d of differing) {
+    tally.mismatched += d.mismatched;
+    tally.inconclusive += d.head_moved;
+    tally.recheck.confirmed += d.confirmed;
+    tally.recheck.resolved += d.resolved;
+    tally.recheck.failed += d.recheck_failed;
+    if (d.mismatched > 0) {
+      tally.mismatchesByMethod.push({ method: d.method, mismatched: d.mismatched, compared: (matchedOf.get(d.method) ?? 0) + d.mismatched });
     }
   }
-  tally.mismatches = spreadMismatches(examples);
-  tally.mismatchesByMethod = [...perMethod.values()].filter((c) => c.mismatched > 0);
+  tally.mismatches = examples.slice(0, MAX_LISTED_MISMATCHES);
   return tally;
 }
 
@@ -569,12 +547,4 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
     message: `${matched} of ${compared} compared responses matched the reference (${matchRatePct}%, ${pass ? 'min' : 'below min'} ${minPct}%)${suffix}`,
     details: { compared, matched, mismatched, inconclusive, skipped, ...recheckDetails, match_rate_pct: matchRatePct, min_pct: minPct, mismatches, mismatches_by_method: byMethod },
   };
-}
-
-/**
- * The `correctness` check from pairs in memory: judgeCorrectness(tallyPairs(pairs), minPct).
- * compared + inconclusive + skipped = pairs.length.
- */
-export function summarizeCorrectness(pairs: readonly CorrectnessPair[], minPct: number): CorrectnessSummary {
-  return judgeCorrectness(tallyPairs(pairs), minPct);
 }

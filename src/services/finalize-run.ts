@@ -16,7 +16,7 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
-import { emptyTally, isHeadDependent, MAX_LISTED_MISMATCHES, pinHeadDependentParams, spreadMismatches, type CorrectnessTally } from '../domain/correctness';
+import { isHeadDependent, MAX_LISTED_MISMATCHES, pinHeadDependentParams, spreadMismatches, tallyFromCounts, type CorrectnessTally } from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/stats';
 import { BASELINE_DEFAULTS } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
@@ -158,31 +158,13 @@ async function tallyCorrectness(
   const candidateTargetIds = candidates.map((t) => t.id);
   const referenceTargetId = reference.id;
   const counts = await compareWithReference(sql, run.id, candidateTargetIds, referenceTargetId);
-  const tally = emptyTally();
-  let differing = 0;
-  for (const c of counts) {
-    tally.matched += c.matched;
-    tally.skipped += c.skipped;
-    differing += c.differing;
-  }
-  if (differing === 0) return tally;
+  if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, []);
   if (!deps.recheck) throw new Error('judging correctness needs the re-check of head-moved differences (the worker provides it)');
   await deps.recheck(sql, run, candidates, reference);
   const classified = await classifyDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
     headDependentMethods: [...headDependentMethods(run)],
     limit: MAX_LISTED_MISMATCHES,
   });
-  const matchedOf = new Map(counts.map((c) => [c.method, c.matched]));
-  for (const d of classified.counts) {
-    tally.mismatched += d.mismatched;
-    tally.inconclusive += d.head_moved;
-    tally.recheck.confirmed += d.confirmed;
-    tally.recheck.resolved += d.resolved;
-    tally.recheck.failed += d.recheck_failed;
-    if (d.mismatched > 0) {
-      tally.mismatchesByMethod.push({ method: d.method, mismatched: d.mismatched, compared: (matchedOf.get(d.method) ?? 0) + d.mismatched });
-    }
-  }
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
   const plan = createPlanner(
     run.config_snapshot.suite.config.workload,
@@ -190,13 +172,13 @@ async function tallyCorrectness(
     run.pinned_block === null ? null : Number(run.pinned_block),
   );
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
-  tally.mismatches = spreadMismatches(classified.examples).map((d) => ({
+  const examples = spreadMismatches(classified.examples).map((d) => ({
     method: d.method,
     params: d.recheck ? pinHeadDependentParams(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
     candidate_hash: d.recheck?.candidate_hash ?? d.candidate_hash,
     reference_hash: d.recheck?.reference_hash ?? d.reference_hash,
   }));
-  return tally;
+  return tallyFromCounts(counts, classified.counts, examples);
 }
 
 async function finalizeLocked(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprint, isHeadDependent, summarizeCorrectness, type CorrectnessPair } from '../../src/domain/correctness';
+import { fingerprint, isHeadDependent } from '../../src/domain/correctness';
+import { judgePairs, type Pair } from '../helpers/correctness-pairs';
 import { CONSTRUCTOR_TOPIC, startAlteringProxy, startGanache, type Alter, type GanacheChain } from '../helpers/ganache';
 
 /*
@@ -47,8 +48,8 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 }
 
 /** Sends every request to the reference and the candidate and fingerprints both answers. */
-async function comparePairs(referenceUrl: string, candidateUrl: string): Promise<CorrectnessPair[]> {
-  const pairs: CorrectnessPair[] = [];
+async function comparePairs(referenceUrl: string, candidateUrl: string): Promise<Pair[]> {
+  const pairs: Pair[] = [];
   for (const { method, params } of requestSet(chain)) {
     const [reference, candidate] = await Promise.all([rpc(referenceUrl, method, params), rpc(candidateUrl, method, params)]);
     pairs.push({
@@ -100,7 +101,7 @@ describe('correctness against a real ganache node', () => {
   it('identity proxy: every fingerprint equal, the check passes at 100%', async () => {
     const pairs = await withProxy(undefined, (url) => comparePairs(chain.url, url));
     expect(pairs.map((p) => p.candidateHash)).toEqual(pairs.map((p) => p.referenceHash));
-    const summary = summarizeCorrectness(pairs, 100);
+    const summary = judgePairs(pairs, 100);
     expect(summary.status).toBe('pass');
     expect(summary.details).toMatchObject({ compared: pairs.length, matched: pairs.length, mismatched: 0, match_rate_pct: 100 });
   });
@@ -108,7 +109,7 @@ describe('correctness against a real ganache node', () => {
   it('a proxy that alters eth_getBalance: those pairs mismatch and are listed', async () => {
     const alter: Alter = (method, result) => (method === 'eth_getBalance' ? hex(Number(BigInt(result as string) % 1000n) + 1) : result);
     const pairs = await withProxy(alter, (url) => comparePairs(chain.url, url));
-    const summary = summarizeCorrectness(pairs, 99);
+    const summary = judgePairs(pairs, 99);
     expect(summary.status).toBe('fail');
     expect(summary.details.mismatched).toBe(2);
     expect(summary.details.matched).toBe(pairs.length - 2);
@@ -140,7 +141,7 @@ describe('correctness against a real ganache node', () => {
       return comparePairs(chain.url, url);
     });
     expect(pairs.map((p) => p.candidateHash)).toEqual(pairs.map((p) => p.referenceHash));
-    expect(summarizeCorrectness(pairs, 100).status).toBe('pass');
+    expect(judgePairs(pairs, 100).status).toBe('pass');
   });
 
   it('a proxy that strips leading zeros from a log topic (DATA): mismatch', async () => {
@@ -152,7 +153,7 @@ describe('correctness against a real ganache node', () => {
       return result;
     };
     const pairs = await withProxy(alter, (url) => comparePairs(chain.url, url));
-    const summary = summarizeCorrectness(pairs, 100);
+    const summary = judgePairs(pairs, 100);
     expect(summary.status).toBe('fail');
     expect(summary.details.mismatches.map((m) => m.method)).toEqual(['eth_getLogs']);
   });
@@ -160,7 +161,7 @@ describe('correctness against a real ganache node', () => {
   it('a head-dependent request whose answer moved is inconclusive, not a mismatch', async () => {
     const alter: Alter = (method, result) => (method === 'eth_blockNumber' ? hex(Number(result) + 1) : result);
     const pairs = await withProxy(alter, (url) => comparePairs(chain.url, url));
-    const summary = summarizeCorrectness(pairs, 100);
+    const summary = judgePairs(pairs, 100);
     expect(summary.status).toBe('pass');
     expect(summary.details).toMatchObject({ inconclusive: 1, mismatched: 0, compared: pairs.length - 1 });
   });

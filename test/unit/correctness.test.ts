@@ -10,11 +10,10 @@ import {
   pinHeadDependentParams,
   ResultTooDeepError,
   spreadMismatches,
-  summarizeCorrectness,
-  tallyPairs,
-  type CorrectnessPair,
+  tallyFromCounts,
   type CorrectnessTally,
 } from '../../src/domain/correctness';
+import { judgePairs, tallyOfPairs, type Pair } from '../helpers/correctness-pairs';
 
 const HASH = /^[0-9a-f]{32}$/;
 const H32 = `0x${'00'.repeat(31)}ab`;
@@ -194,7 +193,7 @@ describe('pinHeadDependentParams: the head tag replaced by a fixed block', () =>
   });
 });
 
-const pair = (over: Partial<CorrectnessPair> = {}): CorrectnessPair => ({
+const pair = (over: Partial<Pair> = {}): Pair => ({
   method: 'eth_getBalance',
   params: [ADDR, '0x10'],
   candidateHash: 'a'.repeat(32),
@@ -205,7 +204,7 @@ const pair = (over: Partial<CorrectnessPair> = {}): CorrectnessPair => ({
 const match = () => pair();
 const mismatch = (i = 0) => pair({ candidateHash: `${i}`.padStart(32, 'b'), params: [ADDR, `0x${i.toString(16)}`] });
 
-describe('summarizeCorrectness', () => {
+describe('judgeCorrectness of pairs counted as the SQL counts them', () => {
   it.each([
     { name: 'all matched', pairs: [match(), match()], min: 100, status: 'pass', counts: { compared: 2, matched: 2, mismatched: 0, inconclusive: 0, skipped: 0 }, rate: 100 },
     { name: 'exactly at min_pct passes', pairs: [...Array(19).fill(0).map(match), mismatch()], min: 95, status: 'pass', counts: { compared: 20, matched: 19, mismatched: 1, inconclusive: 0, skipped: 0 }, rate: 95 },
@@ -217,7 +216,7 @@ describe('summarizeCorrectness', () => {
     { name: 'head-dependent match still counts as matched', pairs: [pair({ headDependent: true })], min: 100, status: 'pass', counts: { compared: 1, matched: 1, mismatched: 0, inconclusive: 0, skipped: 0 }, rate: 100 },
     { name: 'null hash on either side → skipped', pairs: [match(), pair({ candidateHash: null }), pair({ referenceHash: null }), pair({ candidateHash: null, referenceHash: null })], min: 100, status: 'pass', counts: { compared: 1, matched: 1, mismatched: 0, inconclusive: 0, skipped: 3 }, rate: 100 },
   ])('$name', ({ pairs, min, status, counts, rate }) => {
-    const summary = summarizeCorrectness(pairs, min);
+    const summary = judgePairs(pairs, min);
     expect(summary.name).toBe('correctness');
     expect(summary.status).toBe(status);
     expect(summary.details).toMatchObject({ ...counts, match_rate_pct: rate, min_pct: min });
@@ -230,7 +229,7 @@ describe('summarizeCorrectness', () => {
     { name: 'every pair skipped', pairs: [pair({ candidateHash: null }), pair({ referenceHash: null })] },
     { name: 'every pair inconclusive', pairs: [pair({ candidateHash: 'c'.repeat(32), headDependent: true })] },
   ])('nothing compared ($name) → fail, rate null', ({ pairs }) => {
-    const summary = summarizeCorrectness(pairs, 0);
+    const summary = judgePairs(pairs, 0);
     expect(summary.status).toBe('fail');
     expect(summary.details.compared).toBe(0);
     expect(summary.details.match_rate_pct).toBeNull();
@@ -239,7 +238,7 @@ describe('summarizeCorrectness', () => {
 
   it('lists at most 10 mismatches, the first ones, with method, params and both hashes', () => {
     const pairs = Array.from({ length: 15 }, (_, i) => mismatch(i));
-    const summary = summarizeCorrectness(pairs, 0);
+    const summary = judgePairs(pairs, 0);
     expect(summary.details.mismatched).toBe(15);
     expect(summary.details.mismatches).toHaveLength(10);
     expect(summary.details.mismatches[0]).toEqual({
@@ -257,17 +256,17 @@ describe('summarizeCorrectness', () => {
   });
 
   it('the message says what was judged', () => {
-    const summary = summarizeCorrectness([match(), mismatch(), pair({ candidateHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true })], 90);
+    const summary = judgePairs([match(), mismatch(), pair({ candidateHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true })], 90);
     expect(summary.message).toBe(
       '1 of 2 compared responses matched the reference (50%, below min 90%); 1 inconclusive (head moved), 1 skipped (a side failed)',
     );
   });
 });
 
-describe('tallyPairs', () => {
+describe('tallyFromCounts of pairs counted as the SQL counts them', () => {
   it('counts each kind of pair and keeps the first mismatches in input order', () => {
     const pairs = [match(), mismatch(1), pair({ candidateHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true }), mismatch(2), match()];
-    expect(tallyPairs(pairs)).toEqual({
+    expect(tallyOfPairs(pairs)).toEqual({
       matched: 2,
       mismatched: 2,
       inconclusive: 1,
@@ -294,7 +293,7 @@ describe('tallyPairs', () => {
           referenceHash: outcome === 'confirmed' ? 'f'.repeat(32) : outcome === 'resolved' ? `${i}`.padStart(32, 'e') : null,
         },
       });
-    const tally = tallyPairs([match(), moved('confirmed', 1), moved('resolved', 2), moved('failed', 3), moved(undefined, 4)]);
+    const tally = tallyOfPairs([match(), moved('confirmed', 1), moved('resolved', 2), moved('failed', 3), moved(undefined, 4)]);
     expect(tally).toMatchObject({ matched: 1, mismatched: 1, inconclusive: 3, skipped: 0, recheck: { resolved: 1, confirmed: 1, failed: 1 } });
     expect(tally.mismatches).toEqual([{ method: 'eth_getBalance', params: [ADDR, '0x36'], candidate_hash: '1'.padStart(32, 'e'), reference_hash: 'f'.repeat(32) }]);
     expect(tally.mismatchesByMethod).toEqual([{ method: 'eth_getBalance', mismatched: 1, compared: 2 }]);
@@ -306,7 +305,7 @@ describe('tallyPairs', () => {
   });
 
   it('a re-check on a pair that no head excuses changes nothing: it is a mismatch with its own params', () => {
-    const tally = tallyPairs([pair({ candidateHash: 'c'.repeat(32), recheck: { outcome: 'resolved', params: [], candidateHash: 'e'.repeat(32), referenceHash: 'e'.repeat(32) } })]);
+    const tally = tallyOfPairs([pair({ candidateHash: 'c'.repeat(32), recheck: { outcome: 'resolved', params: [], candidateHash: 'e'.repeat(32), referenceHash: 'e'.repeat(32) } })]);
     expect(tally).toMatchObject({ mismatched: 1, inconclusive: 0, recheck: { resolved: 0, confirmed: 0, failed: 0 } });
     expect(tally.mismatches[0]!.params).toEqual([ADDR, '0x10']);
   });
@@ -319,7 +318,7 @@ describe('tallyPairs', () => {
       ...Array.from({ length: 5 }, () => match()),
       pair({ method: 'eth_getBlockReceipts', params: ['0x99'] }),
     ];
-    const summary = summarizeCorrectness(pairs, 0);
+    const summary = judgePairs(pairs, 0);
     expect(summary.details.mismatches.map((m) => m.method)).toEqual([
       'eth_getBalance', 'eth_getBlockReceipts', 'eth_getBalance', 'eth_getBlockReceipts', 'eth_getBalance',
       'eth_getBlockReceipts', 'eth_getBalance', 'eth_getBlockReceipts', 'eth_getBalance', 'eth_getBlockReceipts',
@@ -355,13 +354,60 @@ describe('spreadMismatches', () => {
   });
 
   it('keeps at most 10 mismatches but counts them all', () => {
-    const tally = tallyPairs(Array.from({ length: 25 }, (_, i) => mismatch(i)));
+    const tally = tallyOfPairs(Array.from({ length: 25 }, (_, i) => mismatch(i)));
     expect(tally.mismatched).toBe(25);
     expect(tally.mismatches).toHaveLength(10);
   });
 
   it('of no pairs is the empty tally', () => {
-    expect(tallyPairs([])).toEqual(emptyTally());
+    expect(tallyOfPairs([])).toEqual(emptyTally());
+  });
+});
+
+describe('tallyFromCounts (the counts finalize reads from Postgres)', () => {
+  const example = { method: 'eth_call', params: [], candidate_hash: 'b', reference_hash: 'a' };
+  it('adds matched and skipped over methods; differing pairs count as classified', () => {
+    const tally = tallyFromCounts(
+      [
+        { method: 'eth_call', matched: 90, skipped: 3, differing: 7 },
+        { method: 'eth_getBalance', matched: 50, skipped: 0, differing: 5 },
+        { method: 'eth_chainId', matched: 10, skipped: 1, differing: 0 },
+      ],
+      [
+        { method: 'eth_call', mismatched: 7, head_moved: 0, confirmed: 0, resolved: 0, recheck_failed: 0 },
+        { method: 'eth_getBalance', mismatched: 1, head_moved: 4, confirmed: 1, resolved: 3, recheck_failed: 1 },
+      ],
+      [example],
+    );
+    expect(tally).toEqual({
+      matched: 150,
+      mismatched: 8,
+      inconclusive: 4,
+      skipped: 4,
+      mismatches: [example],
+      mismatchesByMethod: [
+        { method: 'eth_call', mismatched: 7, compared: 97 },
+        { method: 'eth_getBalance', mismatched: 1, compared: 51 },
+      ],
+      recheck: { resolved: 3, confirmed: 1, failed: 1 },
+    });
+    // compared + inconclusive + skipped = every candidate sample.
+    const judged = judgeCorrectness(tally, 95);
+    expect(judged.details.compared + judged.details.inconclusive + judged.details.skipped).toBe(100 + 55 + 11);
+    expect(judged.details).toMatchObject({ compared: 158, match_rate_pct: 94.9, rechecked: 5 });
+    expect(judged.status).toBe('fail');
+  });
+
+  it('no differing pairs (finalize skips the classification) and no counts at all', () => {
+    expect(tallyFromCounts([{ method: 'eth_call', matched: 3, skipped: 1, differing: 0 }], [])).toEqual({ ...emptyTally(), matched: 3, skipped: 1 });
+    expect(tallyFromCounts([], [])).toEqual(emptyTally());
+  });
+
+  it('keeps at most 10 examples, counts every mismatch', () => {
+    const examples = Array.from({ length: 12 }, (_, i) => ({ ...example, params: [i] }));
+    const tally = tallyFromCounts([{ method: 'eth_call', matched: 0, skipped: 0, differing: 12 }], [{ method: 'eth_call', mismatched: 12, head_moved: 0, confirmed: 0, resolved: 0, recheck_failed: 0 }], examples);
+    expect(tally.mismatched).toBe(12);
+    expect(tally.mismatches).toEqual(examples.slice(0, 10));
   });
 });
 
@@ -391,11 +437,6 @@ describe('judgeCorrectness', () => {
   it('lists at most 10 mismatches whatever the tally holds', () => {
     const mismatches = Array.from({ length: 12 }, (_, i) => ({ method: 'eth_call', params: [i], candidate_hash: 'b', reference_hash: 'a' }));
     expect(judgeCorrectness(tally({ mismatched: 12, mismatches }), 0).details.mismatches).toEqual(mismatches.slice(0, 10));
-  });
-
-  it('summarizeCorrectness is judgeCorrectness of tallyPairs', () => {
-    const pairs = [match(), mismatch(1), pair({ referenceHash: null }), pair({ candidateHash: 'c'.repeat(32), headDependent: true })];
-    expect(summarizeCorrectness(pairs, 75)).toEqual(judgeCorrectness(tallyPairs(pairs), 75));
   });
 });
 
