@@ -107,7 +107,10 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
     expect(verdict.body.markdown_summary).toContain('PASS');
 
     // The workflow is visible in Temporal under the documented id.
-    const description = await stack.client.workflow.getHandle(`run-${run.id}`).describe();
+    // It completes just after the run row is final (it enqueues the run's webhooks last).
+    const handle = stack.client.workflow.getHandle(`run-${run.id}`);
+    await handle.result();
+    const description = await handle.describe();
     expect(description.status.name).toBe('COMPLETED');
   });
 
