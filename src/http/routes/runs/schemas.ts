@@ -1,16 +1,13 @@
 import { z } from 'zod';
+import { CHECK_STATUSES, RUN_STATUSES, TARGET_ROLES, TARGET_STATUSES } from '../../../domain/run-model';
+import { SAMPLE_OUTCOMES } from '../../../domain/sample-outcome';
 import { component, count, freeObject, int, pageOf, timestamp, url, uuid, uuidParam } from '../shared/schemas';
 import { SuiteConfig, Thresholds } from '../suites/schemas';
 
 export const runParams = uuidParam('runId');
 
-export const RUN_STATUSES = ['queued', 'claimed', 'running', 'success', 'failed', 'cancelled'] as const;
-export const TARGET_STATUSES = ['pending', 'running', 'success', 'failed', 'cancelled'] as const;
-export const TARGET_ROLES = ['primary', 'reference'] as const;
-export const SAMPLE_OUTCOMES = ['ok', 'http_error', 'rpc_error', 'timeout', 'connection_error', 'invalid_response'] as const;
-
 export const role = z.enum(TARGET_ROLES).describe('`primary`: a candidate endpoint; `reference`: the trusted endpoint it is compared with');
-const checkStatus = z.enum(['pass', 'fail', 'inconclusive']).describe('`inconclusive`: the run could not tell (an interval straddles the limit); fails the verdict only with thresholds.fail_on_inconclusive');
+const checkStatus = z.enum(CHECK_STATUSES).describe('`inconclusive`: the run could not tell (an interval straddles the limit); fails the verdict only with thresholds.fail_on_inconclusive');
 
 // ---- runs ----------------------------------------------------------------------------------------
 
