@@ -6,9 +6,7 @@ import {
   listDeliveries,
   listWebhooks as listWebhookRows,
   updateWebhook,
-  type DeliveryErrorKind,
   type DeliveryListRow,
-  type DeliveryStatus,
   type WebhookRow,
 } from '../db/webhooks';
 import { redactUrl } from '../domain/redact-url';
@@ -143,38 +141,11 @@ export async function deleteWebhook({ ctx, input }: { ctx: Ctx; input: { webhook
   if (!(await deleteWebhookRow(ctx.deps.sql, input.webhookId, ctx.principal.tenantId))) throw notFound('webhook');
 }
 
-export interface DeliveryResponse {
-  id: string;
-  webhook_id: string;
-  event: WebhookEvent;
-  run_id: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_response_code: number | null;
-  last_latency_ms: number | null;
-  last_error_kind: DeliveryErrorKind | null;
-  created_at: Date;
-  last_attempt_at: Date | null;
-  finished_at: Date | null;
-  attempt_log: DeliveryListRow['attempt_log'];
-}
+/** A delivery as the API shows it: its row without the tenant (the log never holds the body, URL or secret). */
+export type DeliveryResponse = Omit<DeliveryListRow, 'tenant_id'>;
 
-function presentDelivery(row: DeliveryListRow): DeliveryResponse {
-  return {
-    id: row.id,
-    webhook_id: row.webhook_id,
-    event: row.event,
-    run_id: row.run_id,
-    status: row.status,
-    attempts: row.attempts,
-    last_response_code: row.last_response_code,
-    last_latency_ms: row.last_latency_ms,
-    last_error_kind: row.last_error_kind,
-    created_at: row.created_at,
-    last_attempt_at: row.last_attempt_at,
-    finished_at: row.finished_at,
-    attempt_log: row.attempt_log.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })),
-  };
+function presentDelivery({ tenant_id: _tenantId, ...delivery }: DeliveryListRow): DeliveryResponse {
+  return { ...delivery, attempt_log: delivery.attempt_log.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })) };
 }
 
 /** The webhook's deliveries, newest first: each with its attempts (never the body, URL or secret). */
