@@ -23,6 +23,8 @@ const TOTAL = Number(process.env.BENCH_FINALIZE_SAMPLES ?? 1_000_000);
 // paired path (db/paired-samples.ts: the pairing skew and the paired p95 difference in SQL).
 const PAIRED = process.env.BENCH_FINALIZE_PAIRED === '1';
 const PER_TARGET = Math.floor(TOTAL / 2);
+// BENCH_FINALIZE_ANALYZE=1: statistics on run_samples before finalize (a long campaign has them).
+const ANALYZE = process.env.BENCH_FINALIZE_ANALYZE === '1';
 const WRITE_BATCH = 20_000;
 const TARGET_SECONDS = 30;
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
@@ -127,6 +129,11 @@ async function main(): Promise<void> {
     }
     const writeSeconds = (performance.now() - writeStarted) / 1000;
     console.log(`${fmt(2 * PER_TARGET)} samples written with COPY in ${writeSeconds.toFixed(1)} s (not part of the figure)`);
+    if (ANALYZE) {
+      // As a long campaign leaves it: autovacuum has analyzed run_samples while the run was probed.
+      await sql`analyze run_samples`;
+      console.log('run_samples analyzed (BENCH_FINALIZE_ANALYZE=1): finalize plans with statistics');
+    }
 
     // The plan finalize gets, as finalize gets it: same transaction setting, no statistics.
     const plan = await sql.begin(async (tx) => {
