@@ -1,41 +1,18 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSql, type Sql } from '../../src/db/client';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'src', 'db', 'migrations');
+import { applyMigrationsBefore, useEmptyDatabase } from '../helpers/migration-database';
 
 /**
  * Migration 007 cleans data written under the old rules: redacted endpoint URLs that still showed
  * keys, and Idempotency-Key records that may hold a created API key's plaintext secret.
  */
 describe('migration 007 (secret hygiene)', () => {
-  let admin: Sql;
-  let sql: Sql;
-  const dbName = `rvs_migrate_007_${randomBytes(4).toString('hex')}`;
-  beforeAll(async () => {
-    admin = createSql(inject('databaseUrl'), { max: 1 });
-    await admin.unsafe(`create database ${dbName}`);
-    const url = new URL(inject('databaseUrl'));
-    url.pathname = `/${dbName}`;
-    sql = createSql(url.toString(), { max: 1 });
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
-  });
+  const db = useEmptyDatabase('rvs_migrate_007');
 
   it('rewrites stored redacted URLs to scheme, host and port, and drops idempotency records', async () => {
-    // The schema as it was before 007, applied and recorded the way migrate() does.
-    const before = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f) && f < '007').sort();
-    await sql`create table schema_migrations (name text primary key, applied_at timestamptz not null default now())`;
-    for (const file of before) {
-      await sql.unsafe(await readFile(path.join(MIGRATIONS_DIR, file), 'utf8'));
-      await sql`insert into schema_migrations (name) values (${file})`;
-    }
+    const { sql } = db;
+    await applyMigrationsBefore(sql, '007');
     const tenantId = randomUUID();
     const chainId = randomUUID();
     await sql`insert into tenants (id, name, slug) values (${tenantId}, 't', 't')`;

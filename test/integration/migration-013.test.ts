@@ -1,11 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createSql, type Sql } from '../../src/db/client';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'src', 'db', 'migrations');
+import { applyMigrationsBefore, useEmptyDatabase } from '../helpers/migration-database';
 
 const OLD_EVERY_SCOPE = ['chains:read', 'chains:write', 'endpoints:read', 'endpoints:write', 'suites:read', 'suites:write', 'runs:read', 'runs:write', 'catalog:read', 'catalog:write', 'keys:admin'];
 
@@ -14,29 +10,11 @@ const OLD_EVERY_SCOPE = ['chains:read', 'chains:write', 'endpoints:read', 'endpo
  * there was) gains tenants:admin; no other key does.
  */
 describe('migration 013 (tenants:admin for the platform tenant\'s every-scope keys)', () => {
-  let admin: Sql;
-  let sql: Sql;
-  const dbName = `rvs_migrate_013_${randomBytes(4).toString('hex')}`;
-  beforeAll(async () => {
-    admin = createSql(inject('databaseUrl'), { max: 1 });
-    await admin.unsafe(`create database ${dbName}`);
-    const url = new URL(inject('databaseUrl'));
-    url.pathname = `/${dbName}`;
-    sql = createSql(url.toString(), { max: 1 });
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
-  });
+  const db = useEmptyDatabase('rvs_migrate_013');
 
   it('grants it to unrevoked default-tenant keys that held every scope, and to nothing else', async () => {
-    const before = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f) && f < '013').sort();
-    await sql`create table schema_migrations (name text primary key, applied_at timestamptz not null default now())`;
-    for (const file of before) {
-      await sql.unsafe(await readFile(path.join(MIGRATIONS_DIR, file), 'utf8'));
-      await sql`insert into schema_migrations (name) values (${file})`;
-    }
+    const { sql } = db;
+    await applyMigrationsBefore(sql, '013');
     const platform = randomUUID();
     const team = randomUUID();
     await sql`insert into tenants (id, name, slug) values (${platform}, 'Default tenant', 'default'), (${team}, 'Team', 'team')`;
