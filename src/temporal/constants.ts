@@ -7,9 +7,8 @@ export const workflowIdForRun = (runId: string): string => `run-${runId}`;
 export const workflowIdForWebhookDelivery = (deliveryId: string): string => `webhook-${deliveryId}`;
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 
-/** One Temporal Schedule per suite with a schedule; each fire starts SCHEDULED_TRIGGER_WORKFLOW_TYPE. */
+/** One Temporal Schedule per suite with a schedule; each fire starts scheduledTriggerWorkflow (src/temporal/schedules.ts). */
 export const scheduleIdForSuite = (suiteId: string): string => `suite-${suiteId}`;
-export const SCHEDULED_TRIGGER_WORKFLOW_TYPE = 'scheduledTriggerWorkflow';
 
 /** Typed search attributes, registered on the dev server at start (docs/operations.md for a cluster). */
 export const SEARCH_ATTRIBUTE_KEYS = {
