@@ -12,26 +12,8 @@
  * a fail in the first phase is a false fail, a latency fail in the second a catch.
  * Everything is on 127.0.0.1; the benchmark aborts itself after 25 minutes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app';
-import { generateApiKey, hashApiKeySecret } from '../src/auth/api-key';
-import { SCOPES } from '../src/auth/scopes';
-import { loadConfig } from '../src/config';
-import { SecretBox } from '../src/crypto/secret-box';
-import { insertApiKey } from '../src/db/api-keys';
-import { createSql } from '../src/db/client';
-import { ensureTenant } from '../src/db/tenants';
-import { createLogger } from '../src/logger';
-import { workerNodeOptions } from '../src/runtime/worker-heap';
-import { resolveTemporalCli } from '../src/temporal/temporal-binary';
-import { startDevServer, type DevServer } from '../src/temporal/dev-server';
-import { freePort } from '../test/helpers/free-port';
-import { createFreshDatabase, fmt, machineLine, startRpcServer, table, type FreshDatabase, type RpcServer } from './lib';
+import { fmt, runBench, startRpcServer, startStack, table } from './lib';
 
 const RUNS = Number(process.env.BENCH_STABILITY_RUNS ?? 20);
 const SLOW_RUNS = Number(process.env.BENCH_STABILITY_SLOW_RUNS ?? 5);
@@ -41,7 +23,6 @@ const CONCURRENCY = Number(process.env.BENCH_STABILITY_CONCURRENCY ?? 16);
 const LATENCY = { medianMs: 40, sigma: 0.4 };
 const WARMUP = 20;
 const ABORT_AFTER_MS = 25 * 60_000;
-const ROOT = path.resolve(__dirname, '..');
 const CHECKS = ['latency_p95', 'latency_vs_reference', 'latency_vs_baseline', 'availability'] as const;
 const LATENCY_CHECKS = ['latency_vs_reference', 'latency_vs_baseline'];
 
@@ -61,41 +42,6 @@ interface RunResult {
   runId: string;
   seconds: number;
   verdict: VerdictBody;
-}
-
-interface Cleanup {
-  worker?: ChildProcess;
-  nodes: RpcServer[];
-  db?: FreshDatabase;
-  temporal?: DevServer;
-  app?: FastifyInstance;
-  closers: (() => Promise<void>)[];
-}
-
-/** One SIGTERM lets the worker drain; SIGKILL after 15 s. Only the process this benchmark started. */
-async function stopWorker(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.kill('SIGTERM');
-  const timer = setTimeout(() => worker.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function cleanup(c: Cleanup): Promise<void> {
-  const step = async (name: string, fn: () => Promise<unknown>) => {
-    try {
-      await fn();
-    } catch (error) {
-      console.error(`cleanup: ${name} failed: ${String(error)}`);
-    }
-  };
-  if (c.worker) await step('worker', () => stopWorker(c.worker!));
-  if (c.app) await step('api', () => c.app!.close());
-  for (const close of c.closers.reverse()) await step('client', close);
-  for (const node of c.nodes) await step('rpc node', () => node.close());
-  if (c.temporal) await step('temporal', () => c.temporal!.stop());
-  if (c.db) await step('database', () => c.db!.drop());
 }
 
 const showPct = (v: number | null | undefined) => (v === null || v === undefined ? '∞' : `${v > 0 ? '+' : ''}${v}%`);
@@ -133,167 +79,106 @@ function tally(results: RunResult[], name: string): Record<Status, number> & { a
   return counts;
 }
 
-async function main(): Promise<void> {
-  console.log(machineLine());
-  const c: Cleanup = { nodes: [], closers: [] };
-  let aborted = false;
-  const watchdog = setTimeout(() => {
-    aborted = true;
-    console.error(`bench:stability: still running after ${ABORT_AFTER_MS / 60_000} minutes; aborting`);
-    void cleanup(c).finally(() => process.exit(2));
-  }, ABORT_AFTER_MS);
+runBench('bench:stability', ABORT_AFTER_MS, async (parts, aborted) => {
   const benchStarted = Date.now();
-  try {
-    const cliPath = await resolveTemporalCli({ cliPath: process.env.TEMPORAL_CLI_PATH, pathVariable: process.env.PATH, log: (line) => console.log(line) });
-    c.temporal = await startDevServer({ cliPath, port: await freePort(), uiPort: null, dbFile: null, namespace: 'default', log: () => undefined });
-    c.db = await createFreshDatabase('rvs_bench');
-    const candidateNode = await startRpcServer(LATENCY);
-    c.nodes.push(candidateNode);
-    const referenceNode = await startRpcServer(LATENCY);
-    c.nodes.push(referenceNode);
-    console.log(`temporal ${c.temporal.address}, database ${c.db.name}, candidate node ${candidateNode.url}, reference node ${referenceNode.url}`);
+  const candidateNode = await startRpcServer(LATENCY);
+  parts.closers.push({ name: 'rpc node', close: () => candidateNode.close() });
+  const referenceNode = await startRpcServer(LATENCY);
+  parts.closers.push({ name: 'rpc node', close: () => referenceNode.close() });
+  const stack = await startStack(parts);
+  const { call, request } = stack;
+  console.log(`temporal ${stack.temporal.address}, database ${stack.db.name}, candidate node ${candidateNode.url}, reference node ${referenceNode.url}`);
 
-    const env = {
-      DATABASE_URL: c.db.url,
-      TEMPORAL_ADDRESS: c.temporal.address,
-      TEMPORAL_TASK_QUEUE: `bench-${randomUUID()}`,
-      RVS_SECRET_KEY: randomBytes(32).toString('hex'),
-      RVS_ALLOW_PRIVATE_TARGETS: 'true',
-      LOG_LEVEL: 'warn',
-    };
-    c.worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), ...env, NODE_OPTIONS: workerNodeOptions(undefined) },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    const workerExit = new Promise<string>((resolve) => c.worker!.once('exit', (code, signal) => resolve(`worker exited (code ${code}, signal ${signal})`)));
+  const chain = await call<{ id: string }>('POST', '/v1/chains', { name: 'Bench', slug: `bench-${Date.now()}`, chain_id: 1337 });
+  const endpoint = (name: string, url: string) =>
+    call<{ id: string }>('POST', '/v1/endpoints', { chain_id: chain.id, name, url, headers: {}, timeout_ms: 5_000 });
+  const candidate = await endpoint('candidate (log-normal 40 ms)', candidateNode.url);
+  const reference = await endpoint('reference (log-normal 40 ms)', referenceNode.url);
+  const suite = await call<{ id: string }>('POST', '/v1/suites', {
+    chain_id: chain.id,
+    name: 'stability',
+    config: {
+      targets: [{ endpoint_id: candidate.id }],
+      reference_endpoint_id: reference.id,
+      baseline: { mode: 'history', window: 10, min_runs: 5 },
+      workload: { methods: [{ method: 'eth_blockNumber' }], requests_per_target: CALLS, concurrency: CONCURRENCY, warmup_requests: WARMUP, timeout_ms: 5_000 },
+    },
+  });
 
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', RVS_PUBLIC_URL: 'http://rvs.bench' });
-    const sql = createSql(config.databaseUrl!);
-    c.closers.push(() => sql.end({ timeout: 5 }));
-    const connection = await Connection.connect({ address: config.temporal.address! });
-    c.closers.push(() => connection.close());
-    const temporal = new Client({ connection, namespace: config.temporal.namespace });
-    c.app = buildApp({ config, sql, box: new SecretBox(config.secretKey!), temporal, jwt: null }, createLogger('silent', 'bench'));
-    await c.app.ready();
-    const app = c.app;
+  await stack.waitForWorker();
+  console.log(
+    `suite ${suite.id}: ${fmt(CALLS)} calls per target, concurrency ${CONCURRENCY}, warm-up ${WARMUP}, closed loop, ` +
+      `baseline history (window 10, min_runs 5), default thresholds; ${RUNS} runs unchanged, then ${SLOW_RUNS} with the candidate ×${SLOWDOWN}`,
+  );
 
-    const tenant = await ensureTenant(sql, `bench-${randomUUID()}`, 'Benchmark');
-    const key = generateApiKey();
-    await insertApiKey(sql, { tenantId: tenant.id, name: 'bench', prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes: SCOPES });
-    const headers = { authorization: `Bearer ${key.key}` };
-    const request = async (method: 'GET' | 'POST', url: string, payload?: object) => app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
-    const call = async <T>(method: 'GET' | 'POST', url: string, payload?: object): Promise<T> => {
-      const response = await request(method, url, payload);
-      if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-      return response.json<T>();
-    };
-    const chain = await call<{ id: string }>('POST', '/v1/chains', { name: 'Bench', slug: `bench-${Date.now()}`, chain_id: 1337 });
-    const endpoint = (name: string, url: string) =>
-      call<{ id: string }>('POST', '/v1/endpoints', { chain_id: chain.id, name, url, headers: {}, timeout_ms: 5_000 });
-    const candidate = await endpoint('candidate (log-normal 40 ms)', candidateNode.url);
-    const reference = await endpoint('reference (log-normal 40 ms)', referenceNode.url);
-    const suite = await call<{ id: string }>('POST', '/v1/suites', {
-      chain_id: chain.id,
-      name: 'stability',
-      config: {
-        targets: [{ endpoint_id: candidate.id }],
-        reference_endpoint_id: reference.id,
-        baseline: { mode: 'history', window: 10, min_runs: 5 },
-        workload: { methods: [{ method: 'eth_blockNumber' }], requests_per_target: CALLS, concurrency: CONCURRENCY, warmup_requests: WARMUP, timeout_ms: 5_000 },
-      },
-    });
-
-    const readyBy = Date.now() + 120_000;
+  const results: RunResult[] = [];
+  const runOnce = async (index: number, phase: RunResult['phase']) => {
+    const started = Date.now();
+    const run = await call<{ id: string }>('POST', `/v1/suites/${suite.id}/runs`);
     for (;;) {
-      const queue = await temporal.workflowService.describeTaskQueue({ namespace: config.temporal.namespace, taskQueue: { name: config.temporal.taskQueue } });
-      if ((queue.pollers ?? []).length > 0) break;
-      if (c.worker.exitCode !== null) throw new Error(await workerExit);
-      if (Date.now() > readyBy) throw new Error('the worker did not poll its task queue within 120 s');
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (aborted()) throw new Error('aborted');
+      await stack.assertWorkerRunning();
+      const response = await request('GET', `/v1/runs/${run.id}/verdict?wait=30`);
+      if (response.statusCode === 409) continue;
+      if (response.statusCode !== 200) throw new Error(`verdict of ${run.id}: ${response.statusCode} ${response.body}`);
+      const result: RunResult = { index, phase, runId: run.id, seconds: (Date.now() - started) / 1000, verdict: response.json<VerdictBody>() };
+      results.push(result);
+      console.log(`  ${runRow(result).join(' | ')}`);
+      return;
     }
-    console.log(
-      `suite ${suite.id}: ${fmt(CALLS)} calls per target, concurrency ${CONCURRENCY}, warm-up ${WARMUP}, closed loop, ` +
-        `baseline history (window 10, min_runs 5), default thresholds; ${RUNS} runs unchanged, then ${SLOW_RUNS} with the candidate ×${SLOWDOWN}`,
-    );
+  };
+  console.log('  run # | phase | candidate p95 ms [95% interval] | vs reference [interval] | vs_reference | baseline model, vs baseline | vs_baseline | availability | verdict | s');
+  for (let i = 1; i <= RUNS; i++) await runOnce(i, 'unchanged');
+  await candidateNode.setSlowdown(SLOWDOWN);
+  for (let i = 1; i <= SLOW_RUNS; i++) await runOnce(RUNS + i, 'slower');
 
-    const results: RunResult[] = [];
-    const runOnce = async (index: number, phase: RunResult['phase']) => {
-      const started = Date.now();
-      const run = await call<{ id: string }>('POST', `/v1/suites/${suite.id}/runs`);
-      for (;;) {
-        if (aborted) throw new Error('aborted');
-        if (c.worker!.exitCode !== null) throw new Error(await workerExit);
-        const response = await request('GET', `/v1/runs/${run.id}/verdict?wait=30`);
-        if (response.statusCode === 409) continue;
-        if (response.statusCode !== 200) throw new Error(`verdict of ${run.id}: ${response.statusCode} ${response.body}`);
-        const result: RunResult = { index, phase, runId: run.id, seconds: (Date.now() - started) / 1000, verdict: response.json<VerdictBody>() };
-        results.push(result);
-        console.log(`  ${runRow(result).join(' | ')}`);
-        return;
-      }
-    };
-    console.log('  run # | phase | candidate p95 ms [95% interval] | vs reference [interval] | vs_reference | baseline model, vs baseline | vs_baseline | availability | verdict | s');
-    for (let i = 1; i <= RUNS; i++) await runOnce(i, 'unchanged');
-    await candidateNode.setSlowdown(SLOWDOWN);
-    for (let i = 1; i <= SLOW_RUNS; i++) await runOnce(RUNS + i, 'slower');
-
-    const unchanged = results.filter((r) => r.phase === 'unchanged');
-    const slower = results.filter((r) => r.phase === 'slower');
-    console.log('');
-    console.log(
-      table(
-        ['run', 'phase', 'candidate p95 ms [95%]', 'vs reference [95%]', 'vs_reference', 'baseline model, vs baseline', 'vs_baseline', 'availability', 'verdict', 's'],
-        results.map(runRow),
-      ),
-    );
-    console.log('');
-    const cell = (t: ReturnType<typeof tally>) => `${t.pass} / ${t.fail} / ${t.inconclusive}${t.absent > 0 ? ` (absent ${t.absent})` : ''}`;
-    console.log(
-      table(
-        ['check (pass / fail / inconclusive)', `unchanged, ${unchanged.length} runs`, `candidate ×${SLOWDOWN}, ${slower.length} runs`],
-        CHECKS.map((name) => [name, cell(tally(unchanged, name)), cell(tally(slower, name))]),
-      ),
-    );
-    const models = (rs: RunResult[]) => {
-      const counts = new Map<string, number>();
-      for (const r of rs) {
-        const model = (r.verdict.checks.find((ch) => ch.name === 'latency_vs_baseline')?.details.model as string | undefined) ?? 'none';
-        counts.set(model, (counts.get(model) ?? 0) + 1);
-      }
-      return [...counts].map(([m, n]) => `${m} ${n}`).join(', ');
-    };
-    const falseFailChecks = unchanged.reduce((n, r) => n + r.verdict.checks.filter((ch) => ch.status === 'fail').length, 0);
-    const falseFailVerdicts = unchanged.filter((r) => r.verdict.verdict !== 'pass').length;
-    const caught = (name: string) => slower.filter((r) => r.verdict.checks.find((ch) => ch.name === name)?.status === 'fail').length;
-    const caughtAny = slower.filter((r) => r.verdict.checks.some((ch) => LATENCY_CHECKS.includes(ch.name) && ch.status === 'fail')).length;
-    const seconds = results.map((r) => r.seconds);
-    console.log('');
-    console.log(
-      table(
-        ['figure', 'value'],
-        [
-          ['false fails, unchanged (failed checks / failed verdicts)', `${falseFailChecks} / ${falseFailVerdicts} of ${unchanged.length} runs (target 0)`],
-          ['baseline models used, unchanged', models(unchanged)],
-          ['baseline models used, slower', models(slower)],
-          [`catches, candidate ×${SLOWDOWN}: latency_vs_reference fail`, `${caught('latency_vs_reference')} of ${slower.length}`],
-          [`catches, candidate ×${SLOWDOWN}: latency_vs_baseline fail`, `${caught('latency_vs_baseline')} of ${slower.length}`],
-          [`catches, candidate ×${SLOWDOWN}: either latency check fails`, `${caughtAny} of ${slower.length}`],
-          [`verdict fail, candidate ×${SLOWDOWN}`, `${slower.filter((r) => r.verdict.verdict === 'fail').length} of ${slower.length}`],
-          ['run duration, trigger → verdict (s, min / median / max)', `${fmt(Math.min(...seconds), 1)} / ${fmt(seconds.sort((a, b) => a - b)[Math.floor(seconds.length / 2)]!, 1)} / ${fmt(Math.max(...seconds), 1)}`],
-          ['whole bench (min)', fmt((Date.now() - benchStarted) / 60_000, 1)],
-        ],
-      ),
-    );
-    console.log(`load average at the end: ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`);
-    if (falseFailVerdicts > 0) process.exitCode = 1;
-  } finally {
-    clearTimeout(watchdog);
-    if (!aborted) await cleanup(c);
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  const unchanged = results.filter((r) => r.phase === 'unchanged');
+  const slower = results.filter((r) => r.phase === 'slower');
+  console.log('');
+  console.log(
+    table(
+      ['run', 'phase', 'candidate p95 ms [95%]', 'vs reference [95%]', 'vs_reference', 'baseline model, vs baseline', 'vs_baseline', 'availability', 'verdict', 's'],
+      results.map(runRow),
+    ),
+  );
+  console.log('');
+  const cell = (t: ReturnType<typeof tally>) => `${t.pass} / ${t.fail} / ${t.inconclusive}${t.absent > 0 ? ` (absent ${t.absent})` : ''}`;
+  console.log(
+    table(
+      ['check (pass / fail / inconclusive)', `unchanged, ${unchanged.length} runs`, `candidate ×${SLOWDOWN}, ${slower.length} runs`],
+      CHECKS.map((name) => [name, cell(tally(unchanged, name)), cell(tally(slower, name))]),
+    ),
+  );
+  const models = (rs: RunResult[]) => {
+    const counts = new Map<string, number>();
+    for (const r of rs) {
+      const model = (r.verdict.checks.find((ch) => ch.name === 'latency_vs_baseline')?.details.model as string | undefined) ?? 'none';
+      counts.set(model, (counts.get(model) ?? 0) + 1);
+    }
+    return [...counts].map(([m, n]) => `${m} ${n}`).join(', ');
+  };
+  const falseFailChecks = unchanged.reduce((n, r) => n + r.verdict.checks.filter((ch) => ch.status === 'fail').length, 0);
+  const falseFailVerdicts = unchanged.filter((r) => r.verdict.verdict !== 'pass').length;
+  const caught = (name: string) => slower.filter((r) => r.verdict.checks.find((ch) => ch.name === name)?.status === 'fail').length;
+  const caughtAny = slower.filter((r) => r.verdict.checks.some((ch) => LATENCY_CHECKS.includes(ch.name) && ch.status === 'fail')).length;
+  const seconds = results.map((r) => r.seconds);
+  console.log('');
+  console.log(
+    table(
+      ['figure', 'value'],
+      [
+        ['false fails, unchanged (failed checks / failed verdicts)', `${falseFailChecks} / ${falseFailVerdicts} of ${unchanged.length} runs (target 0)`],
+        ['baseline models used, unchanged', models(unchanged)],
+        ['baseline models used, slower', models(slower)],
+        [`catches, candidate ×${SLOWDOWN}: latency_vs_reference fail`, `${caught('latency_vs_reference')} of ${slower.length}`],
+        [`catches, candidate ×${SLOWDOWN}: latency_vs_baseline fail`, `${caught('latency_vs_baseline')} of ${slower.length}`],
+        [`catches, candidate ×${SLOWDOWN}: either latency check fails`, `${caughtAny} of ${slower.length}`],
+        [`verdict fail, candidate ×${SLOWDOWN}`, `${slower.filter((r) => r.verdict.verdict === 'fail').length} of ${slower.length}`],
+        ['run duration, trigger → verdict (s, min / median / max)', `${fmt(Math.min(...seconds), 1)} / ${fmt(seconds.sort((a, b) => a - b)[Math.floor(seconds.length / 2)]!, 1)} / ${fmt(Math.max(...seconds), 1)}`],
+        ['whole bench (min)', fmt((Date.now() - benchStarted) / 60_000, 1)],
+      ],
+    ),
+  );
+  console.log(`load average at the end: ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`);
+  if (falseFailVerdicts > 0) process.exitCode = 1;
 });
