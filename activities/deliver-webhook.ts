@@ -34,13 +34,17 @@ export interface WebhookDeps {
   publicUrl?: string;
   /** First retry delay of a failed delivery (doubles up to an hour; tests shorten it). */
   webhookRetryInitialIntervalMs?: number;
+  /** Overall deadline of one attempt (DELIVERY_DEADLINE_MS; tests shorten it). */
+  webhookDeadlineMs?: number;
 }
 
 export const DEFAULT_WEBHOOK_RETRY_INITIAL_MS = 10_000;
-/** One attempt waits this long for the receiver's answer. */
-const DELIVERY_TIMEOUT_MS = 10_000;
-/** A receiver's answer is read and dropped up to this size. */
-const MAX_RECEIVER_BODY_BYTES = 64 * 1024;
+/**
+ * One attempt — connect, send, the receiver's status line and headers — ends within this, however
+ * the receiver paces its bytes: undici's own timeouts are idle timeouts, which a receiver dripping
+ * a byte now and then never trips, and a held attempt holds a worker's activity slot.
+ */
+export const DELIVERY_DEADLINE_MS = 15_000;
 
 /**
  * After a run is finalized: records one delivery per (subscribed webhook, event) and starts a
@@ -109,7 +113,10 @@ interface SendResult {
   errorKind: ErrorKind | null;
 }
 
-function errorKindOf(error: unknown): ErrorKind {
+function errorKindOf(error: unknown, signal: AbortSignal): ErrorKind {
+  // The deadline, or the activity's cancellation (worker shutdown, Temporal's own timeout): either
+  // way the receiver had not answered in time.
+  if (signal.aborted) return 'timeout';
   if (error instanceof OutboundAddressRefusedError || (error instanceof Error && error.cause instanceof OutboundAddressRefusedError)) {
     return 'address_refused';
   }
@@ -126,19 +133,25 @@ function errorKindOf(error: unknown): ErrorKind {
 /**
  * One POST through the outbound guard: an IP literal is checked here (no DNS lookup happens for
  * it), a name at connect time by the guarded lookup. Credentials in the URL's userinfo become
- * Basic auth. Redirects are not followed (a 3xx is a failed attempt). Never throws.
+ * Basic auth. Redirects are not followed (a 3xx is a failed attempt). The status code decides the
+ * attempt as soon as the headers are in; the body is never read. `signal` ends the attempt
+ * (deadline or cancellation) in whatever phase it is. Never throws.
  */
-async function send(url: URL, headers: Record<string, string>, body: string, allowPrivateTargets: boolean): Promise<SendResult> {
+async function send(url: URL, headers: Record<string, string>, body: string, allowPrivateTargets: boolean, signal: AbortSignal): Promise<SendResult> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivateTargets)) {
     return { responseCode: null, errorKind: 'address_refused' };
   }
+  // The signal bounds the whole attempt; undici's own timeouts stay as a second line, no longer
+  // than the default deadline.
   const client = new Client(url.origin, {
-    connect: { timeout: DELIVERY_TIMEOUT_MS, lookup: guardedLookup(allowPrivateTargets) as never },
-    headersTimeout: DELIVERY_TIMEOUT_MS,
-    bodyTimeout: DELIVERY_TIMEOUT_MS,
-    maxResponseSize: MAX_RECEIVER_BODY_BYTES,
+    connect: { timeout: DELIVERY_DEADLINE_MS, lookup: guardedLookup(allowPrivateTargets) as never },
+    headersTimeout: DELIVERY_DEADLINE_MS,
+    bodyTimeout: DELIVERY_DEADLINE_MS,
   });
+  // Destroying the client fails every request it holds, even one still waiting for its connection.
+  const onAbort = () => void client.destroy().catch(() => undefined);
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
     const auth =
       url.username || url.password
@@ -149,14 +162,18 @@ async function send(url: URL, headers: Record<string, string>, body: string, all
       path: `${url.pathname}${url.search}`,
       headers: { ...auth, ...headers },
       body,
+      signal,
     });
-    await response.body.dump({ limit: MAX_RECEIVER_BODY_BYTES }).catch(() => undefined);
+    // Nothing in the body matters, and a receiver may drip it forever.
+    response.body.on('error', () => undefined).destroy();
     const ok = response.statusCode >= 200 && response.statusCode < 300;
     return { responseCode: response.statusCode, errorKind: ok ? null : 'http_status' };
   } catch (error) {
-    return { responseCode: null, errorKind: errorKindOf(error) };
+    return { responseCode: null, errorKind: errorKindOf(error, signal) };
   } finally {
-    await client.close().catch(() => undefined);
+    signal.removeEventListener('abort', onAbort);
+    // destroy, not close: close would wait for the request in flight, i.e. for the receiver.
+    await client.destroy().catch(() => undefined);
   }
 }
 
@@ -170,7 +187,7 @@ export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: str
   const delivery = await findDeliveryToSend(deps.sql, input.deliveryId);
   // The webhook was deleted (its deliveries with it), or an earlier attempt already finished it.
   if (!delivery || delivery.status !== 'pending') return { outcome: 'gone' };
-  const { info, log } = Context.current();
+  const { info, log, cancellationSignal } = Context.current();
   const attempt = info.attempt;
   let url: URL | null;
   try {
@@ -186,9 +203,10 @@ export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: str
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signWebhook(deps.box.decrypt(delivery.secret_encrypted), delivery.id, timestamp, delivery.payload),
   };
+  const signal = AbortSignal.any([AbortSignal.timeout(deps.webhookDeadlineMs ?? DELIVERY_DEADLINE_MS), cancellationSignal]);
   const started = performance.now();
   const result: SendResult =
-    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateTargets);
+    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateTargets, signal);
   const latencyMs = Math.round(performance.now() - started);
   const outcome = result.errorKind === null ? 'delivered' : 'failed';
   await recordDeliveryAttempt(deps.sql, delivery.id, { attempt, outcome, responseCode: result.responseCode, latencyMs, errorKind: result.errorKind });

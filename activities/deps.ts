@@ -12,6 +12,8 @@ export interface ActivityDeps {
   publicUrl?: string;
   /** First retry delay of a failed webhook delivery (tests shorten it). */
   webhookRetryInitialIntervalMs?: number;
+  /** Overall deadline of one webhook delivery attempt (tests shorten it). */
+  webhookDeadlineMs?: number;
   /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
   config?: Config;
   temporal?: Client;

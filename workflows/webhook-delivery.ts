@@ -25,7 +25,7 @@ const bookkeeping = proxyActivities<Activities>({
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<{ outcome: 'delivered' | 'gone' | 'failed' }> {
   const sending = proxyActivities<Activities>({
-    // An attempt waits 10 s for the receiver at most; the rest is our database.
+    // An attempt waits 15 s for the receiver at most (DELIVERY_DEADLINE_MS); the rest is our database.
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: '24 hours',
     retry: {

@@ -1,0 +1,111 @@
+import { createServer, type ServerResponse } from 'node:http';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunWorker } from '../../src/worker';
+import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
+import { until } from '../helpers/processes';
+import { startStack, workflowBundle, type Stack } from '../helpers/stack';
+
+/**
+ * A hostile receiver on loopback: `/drip` answers 200 headers at once, then one body byte every
+ * 2 s and never ends (undici's body timeout is an idle timeout, so it never trips); `/silent`
+ * reads the request and never answers.
+ */
+async function startSlowReceiver() {
+  const hits = new Map<string, number>();
+  const drips = new Set<NodeJS.Timeout>();
+  const server = createServer((req, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      const path = req.url ?? '';
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      if (path !== '/drip') return;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.flushHeaders();
+      const drip = setInterval(() => res.write('.'), 2_000);
+      drips.add(drip);
+      res.on('close', () => {
+        clearInterval(drip);
+        drips.delete(drip);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    hits: (path: string) => hits.get(path) ?? 0,
+    close: async () => {
+      for (const drip of drips) clearInterval(drip);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('webhook delivery to a slow receiver', () => {
+  let stack: Stack;
+  let node: FakeNode;
+  let receiver: Awaited<ReturnType<typeof startSlowReceiver>>;
+  let connection: NativeConnection;
+  let worker: Worker;
+  let workerRun: Promise<void>;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    // The stack's worker, with a 3 s deadline per attempt instead of 15 s.
+    connection = await NativeConnection.connect({ address: stack.config.temporal.address! });
+    worker = await createRunWorker({
+      connection,
+      namespace: stack.config.temporal.namespace,
+      taskQueue: stack.taskQueue,
+      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, webhookDeadlineMs: 3_000 },
+      workflowBundle: await workflowBundle(),
+    });
+    workerRun = worker.run();
+    node = await startFakeNode(answers.delay(3));
+    receiver = await startSlowReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await node?.close();
+    worker?.shutdown();
+    await workerRun;
+    await connection?.close();
+    await stack?.close();
+  });
+
+  it('judges a dripping 200 on its headers (delivered) and gives a silent receiver a timeout, each attempt recorded', async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [node.url],
+      config: { baseline: { mode: 'none' }, workload: { requests_per_target: 10, concurrency: 2, warmup_requests: 1, timeout_ms: 2_000 } },
+    });
+    const hook = async (path: string) => {
+      const created = await post<{ id: string }>(stack.app, '/v1/webhooks', auth, { url: `${receiver.base}${path}`, events: ['run.finished'] });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id;
+    };
+    const drip = await hook('/drip');
+    const silent = await hook('/silent');
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth, {});
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRun(stack.app, auth, created.body.id);
+
+    const firstAttempt = (webhookId: string) => async () => {
+      const page = await get<any>(stack.app, `/v1/webhooks/${webhookId}/deliveries`, auth);
+      const delivery = page.body.data[0];
+      return delivery?.attempt_log.length > 0 ? delivery : undefined;
+    };
+    // Generous bounds: the point is that the attempts end at all, not how fast.
+    const dripped = await until(firstAttempt(drip), 40_000, 'the dripping receiver’s attempt recorded');
+    expect(dripped).toMatchObject({ run_id: run.id, status: 'delivered', attempts: 1, last_response_code: 200, last_error_kind: null });
+    const silenced = await until(firstAttempt(silent), 40_000, 'the silent receiver’s attempt recorded');
+    expect(silenced.run_id).toBe(run.id);
+    expect(silenced.attempt_log[0]).toMatchObject({ attempt: 1, outcome: 'failed', response_code: null, error_kind: 'timeout' });
+    expect(receiver.hits('/drip')).toBe(1);
+    expect(receiver.hits('/silent')).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+});
