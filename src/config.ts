@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -24,6 +25,14 @@ function isSupportedJwtPublicKey(pem: string): boolean {
     return false;
   }
 }
+
+/** An address to listen on: an IPv4 or IPv6 literal, or a DNS host name (`localhost`, a container's name). */
+const listenHost = z
+  .string()
+  .refine(
+    (value) => isIP(value) !== 0 || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(value),
+    'must be an IP address or a host name',
+  );
 
 /**
  * A tenant's default quota is this many of its identities' quotas: a team runs a few CI keys and
@@ -78,6 +87,9 @@ const envSchema = z.object({
   // scraping needs no credential, so only Prometheus should reach them.
   RVS_API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   RVS_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  // Both metrics servers listen here, not on HOST: loopback unless the operator opens it to the
+  // scraper's network (docker-compose.yml does, for Prometheus in the compose network).
+  RVS_METRICS_HOST: listenHost.default('127.0.0.1'),
 }).superRefine((e, ctx) => {
   // One source only: accepting HS256 next to a public key would invite algorithm confusion.
   const sources = (['RVS_JWT_JWKS_URL', 'RVS_JWT_PUBLIC_KEY', 'RVS_JWT_SECRET'] as const).filter((name) => e[name] !== undefined);
@@ -135,6 +147,8 @@ export interface Config {
   /** Ports of the API's and the worker's Prometheus /metrics (0: none). */
   apiMetricsPort: number;
   workerMetricsPort: number;
+  /** The address both metrics servers listen on (127.0.0.1 unless configured). */
+  metricsHost: string;
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
     jwksUrl: string | undefined;
@@ -192,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     scheduleMinIntervalS: e.RVS_SCHEDULE_MIN_INTERVAL_S,
     apiMetricsPort: e.RVS_API_METRICS_PORT,
     workerMetricsPort: e.RVS_WORKER_METRICS_PORT,
+    metricsHost: e.RVS_METRICS_HOST,
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,
       issuer: e.RVS_JWT_ISSUER,

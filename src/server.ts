@@ -7,9 +7,9 @@ import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
 import { migrate } from './db/migrate';
 import { createLogger, type Logger } from './logger';
-import { serveMetrics } from './metrics/metrics-server';
+import { serveMetrics, type MetricsServer } from './metrics/metrics-server';
 import { registry } from './metrics/registry';
-import { collectRunCounts } from './metrics/runs-gauge';
+import { createRunCountsCollector } from './metrics/runs-gauge';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
@@ -26,6 +26,8 @@ export interface RunningApi {
   url: string;
   /** The bootstrap key when one was generated now; printed once, never stored in clear. */
   generatedApiKey: string | null;
+  /** The Prometheus /metrics server (null when RVS_API_METRICS_PORT is 0 or could not be bound). */
+  metrics: MetricsServer | null;
   close(): Promise<void>;
 }
 
@@ -49,12 +51,20 @@ export async function startApi(
     { sql, temporal, config, log: logger },
     { graceMs: lease, giveUpMs: Math.max(ORPHAN_MAX_AGE_MS, 2 * lease), intervalMs: Math.min(15_000, lease / 2) },
   );
-  // Prometheus scrapes its own port, apart from the API's (docs/operations.md).
-  const metrics = await serveMetrics({ registry, host: config.host, port: config.apiMetricsPort, collect: () => collectRunCounts(sql), log: logger });
+  // Prometheus scrapes its own port, apart from the API's and on RVS_METRICS_HOST, not HOST
+  // (docs/operations.md).
+  const metrics = await serveMetrics({
+    registry,
+    host: config.metricsHost,
+    port: config.apiMetricsPort,
+    collect: createRunCountsCollector(sql),
+    log: logger,
+  });
   return {
     app,
     url: address.replace('0.0.0.0', 'localhost'),
     generatedApiKey,
+    metrics,
     async close() {
       await reconciler.stop();
       await metrics?.close();

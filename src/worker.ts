@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl, config, temporal },
   });
-  const metrics = await serveMetrics({ registry, host: config.host, port: config.workerMetricsPort, log: logger });
+  const metrics = await serveMetrics({ registry, host: config.metricsHost, port: config.workerMetricsPort, log: logger });
   onShutdownSignal(() => {
     // Activities are cancelled at once (shutdownGraceTime 0) and Temporal retries them elsewhere;
     // this bounds the rest (a database that does not answer) below an orchestrator's 30 s.

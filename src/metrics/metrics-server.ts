@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
 export interface MetricsServer {
+  /** The address it listens on (RVS_METRICS_HOST: loopback unless configured). */
+  host: string;
   /** The port it listens on (the configured one, or the one the OS chose for port 0 in tests). */
   port: number;
   close(): Promise<void>;
@@ -42,8 +44,10 @@ export async function startMetricsServer(options: {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  const bound = server.address() as AddressInfo;
   return {
-    port: (server.address() as AddressInfo).port,
+    host: bound.address,
+    port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -67,10 +71,10 @@ export async function serveMetrics(options: {
   if (options.port === 0) return null;
   try {
     const server = await startMetricsServer({ ...options, onError: (error) => options.log.error({ err: error }, 'metrics scrape failed') });
-    options.log.info({ port: server.port }, 'metrics listening on /metrics');
+    options.log.info({ host: server.host, port: server.port }, 'metrics listening on /metrics');
     return server;
   } catch (error) {
-    options.log.error({ err: error, port: options.port }, 'metrics server could not listen; continuing without /metrics');
+    options.log.error({ err: error, host: options.host, port: options.port }, 'metrics server could not listen; continuing without /metrics');
     return null;
   }
 }

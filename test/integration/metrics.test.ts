@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { createSql, type Sql } from '../../src/db/client';
+import { countRunsByStatusAndVerdict } from '../../src/db/run-counts';
+import { createLogger } from '../../src/logger';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/metrics-server';
 import { registry } from '../../src/metrics/registry';
-import { collectRunCounts } from '../../src/metrics/runs-gauge';
+import { createRunCountsCollector, RUN_COUNTS_MAX_AGE_MS } from '../../src/metrics/runs-gauge';
+import { startApi, type RunningApi } from '../../src/server';
 import { fireSchedule } from '../../src/services/schedules';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { freePort } from '../helpers/free-port';
@@ -57,11 +62,13 @@ describe('Prometheus /metrics of the API (its own port)', () => {
   let stack: Stack;
   let node: FakeNode;
   let server: MetricsServer;
+  // rvs_runs is reused for RUN_COUNTS_MAX_AGE_MS; the test moves this clock instead of sleeping.
+  let clock = 0;
 
   beforeAll(async () => {
     stack = await startStack();
     node = await startFakeNode(answers.ok('0x10'));
-    server = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, collect: () => collectRunCounts(stack.sql) });
+    server = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, collect: createRunCountsCollector(stack.sql, { now: () => clock }) });
   });
   afterAll(async () => {
     await server?.close();
@@ -81,6 +88,7 @@ describe('Prometheus /metrics of the API (its own port)', () => {
     const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
     await fireSchedule(deps, { suiteId: '00000000-0000-4000-8000-000000000001' });
 
+    clock += RUN_COUNTS_MAX_AGE_MS;
     const families = await scrape(server.port);
     // Route patterns, never raw URLs: ids do not multiply the series.
     expect(valueOf(sample(families, 'rvs_http_requests_total', { route: '/v1/suites/:suiteId', method: 'GET', status: '200' }))).toBe(okBefore + 3);
@@ -106,6 +114,119 @@ describe('Prometheus /metrics of the API (its own port)', () => {
   });
 });
 
+describe('rvs_runs: one query for many scrapes', () => {
+  let sql: Sql;
+  let clock = 0;
+  let queries = 0;
+  // The real aggregate, counted; `gate`, when set, holds every query until it resolves.
+  let gate: Promise<void> | null = null;
+  const countedQuery: typeof countRunsByStatusAndVerdict = async (db) => {
+    queries += 1;
+    if (gate) await gate;
+    return countRunsByStatusAndVerdict(db);
+  };
+
+  beforeAll(() => {
+    sql = createSql(inject('databaseUrl'), { max: 2 });
+  });
+  afterAll(async () => {
+    await sql?.end();
+  });
+
+  it('concurrent scrapes of the metrics port share one query, and its counts for 15 s', async () => {
+    queries = 0;
+    const server = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, collect: createRunCountsCollector(sql, { query: countedQuery, now: () => clock }) });
+    try {
+      const scrapes = await Promise.all(Array.from({ length: 20 }, () => scrape(server.port)));
+      for (const result of scrapes) expect(result.families.get('rvs_runs')!.type).toBe('GAUGE');
+      expect(queries).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('collects that overlap the query in flight wait for it instead of starting their own', async () => {
+    queries = 0;
+    let release!: () => void;
+    gate = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const collect = createRunCountsCollector(sql, { query: countedQuery, now: () => clock });
+      const pending = Array.from({ length: 10 }, () => collect());
+      expect(queries).toBe(1);
+      release();
+      await Promise.all(pending);
+      expect(queries).toBe(1);
+    } finally {
+      gate = null;
+    }
+  });
+
+  it('reuses counts younger than 15 s (from when their query started) and queries again after', async () => {
+    queries = 0;
+    clock = 1_000_000;
+    const collect = createRunCountsCollector(sql, { query: countedQuery, now: () => clock });
+    await collect();
+    clock += RUN_COUNTS_MAX_AGE_MS - 1;
+    await collect();
+    expect(queries).toBe(1);
+    clock += 1;
+    await collect();
+    expect(queries).toBe(2);
+  });
+
+  it('does not cache a failed query: its scrapes fail, the next one queries again', async () => {
+    let calls = 0;
+    const failingOnce: typeof countRunsByStatusAndVerdict = async (db) => {
+      calls += 1;
+      if (calls === 1) throw new Error('database unavailable');
+      return countRunsByStatusAndVerdict(db);
+    };
+    const collect = createRunCountsCollector(sql, { query: failingOnce, now: () => clock });
+    await expect(Promise.all([collect(), collect()])).rejects.toThrow('database unavailable');
+    expect(calls).toBe(1);
+    await collect();
+    expect(calls).toBe(2);
+  });
+});
+
+describe('metrics servers listen on loopback by default, not on HOST', () => {
+  // A database of this file's own: the API migrates it and its reconciler sweeps it.
+  const databaseName = `metrics_host_${randomBytes(4).toString('hex')}`;
+  let admin: Sql;
+  let api: RunningApi | undefined;
+
+  beforeAll(async () => {
+    admin = createSql(inject('databaseUrl'), { max: 1 });
+    await admin.unsafe(`create database ${databaseName}`);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await admin?.unsafe(`drop database if exists ${databaseName} with (force)`);
+    await admin?.end();
+  });
+
+  it('the API started with the default metrics settings serves /metrics on 127.0.0.1 only', async () => {
+    const databaseUrl = new URL(inject('databaseUrl'));
+    databaseUrl.pathname = `/${databaseName}`;
+    // HOST is ::1 (loopback, so the test opens nothing): a metrics server that followed HOST would
+    // show up there instead of on 127.0.0.1.
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl.toString(),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      HOST: '::1',
+      PORT: '0',
+      RVS_API_METRICS_PORT: String(await freePort()),
+      RVS_SECRET_KEY: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'silent',
+    });
+    api = await startApi({ ...config, databaseUrl: config.databaseUrl!, temporal: { ...config.temporal, address: config.temporal.address! } }, createLogger('silent', 'test'));
+    expect(api.app.server.address()).toMatchObject({ address: '::1' });
+    expect(api.metrics).toMatchObject({ host: '127.0.0.1', port: config.apiMetricsPort });
+    const families = await scrape(api.metrics!.port);
+    expect(families.families.get('rvs_runs')!.type).toBe('GAUGE');
+  });
+});
+
 describe('Prometheus /metrics of the worker process', () => {
   let stack: Stack;
   let node: FakeNode;
@@ -117,7 +238,9 @@ describe('Prometheus /metrics of the worker process', () => {
     stack = await startStack({ worker: false, env: { RVS_SECRET_KEY: secretKey } });
     node = await startFakeNode(answers.ok('0x10'));
     port = await freePort();
-    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey, env: { RVS_WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1' } });
+    // HOST is ::1 and RVS_METRICS_HOST unset: the worker's metrics must still be on 127.0.0.1
+    // (a worker whose metrics followed HOST is never reached here, and this times out).
+    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey, env: { RVS_WORKER_METRICS_PORT: String(port), HOST: '::1' } });
     await until(async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.status).catch(() => 0)) === 200, 90_000, 'the worker metrics port');
   });
   afterAll(async () => {

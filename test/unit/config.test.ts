@@ -40,6 +40,7 @@ describe('loadConfig: defaults', () => {
       scheduleMinIntervalS: 10,
       apiMetricsPort: 9465,
       workerMetricsPort: 9464,
+      metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -117,6 +118,7 @@ describe('loadConfig: valid values', () => {
       scheduleMinIntervalS: 10,
       apiMetricsPort: 9465,
       workerMetricsPort: 9464,
+      metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
     });
   });
@@ -168,6 +170,14 @@ describe('loadConfig: rate limits', () => {
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
     expect(loadConfig({ RVS_API_METRICS_PORT: '0' }).apiMetricsPort).toBe(0);
   });
+
+  it('puts the metrics servers on loopback unless RVS_METRICS_HOST says otherwise, whatever HOST is', () => {
+    expect(loadConfig({}).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', '10.0.3.7', 'localhost', 'metrics.internal']) {
+      expect(loadConfig({ RVS_METRICS_HOST: host }).metricsHost).toBe(host);
+    }
+  });
 });
 
 describe('loadConfig: invalid values', () => {
@@ -180,6 +190,10 @@ describe('loadConfig: invalid values', () => {
     { name: 'RVS_SCHEDULE_MIN_INTERVAL_S', value: '0' },
     { name: 'RVS_WORKER_METRICS_PORT', value: '65536' },
     { name: 'RVS_API_METRICS_PORT', value: 'metrics' },
+    { name: 'RVS_METRICS_HOST', value: 'not a host' },
+    { name: 'RVS_METRICS_HOST', value: '0.0.0.0:9464' },
+    { name: 'RVS_METRICS_HOST', value: 'http://prometheus' },
+    { name: 'RVS_METRICS_HOST', value: '-metrics' },
     { name: 'PORT', value: 'abc' },
     { name: 'PORT', value: '3000.5' },
     { name: 'PORT', value: '65536' },
