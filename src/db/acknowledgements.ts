@@ -19,9 +19,17 @@ export interface NewAcknowledgement {
   note: string;
 }
 
-/** The row and runs.acknowledged_count change together, so the count is always the number of rows. */
-export async function insertAcknowledgement(sql: Sql, a: NewAcknowledgement): Promise<AcknowledgementRow> {
+/**
+ * The row and runs.acknowledged_count change together, so the count is always the number of rows.
+ * A run that already has `max` is not acknowledged again: undefined then. The run's row is locked
+ * before its count is read, so concurrent acknowledgements cannot pass the cap together.
+ */
+export async function insertAcknowledgement(sql: Sql, a: NewAcknowledgement, max: number): Promise<AcknowledgementRow | undefined> {
   return sql.begin(async (tx) => {
+    // "no key update": the lock the count's update takes anyway; sample inserts (key share) go on.
+    const [run] = await tx<{ acknowledged_count: number }[]>`
+      select acknowledged_count from runs where id = ${a.runId} for no key update`;
+    if (!run || run.acknowledged_count >= max) return undefined;
     const [row] = await tx<AcknowledgementRow[]>`
       insert into run_acknowledgements (id, tenant_id, run_id, principal_kind, principal_id, principal_name, note)
       values (${randomUUID()}, ${a.tenantId}, ${a.runId}, ${a.principal.kind}, ${a.principal.id}, ${a.principal.name}, ${a.note})

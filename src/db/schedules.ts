@@ -59,3 +59,19 @@ export async function findActiveScheduledRun(sql: Queryable, suiteId: string): P
     limit 1`;
   return row;
 }
+
+// First key of the two-key advisory lock that lets one fire of a suite's schedule at a time check
+// for an unfinished scheduled run and trigger one (the migration lock uses the one-key form; the
+// finalize and reconcile locks use other classes).
+const SCHEDULE_FIRE_LOCK_CLASS = 0x534348; // "SCH"
+
+/**
+ * Takes the suite's fire lock until the end of the transaction `tx`, without waiting: false when
+ * another fire holds it. Transaction-scoped, so commit, rollback or a lost connection always let
+ * it go.
+ */
+export async function tryLockScheduleFire(tx: Queryable, suiteId: string): Promise<boolean> {
+  const [row] = await tx<{ locked: boolean }[]>`
+    select pg_try_advisory_xact_lock(${SCHEDULE_FIRE_LOCK_CLASS}, hashtext(${suiteId}::text)) as locked`;
+  return row!.locked;
+}

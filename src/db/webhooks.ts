@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEvent, WebhookFormat } from '../domain/webhook-events';
-import type { Queryable } from './client';
+import type { Queryable, Sql } from './client';
 
 export interface WebhookRow {
   id: string;
@@ -23,13 +23,28 @@ export interface NewWebhook {
   format: WebhookFormat;
 }
 
-export async function insertWebhook(sql: Queryable, w: NewWebhook): Promise<WebhookRow> {
-  const [row] = await sql<WebhookRow[]>`
-    insert into webhooks (id, tenant_id, url_redacted, url_encrypted, secret_encrypted, events, format)
-    values (${randomUUID()}, ${w.tenantId}, ${w.urlRedacted}, ${w.urlEncrypted}, ${w.secretEncrypted},
-            ${w.events as string[]}, ${w.format})
-    returning *`;
-  return row!;
+// First key of the two-key advisory lock that serialises webhook creates of one tenant, so its
+// count and its insert cannot race (the migration lock uses the one-key form; other locks use
+// other classes).
+const WEBHOOK_CREATE_LOCK_CLASS = 0x57484b; // "WHK"
+
+/**
+ * Inserts the webhook unless its tenant already has `max`: undefined then. The count and the
+ * insert run in one transaction under the tenant's create lock, so concurrent creates cannot pass
+ * the cap together.
+ */
+export async function insertWebhook(sql: Sql, w: NewWebhook, max: number): Promise<WebhookRow | undefined> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${WEBHOOK_CREATE_LOCK_CLASS}, hashtext(${w.tenantId}::text))`;
+    const [count] = await tx<{ n: number }[]>`select count(*)::int as n from webhooks where tenant_id = ${w.tenantId}`;
+    if (count!.n >= max) return undefined;
+    const [row] = await tx<WebhookRow[]>`
+      insert into webhooks (id, tenant_id, url_redacted, url_encrypted, secret_encrypted, events, format)
+      values (${randomUUID()}, ${w.tenantId}, ${w.urlRedacted}, ${w.urlEncrypted}, ${w.secretEncrypted},
+              ${w.events as string[]}, ${w.format})
+      returning *`;
+    return row!;
+  });
 }
 
 export async function findWebhook(sql: Queryable, id: string): Promise<WebhookRow | undefined> {
@@ -80,11 +95,12 @@ export async function deleteWebhook(sql: Queryable, id: string, tenantId: string
   return rows.length > 0;
 }
 
-/** The tenant's webhooks subscribed to at least one of `events`. */
+/** The tenant's webhooks subscribed to at least one of `events`; none while the tenant is disabled. */
 export async function findSubscribedWebhooks(sql: Queryable, tenantId: string, events: readonly WebhookEvent[]): Promise<WebhookRow[]> {
   return sql<WebhookRow[]>`
-    select * from webhooks where tenant_id = ${tenantId} and events && ${events as string[]}::text[]
-    order by created_at, id`;
+    select w.* from webhooks w join tenants t on t.id = w.tenant_id
+    where w.tenant_id = ${tenantId} and t.disabled_at is null and w.events && ${events as string[]}::text[]
+    order by w.created_at, w.id`;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -139,15 +155,20 @@ export async function recordDeliveries(sql: Queryable, runId: string, deliveries
     select id from webhook_deliveries where run_id = ${runId} and status = 'pending' order by created_at, id`;
 }
 
-/** A delivery with what sending it needs from its webhook; undefined once the webhook is deleted. */
+/**
+ * A delivery with what sending it needs from its webhook; undefined once the webhook is deleted,
+ * and while its tenant is disabled (nothing is sent for a disabled tenant).
+ */
 export async function findDeliveryToSend(
   sql: Queryable,
   deliveryId: string,
 ): Promise<(DeliveryRow & Pick<WebhookRow, 'url_encrypted' | 'secret_encrypted'>) | undefined> {
   const [row] = await sql<(DeliveryRow & Pick<WebhookRow, 'url_encrypted' | 'secret_encrypted'>)[]>`
     select d.*, w.url_encrypted, w.secret_encrypted
-    from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-    where d.id = ${deliveryId}`;
+    from webhook_deliveries d
+      join webhooks w on w.id = d.webhook_id
+      join tenants t on t.id = d.tenant_id
+    where d.id = ${deliveryId} and t.disabled_at is null`;
   return row;
 }
 

@@ -37,10 +37,14 @@ async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
   return run;
 }
 
+/** A run's acknowledgements at most (each is kept and listed; the run's count is their number). */
+export const MAX_ACKNOWLEDGEMENTS_PER_RUN = 100;
+
 /**
  * A person saw a failed run. Only a finished run whose verdict did not pass can be acknowledged.
  * While a failure of a suite's current failing streak is acknowledged, `verdict.failed` webhooks
- * of that suite are not sent again; they resume once the suite has passed.
+ * of that suite are not sent again; they resume once the suite has passed. A run has at most
+ * MAX_ACKNOWLEDGEMENTS_PER_RUN (409 `conflict` past it).
  */
 export async function acknowledgeRun({
   ctx,
@@ -55,12 +59,17 @@ export async function acknowledgeRun({
   }
   if (run.verdict.verdict === 'pass') throw conflict('the run passed; only a run whose verdict did not pass is acknowledged');
   const { principal } = ctx;
-  const row = await insertAcknowledgement(ctx.deps.sql, {
-    tenantId: principal.tenantId,
-    runId: run.id,
-    principal: { kind: principal.kind, id: principal.id, name: principal.name },
-    note: input.body.note,
-  });
+  const row = await insertAcknowledgement(
+    ctx.deps.sql,
+    {
+      tenantId: principal.tenantId,
+      runId: run.id,
+      principal: { kind: principal.kind, id: principal.id, name: principal.name },
+      note: input.body.note,
+    },
+    MAX_ACKNOWLEDGEMENTS_PER_RUN,
+  );
+  if (!row) throw conflict(`a run has at most ${MAX_ACKNOWLEDGEMENTS_PER_RUN} acknowledgements`);
   return present(row);
 }
 

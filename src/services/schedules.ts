@@ -7,10 +7,12 @@ import {
   findSchedule,
   findSchedules,
   setSchedulePaused,
+  tryLockScheduleFire,
   upsertSchedule,
   type ScheduleRow,
 } from '../db/schedules';
 import { findSuite, type SuiteRow } from '../db/suites';
+import { findTenant } from '../db/tenants';
 import { AppError, conflict, notFound, validationError } from '../errors';
 import { scheduleFires } from '../metrics/registry';
 import {
@@ -220,12 +222,39 @@ export async function triggerNow({ ctx, input }: { ctx: Ctx; input: { suiteId: s
 export type ScheduledTriggerOutcome = { outcome: 'started'; runId: string } | { outcome: 'skipped'; reason: string };
 
 /**
+ * Fires of this process that hold a pooled connection for their fire lock at once. A fire holds
+ * one while its trigger queries on others, so with as many holders as the pool has connections
+ * (10; the worker runs up to 20 activities) every trigger would wait for a connection for good.
+ */
+const MAX_LOCKED_FIRES = 4;
+let lockedFires = 0;
+const waitingFires: (() => void)[] = [];
+
+async function withFireSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (lockedFires < MAX_LOCKED_FIRES) lockedFires++;
+  else await new Promise<void>((resolve) => waitingFires.push(resolve));
+  try {
+    return await fn();
+  } finally {
+    // The slot passes straight to the next waiter, so a new fire cannot overtake it.
+    const next = waitingFires.shift();
+    if (next) next();
+    else lockedFires--;
+  }
+}
+
+/**
  * One fire of a suite's schedule (the scheduled trigger workflow's activity). The suite in
  * Postgres decides: no suite or no schedule → the orphaned Temporal Schedule is deleted; paused →
- * the Temporal Schedule is paused too. A fire while the previous scheduled run is unfinished is
- * skipped (overlap policy skip), and so is one past the tenant's trigger quota — the same
- * `triggers:tenant:<id>` window API triggers count in. Otherwise the run is triggered by the
- * service verb POST /v1/suites/:id/runs uses, with triggered_by "schedule".
+ * the Temporal Schedule is paused too. A fire of a disabled tenant's suite is skipped (the
+ * Temporal Schedule stays: re-enabling the tenant resumes it as it was). A fire while the previous
+ * scheduled run is unfinished is skipped (overlap policy skip), and so is one past the tenant's
+ * trigger quota — the same `triggers:tenant:<id>` window API triggers count in. Otherwise the run
+ * is triggered by the service verb POST /v1/suites/:id/runs uses, with triggered_by "schedule".
+ *
+ * The overlap check and the run it lets through are atomic: both happen under the suite's fire
+ * lock, held until the run's row is committed (triggerRun writes it on its own connection), so of
+ * two fires landing together (a manual trigger and a scheduled one) the second is skipped.
  */
 export async function fireSchedule(deps: Deps, input: { suiteId: string }): Promise<ScheduledTriggerOutcome> {
   const skipped = (reason: string): ScheduledTriggerOutcome => {
@@ -248,16 +277,23 @@ export async function fireSchedule(deps: Deps, input: { suiteId: string }): Prom
     });
     return skipped('the schedule is paused');
   }
-  const active = await findActiveScheduledRun(deps.sql, suite.id);
-  if (active) return skipped(`the previous scheduled run ${active.id} has not finished`);
-  const { count } = await hitRateLimit(deps.sql, `triggers:tenant:${suite.tenant_id}`);
-  if (count > deps.config.rateLimits.tenantTriggersPerMinute) return skipped('rate limit exceeded for run triggers of this tenant');
-  const ctx: Ctx = {
-    // The schedule acts for the suite's tenant; only the tenant id of this principal is used.
-    principal: { kind: 'api_key', id: `schedule:${suite.id}`, name: 'schedule', email: null, tenantId: suite.tenant_id, scopes: ['runs:write'] },
-    deps,
-  };
-  const run = await triggerRun({ ctx, input: { suiteId: suite.id, body: triggerRunInput.parse({}), triggeredBy: 'schedule' } });
-  scheduleFires.inc({ outcome: 'started' });
-  return { outcome: 'started', runId: run.id };
+  const tenant = await findTenant(deps.sql, suite.tenant_id);
+  if (!tenant || tenant.disabled_at !== null) return skipped('the tenant is disabled');
+  return withFireSlot(() =>
+    deps.sql.begin(async (tx): Promise<ScheduledTriggerOutcome> => {
+      if (!(await tryLockScheduleFire(tx, suite.id))) return skipped('another fire of this schedule is in progress');
+      const active = await findActiveScheduledRun(tx, suite.id);
+      if (active) return skipped(`the previous scheduled run ${active.id} has not finished`);
+      const { count } = await hitRateLimit(deps.sql, `triggers:tenant:${suite.tenant_id}`);
+      if (count > deps.config.rateLimits.tenantTriggersPerMinute) return skipped('rate limit exceeded for run triggers of this tenant');
+      const ctx: Ctx = {
+        // The schedule acts for the suite's tenant; only the tenant id of this principal is used.
+        principal: { kind: 'api_key', id: `schedule:${suite.id}`, name: 'schedule', email: null, tenantId: suite.tenant_id, scopes: ['runs:write'] },
+        deps,
+      };
+      const run = await triggerRun({ ctx, input: { suiteId: suite.id, body: triggerRunInput.parse({}), triggeredBy: 'schedule' } });
+      scheduleFires.inc({ outcome: 'started' });
+      return { outcome: 'started', runId: run.id };
+    }),
+  );
 }

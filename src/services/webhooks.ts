@@ -12,10 +12,16 @@ import {
 import { redactUrl } from '../domain/redact-url';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../domain/webhook-events';
 import { generateWebhookSecret, webhookSecretKey } from '../domain/webhook-signature';
-import { notFound } from '../errors';
+import { conflict, notFound } from '../errors';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
 import { assertSameTenant, type Ctx } from './context';
 import { page, type Page } from './pagination';
+
+/**
+ * A tenant's webhooks at most: every finished run of the tenant is checked against each of them,
+ * and each may start a delivery workflow retried for 24 hours.
+ */
+export const MAX_WEBHOOKS_PER_TENANT = 20;
 
 /** Webhook fields without defaults, so PATCH can leave them out. */
 const webhookFields = {
@@ -75,7 +81,8 @@ export function presentWebhook(row: WebhookRow): WebhookResponse {
 
 /**
  * The secret is returned here once (given or generated) and never again: the route marks it a
- * secret response field, so an Idempotency-Key replay answers without it.
+ * secret response field, so an Idempotency-Key replay answers without it. A tenant that already
+ * has MAX_WEBHOOKS_PER_TENANT is refused (409 `conflict`).
  */
 export async function createWebhook({
   ctx,
@@ -86,14 +93,19 @@ export async function createWebhook({
 }): Promise<WebhookResponse & { secret: string }> {
   const { box } = ctx.deps;
   const secret = input.secret ?? generateWebhookSecret();
-  const row = await insertWebhook(ctx.deps.sql, {
-    tenantId: ctx.principal.tenantId,
-    urlRedacted: redactUrl(input.url),
-    urlEncrypted: box.encrypt(input.url),
-    secretEncrypted: box.encrypt(secret),
-    events: input.events,
-    format: input.format,
-  });
+  const row = await insertWebhook(
+    ctx.deps.sql,
+    {
+      tenantId: ctx.principal.tenantId,
+      urlRedacted: redactUrl(input.url),
+      urlEncrypted: box.encrypt(input.url),
+      secretEncrypted: box.encrypt(secret),
+      events: input.events,
+      format: input.format,
+    },
+    MAX_WEBHOOKS_PER_TENANT,
+  );
+  if (!row) throw conflict(`a tenant has at most ${MAX_WEBHOOKS_PER_TENANT} webhooks; delete one before adding another`);
   return { ...presentWebhook(row), secret };
 }
 

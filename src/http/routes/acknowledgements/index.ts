@@ -21,7 +21,11 @@ export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
       body: acknowledgements.acknowledgeRunInput,
       success: { status: 201, description: 'the acknowledgement', schema: Acknowledgement },
       errors: {
-        409: ['`run_not_finished`: the run has not finished yet', '`conflict`: the run\'s verdict passed'],
+        409: [
+          '`run_not_finished`: the run has not finished yet',
+          '`conflict`: the run\'s verdict passed',
+          `\`conflict\`: the run already has ${acknowledgements.MAX_ACKNOWLEDGEMENTS_PER_RUN} acknowledgements (the most a run has)`,
+        ],
       },
     }),
     async (request, reply) => {

@@ -19,6 +19,7 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       tag: 'webhooks',
       body: webhooks.createWebhookInput,
       success: { status: 201, description: 'the webhook, with its secret (this once)', schema: CreatedWebhook },
+      errors: { 409: [`\`conflict\`: the tenant already has ${webhooks.MAX_WEBHOOKS_PER_TENANT} webhooks (the most a tenant has)`] },
       // The secret is shown once: an Idempotency-Key replay answers without it.
       config: { secretResponseFields: ['secret'] },
     }),
