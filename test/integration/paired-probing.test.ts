@@ -44,6 +44,24 @@ describe('paired probing', () => {
     await stack?.close();
   });
 
+  /**
+   * Runs a suite of `workload` against both nodes with a history budget of 20 events (so the run
+   * continues as new), its API on an idle stack that shares this stack's worker and key.
+   */
+  async function withContinuedRun(
+    workload: Record<string, unknown>,
+    check: (run: { idle: Stack; auth: Awaited<ReturnType<Stack['newTenant']>>['auth']; runId: string; workflowId: string; firstExecutionRunId: string }) => Promise<void>,
+  ): Promise<void> {
+    const idle = await startStack({ worker: false, env: { RVS_SECRET_KEY: stack.config.secretKey! } });
+    try {
+      const { auth } = await idle.newTenant();
+      const setup = await createSuite(idle.app, auth, { candidates: [candidate.url], reference: reference.url, config: { workload } });
+      await check({ idle, auth, ...(await runWithHistoryBudget(idle, stack, auth, setup.suiteId, 20)) });
+    } finally {
+      await idle.close();
+    }
+  }
+
   async function pairRows(runId: string): Promise<PairRow[]> {
     return stack.sql<PairRow[]>`
       select c.seq, c.started_at as c_started, r.started_at as r_started, c.send_lag_us as c_lag, r.send_lag_us as r_lag
@@ -146,15 +164,7 @@ describe('paired probing', () => {
   it('keeps the anchor across continue-as-new: later chunks stay on the same schedule', { timeout: 120_000 }, async () => {
     // 5,200 calls at 1,000/s: a first chunk of 5,000 per target, then (after continue-as-new,
     // forced by a tiny history budget) a second of 200, due 5.0–5.2 s after the anchor.
-    const idle = await startStack({ worker: false, env: { RVS_SECRET_KEY: stack.config.secretKey! } });
-    try {
-      const { auth } = await idle.newTenant();
-      const setup = await createSuite(idle.app, auth, {
-        candidates: [candidate.url],
-        reference: reference.url,
-        config: { workload: { requests_per_target: 5_200, rate_per_second: 1_000, concurrency: 8, warmup_requests: 0, timeout_ms: 2_000 } },
-      });
-      const { runId, workflowId, firstExecutionRunId } = await runWithHistoryBudget(idle, stack, auth, setup.suiteId, 20);
+    await withContinuedRun({ requests_per_target: 5_200, rate_per_second: 1_000, concurrency: 8, warmup_requests: 0, timeout_ms: 2_000 }, async ({ idle, auth, runId, workflowId, firstExecutionRunId }) => {
       const first = await probeChunkInputs(stack.client, workflowId, firstExecutionRunId);
       const latest = await stack.client.workflow.getHandle(workflowId).describe();
       expect(latest.runId).not.toBe(firstExecutionRunId);
@@ -176,24 +186,14 @@ describe('paired probing', () => {
       expect(Math.abs(last.r_started.getTime() - (anchorMs + 5_199))).toBeLessThanOrEqual(5);
       const verdict = await get<Record<string, any>>(idle.app, `/v1/runs/${runId}/verdict`, auth);
       expect(verdict.body.reference_comparison.pairing).toMatchObject({ method: 'paired', pairs: 5_200 });
-    } finally {
-      await idle.close();
-    }
+    });
   });
 
   // A campaign bound by duration_s (not a call count) in open loop, carried over continue-as-new:
   // it ends on time, finalizes, and each target has every seq exactly once — the long-campaign
   // path of bench:soak, in under a minute.
   it('a duration-bound campaign ends on time across continue-as-new, finalizes, and records every seq once per target', { timeout: 150_000 }, async () => {
-    const idle = await startStack({ worker: false, env: { RVS_SECRET_KEY: stack.config.secretKey! } });
-    try {
-      const { auth } = await idle.newTenant();
-      const setup = await createSuite(idle.app, auth, {
-        candidates: [candidate.url],
-        reference: reference.url,
-        config: { workload: { requests_per_target: null, duration_s: 35, rate_per_second: 50, concurrency: 4, warmup_requests: 0, timeout_ms: 2_000 } },
-      });
-      const { runId, workflowId, firstExecutionRunId } = await runWithHistoryBudget(idle, stack, auth, setup.suiteId, 20);
+    await withContinuedRun({ requests_per_target: null, duration_s: 35, rate_per_second: 50, concurrency: 4, warmup_requests: 0, timeout_ms: 2_000 }, async ({ idle, auth, runId, workflowId, firstExecutionRunId }) => {
       const run = await waitForRun(idle.app, auth, runId);
       expect(run.status).toBe('success');
       expect((await stack.client.workflow.getHandle(workflowId).describe()).runId).not.toBe(firstExecutionRunId);
@@ -210,8 +210,6 @@ describe('paired probing', () => {
         expect(t.distinct_seq).toBe(t.n);
         expect(t.max_seq + 1).toBe(t.n);
       }
-    } finally {
-      await idle.close();
-    }
+    });
   });
 });
