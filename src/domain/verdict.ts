@@ -5,7 +5,9 @@ import { decideLatency, type LatencyDecision } from './statistics/latency-decisi
 import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
 import {
   DEFAULT_RUN_DRIFT_SD,
+  fewestCallsToDecide,
   pairedRelativeDifferenceFromCounts,
+  smallSampleRanks,
   unpairedRelativeDifference,
   type PairCounts,
   type RelativeDifference,
@@ -266,10 +268,11 @@ const EMPTY: SortedSamples = [];
 
 /**
  * The 1-based ranks of the n sorted successful latencies the verdict reads: each of p50, p95 and
- * p99 at its nearest rank and at the two ends of its 95 % interval. Finalize fetches only these.
+ * p99 at its nearest rank and at the two ends of its 95 % interval, and those the small-sample
+ * fail bound of the p95 comparisons may read. Finalize fetches only these.
  */
 export function verdictRanks(n: number): number[] {
-  const ranks: number[] = [];
+  const ranks: number[] = smallSampleRanks(n, 0.95);
   for (const p of [0.5, 0.95, 0.99]) {
     const interval = orderStatisticRanks(n, p);
     ranks.push(nearestRank(n, p), interval.lower, interval.upper);
@@ -345,15 +348,26 @@ function latencyP95Check(input: VerdictInput, latencies: SortedSamples): Check {
 }
 
 /** One sentence on a latency decision, for the message and the Markdown summary. */
-function decisionClause(decision: LatencyDecision, floorMs: number): string {
+function decisionClause(decision: LatencyDecision, floorMs: number, diff: RelativeDifference): string {
+  const fewest = fewestCallsToDecide(diff.p);
+  const calls = Math.min(diff.candidate_n, diff.reference_n);
   switch (decision.reason) {
     case 'under_floor':
       return `pass: the difference is under the ${floorMs} ms floor`;
     case 'within_limit':
       return 'pass: the whole interval is at or below the limit';
     case 'above_limit':
-      return 'fail: the whole interval is above the limit';
+      return diff.fail_bound === 'one_sided'
+        ? `fail: too few calls for a two-sided interval (${fewest.toPass} a side), but the one-sided 95% lower bound, ${formatPct(round1(diff.fail_lower_pct))}, is above the limit`
+        : 'fail: the whole interval is above the limit';
     case 'straddles_limit':
+      if (!Number.isFinite(diff.upper_pct)) {
+        return (
+          `inconclusive: with ${calls.toLocaleString('en-US')} successful calls on a side the p95 has no two-sided interval; ` +
+          `passing on the interval needs ${fewest.toPass} a side and failing ${fewest.toFail}` +
+          (calls >= fewest.toFail ? ', and the one-sided bound does not clear the limit' : '')
+        );
+      }
       return `inconclusive: the interval straddles the limit, so this run cannot tell; ${showCalls(decision.calls_to_decide)}`;
     case 'no_samples':
       return 'inconclusive: a side has no successful call to compare';
@@ -414,7 +428,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const message = measurable
     ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
       `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
-      `${showIntervalPct(interval)}, max ${formatPct(max)}, ${showPairing(pairing)}) — ${decisionClause(decision, regressionFloorMs(input))}`
+      `${showIntervalPct(interval)}, max ${formatPct(max)}, ${showPairing(pairing)}) — ${decisionClause(decision, regressionFloorMs(input), diff)}`
     : 'no successful calls on the candidate or the reference — inconclusive: nothing to compare (the availability check judges failed calls)';
   const check: Check = {
     name: 'latency_vs_reference',
@@ -434,6 +448,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
       floor_ms: regressionFloorMs(input),
       reason: decision.reason,
       calls_to_decide: decision.calls_to_decide,
+      ...failBound(diff),
     },
   };
   const comparison: ReferenceComparison = {
@@ -458,6 +473,11 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
     pairing,
   };
   return { check, comparison };
+}
+
+/** The bound a fail decision read, for a check's details. */
+function failBound(diff: RelativeDifference) {
+  return { fail_bound: diff.fail_bound, fail_lower_pct: Number.isFinite(diff.fail_lower_pct) ? round1(diff.fail_lower_pct) : -100 };
 }
 
 function methodComparison(m: MethodLatency): MethodComparison {
@@ -581,7 +601,7 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
       ? `${fallback}no successful calls on the candidate or the baseline run — inconclusive: nothing to compare`
       : `${fallback}candidate p95 ${showInterval({ ...candidateInterval, point: candidateP95 })} vs baseline ` +
         `${showInterval({ ...baselineInterval, point: baselineP95 })} (${formatPct(pct)}, 95% interval ${showIntervalPct(interval)} ` +
-        `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor)}`;
+        `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor, diff)}`;
   const limits: BaselineLimits = {
     max_pct: max,
     floor_ms: floor,
@@ -607,6 +627,7 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
       floor_ms: floor,
       reason: decision.reason,
       calls_to_decide: decision.calls_to_decide,
+      ...failBound(diff),
       history_runs: baseline.mode === 'history' ? history : null,
     },
   };

@@ -190,6 +190,11 @@ export const Check = component(
         floor_ms: z.number().optional(),
         reason: latencyReason.optional(),
         calls_to_decide: int.nullable().optional().describe('inconclusive: calls a run would likely need to decide'),
+        fail_bound: z
+          .enum(['interval', 'one_sided'])
+          .optional()
+          .describe('the bound a fail reads: the two-sided interval, or below 72 calls a side the one-sided 95 % small-sample bound'),
+        fail_lower_pct: z.number().optional().describe('that lower bound of the difference, percent (−100: none)'),
       }),
       'when the suite has a reference endpoint',
     ),
@@ -235,6 +240,11 @@ export const Check = component(
         floor_ms: z.number().optional(),
         reason: z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit', 'within_band', 'under_pct', 'above_band']).optional(),
         calls_to_decide: int.nullable().optional(),
+        fail_bound: z
+          .enum(['interval', 'one_sided'])
+          .optional()
+          .describe('the bound a fail reads: the two-sided interval, or below 72 calls a side the one-sided 95 % small-sample bound'),
+        fail_lower_pct: z.number().optional().describe('that lower bound of the difference, percent (−100: none)'),
         history_runs: int.nullable().optional(),
       }),
       'when a baseline model applies (history, previous run or chosen run)',
