@@ -1,6 +1,13 @@
 import { emptyTally, judgeCorrectness, type CorrectnessDetails, type CorrectnessTally } from './correctness';
 import { decideAvailability } from './statistics/availability';
-import { chooseBaselineModel, judgeAgainstHistory, BASELINE_DEFAULTS } from './statistics/history-baseline';
+import {
+  chooseBaselineModel,
+  judgeAgainstHistory,
+  judgePersisting,
+  BASELINE_DEFAULTS,
+  PERSISTING_LEVEL,
+  type PersistingDecision,
+} from './statistics/history-baseline';
 import { decideLatency, type LatencyDecision } from './statistics/latency-decision';
 import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
 import {
@@ -186,8 +193,22 @@ export interface BaselineLimits {
   history_lower_ms?: number;
   history_log_sd?: number;
   upper_boundary?: number;
+  /** history: the sequential rule over the candidate and the newest passing runs (absent from verdicts judged before it). */
+  persisting?: PersistingLimits;
   vs_baseline_interval_pct?: IntervalPct;
   run_drift_sd?: number;
+}
+
+export interface PersistingLimits {
+  status: 'pass' | 'fail';
+  reason: PersistingDecision['reason'];
+  /** The candidate and the passing runs pooled with it, newest first (the oldest is where the streak starts). */
+  run_ids: string[];
+  reference_runs: number;
+  t: number | null;
+  limit: number | null;
+  vs_median_pct: number | null;
+  level: number;
 }
 
 export type VerdictValue = 'pass' | 'fail' | 'error';
@@ -219,6 +240,11 @@ export interface BaselineInput {
   minRuns?: number;
   /** history mode: per-run candidate p95 (µs) of the last `window` passing runs, newest first. */
   history?: readonly { run_id: string; p95_us: number }[];
+  /**
+   * history mode: the same runs and older ones, up to historyRunsToRead(window), newest first —
+   * what the sequential rule (judgePersisting) pools and compares with. Absent: `history`.
+   */
+  lookback?: readonly { run_id: string; p95_us: number }[];
   /** The run compared sample by sample: the previous passing run, or the chosen one. */
   previous: BaselineRun | null;
 }
@@ -534,8 +560,19 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     under_floor: `pass: above the band but less than the ${floor} ms floor over the median`,
     above_band: `fail: above the band, more than ${formatPct(max)} and more than ${floor} ms over the median`,
   }[judged.reason];
-  const message = `${what} — ${why}`;
+  // A regression a single run hid shows when the candidate is pooled with the newest passing runs.
+  const lookback = baseline.lookback ?? history;
+  const persisting = judgePersisting({ candidateP95Us: Number.isNaN(q.point) ? 0 : q.point, historyP95sUs: lookback.map((h) => h.p95_us), maxPct: max, floorMs: floor });
+  const pooledIds = [input.run.id, ...lookback.slice(0, persisting.runs - 1).map((h) => h.run_id)];
+  const persists = judged.status !== 'fail' && judged.reason !== 'no_samples' && persisting.status === 'fail';
+  const status = persists ? 'fail' : judged.status;
+  const message = persists
+    ? `${what} — fail: regression persisting over ${persisting.runs} runs since run ${pooledIds.at(-1)} ` +
+      `(their p95s ${formatPct(round1(persisting.vs_median_pct))} over the median of the ${persisting.reference_runs} runs before, ` +
+      `t ${persisting.t.toFixed(2)} > ${persisting.limit.toFixed(2)}; this run alone was ${why.replace(/^pass: /, '')})`
+    : `${what} — ${why}`;
   const runIds = history.map((h) => h.run_id);
+  const finite = (x: number, digits: number) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
   const limits: BaselineLimits = {
     max_pct: max,
     floor_ms: floor,
@@ -544,10 +581,20 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     history_lower_ms: usToMs(band.lower_us),
     history_log_sd: Math.round(band.log_sd * 10_000) / 10_000,
     upper_boundary: band.upper_boundary,
+    persisting: {
+      status: persisting.status,
+      reason: persisting.reason,
+      run_ids: pooledIds,
+      reference_runs: persisting.reference_runs,
+      t: finite(persisting.t, 3),
+      limit: finite(persisting.limit, 3),
+      vs_median_pct: finite(persisting.vs_median_pct, 1),
+      level: PERSISTING_LEVEL,
+    },
   };
   const check: Check = {
     name: 'latency_vs_baseline',
-    status: judged.status,
+    status,
     message,
     details: {
       baseline_run_id: runIds[0]!,
@@ -560,7 +607,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
       candidate_p95_interval_ms: { lower: usToMs(q.lower), upper: q.upper === Infinity ? null : usToMs(q.upper) },
       vs_history_median_pct: overMedian,
       limits,
-      reason: judged.reason,
+      reason: persists ? 'persisting' : judged.reason,
     },
   };
   const comparison: BaselineComparison = {

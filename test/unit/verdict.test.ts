@@ -593,6 +593,24 @@ describe('computeVerdict: latency_vs_baseline', () => {
     expect(result.verdict).toBe(status);
   });
 
+  it('history: a regression one run hid fails once it persists, naming the runs and where the streak starts', () => {
+    // Thirty passing runs around 100 ms (±9 %), then two that passed the band at ~128 ms.
+    const earlier = Array.from({ length: 30 }, (_, i) => [100, 88, 114, 93, 108, 90, 112, 96, 104, 95][i % 10]!);
+    const slow = [127, 129];
+    const lookback = historyOf([...slow, ...earlier]);
+    const history = lookback.slice(0, 10);
+    const c = steady(128);
+    const result = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history, lookback, previous: null } }));
+    const baseline = check(result, 'latency_vs_baseline');
+    expect(baseline.status).toBe('fail');
+    expect(baseline.details.reason).toBe('persisting');
+    expect(baseline.message).toContain(`regression persisting over 3 runs since run ${lookback[1]!.run_id}`);
+    expect((baseline.details.limits as { persisting: unknown }).persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID, lookback[0]!.run_id, lookback[1]!.run_id], reference_runs: 30 });
+    // Without the pooled runs' evidence (no lookback beyond the window) the same run passes the band.
+    const alone = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf([...earlier.slice(0, 10)]), previous: null } }));
+    expect(check(alone, 'latency_vs_baseline').status).toBe('pass');
+  });
+
   it('history: a candidate with no successful call is inconclusive', () => {
     const result = computeVerdict(
       input({ candidate: noSuccess(100), baseline: { mode: 'history', minRuns: 5, history: steadyHistory(5), previous: null } }),
