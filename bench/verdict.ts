@@ -18,7 +18,8 @@ import { normalCdf, normalQuantile } from '../src/domain/statistics/distribution
 import { percentileIntervals, nearestRank } from '../src/domain/statistics/quantile-interval';
 import { DEFAULT_RUN_DRIFT_SD, pairedRelativeDifference, unpairedRelativeDifference } from '../src/domain/statistics/relative-difference';
 import { decideLatency } from '../src/domain/statistics/latency-decision';
-import { judgeAgainstHistory, BASELINE_DEFAULTS } from '../src/domain/statistics/history-baseline';
+import { historyRunsToRead, judgeAgainstHistory, judgePersisting, BASELINE_DEFAULTS, PERSISTING_LEVEL, PERSISTING_RUNS } from '../src/domain/statistics/history-baseline';
+import { smallSampleFailBound } from '../src/domain/statistics/relative-difference';
 import { decideAvailability, answeredBucketShare } from '../src/domain/statistics/availability';
 
 const RUNS = Number(process.env.BENCH_VERDICT_RUNS ?? 1000);
@@ -29,6 +30,7 @@ const CALLS = 2000;
 const RATE_PER_SECOND = 20;
 const SHARED_SIGMA_LOG = 0.15;
 const WINDOW = BASELINE_DEFAULTS.window;
+const LOOKBACK = historyRunsToRead(WINDOW);
 const REGRESSION_MAX_PCT = 20; // suite-config default of latency_regression_max_pct
 const REFERENCE_MAX_PCT = 25; // suite-config default of latency_vs_reference_max_pct
 const FLOOR_MS = 5;
@@ -208,6 +210,72 @@ function referenceStudy(scenarios: readonly { name: string; candidate: number; r
   return counts;
 }
 
+/**
+ * A persisting regression, run after run, as the service sees it: the history starts as LOOKBACK
+ * unchanged passing runs (a suite that has run a while; the band reads the newest WINDOW of them); from run 1 on every run is slowed by r; each run is judged by the band
+ * (one run) and the sequential rule (the candidate pooled with the newest passing runs), and a run
+ * that passes joins the history (newest first) — so a regression that slips through one run is
+ * in the history the next run is judged with. Common random numbers across regression levels.
+ */
+function persistingStudy(driftSigma: number, regressions: readonly number[], runsAfter: number, initialRuns: number) {
+  const out = regressions.map(() => ({ runs: 0, fails: 0, singleFails: 0, detectedAt: [] as number[], singleDetectedAt: [] as number[] }));
+  for (let sim = 0; sim < RUNS; sim++) {
+    const history: number[] = [];
+    for (let h = 0; h < initialRuns; h++) history.unshift(p95Of(runSamples(MEDIAN_MS * drift(driftSigma))));
+    const bases = Array.from({ length: runsAfter }, () => p95Of(runSamples(MEDIAN_MS * drift(driftSigma))));
+    regressions.forEach((r, i) => {
+      const o = out[i]!;
+      for (const withSequential of [true, false]) {
+        const hist = [...history];
+        let detected = Infinity;
+        bases.forEach((base, j) => {
+          const candidate = base * (1 + r);
+          const window = hist.slice(0, WINDOW);
+          const single = judgeAgainstHistory({ candidateP95Us: candidate, candidateSamples: CALLS, historyP95sUs: window, maxPct: REGRESSION_MAX_PCT, floorMs: FLOOR_MS }).status === 'fail';
+          const sequential =
+            withSequential && judgePersisting({ candidateP95Us: candidate, historyP95sUs: hist.slice(0, LOOKBACK), maxPct: REGRESSION_MAX_PCT, floorMs: FLOOR_MS }).status === 'fail';
+          const failed = single || sequential;
+          if (withSequential) {
+            o.runs++;
+            if (failed) o.fails++;
+            if (single) o.singleFails++;
+          }
+          if (failed) detected = Math.min(detected, j + 1);
+          else hist.unshift(candidate);
+        });
+        (withSequential ? o.detectedAt : o.singleDetectedAt).push(detected);
+      }
+    });
+  }
+  return out;
+}
+
+/**
+ * Small suites: n calls a side, candidate slowed by a factor against a reference of the same
+ * distribution (unpaired, as closed loop gives): how often the p95 comparison fails, passes, or is
+ * inconclusive — the one-sided small-sample bound below 72 calls, the interval from 72.
+ */
+function smallSuiteStudy(sizes: readonly number[], factors: readonly number[]) {
+  return sizes.map((n) =>
+    factors.map((f) => {
+      let fail = 0;
+      let pass = 0;
+      let oneSided = 0;
+      for (let run = 0; run < RUNS; run++) {
+        const runDrift = drift(0.1);
+        const cand = scaled(runSamples(MEDIAN_MS * runDrift, n), f);
+        const ref = runSamples(MEDIAN_MS * runDrift, n);
+        const diff = unpairedRelativeDifference(cand, ref);
+        const status = decideLatency(diff, { maxPct: REFERENCE_MAX_PCT, floorMs: FLOOR_MS }).status;
+        if (status === 'fail') fail++;
+        if (status === 'pass') pass++;
+        if (status === 'fail' && diff.fail_bound === 'one_sided') oneSided++;
+      }
+      return { fail, pass, oneSided };
+    }),
+  );
+}
+
 /** How often the p95 interval holds the true p95 (median · e^(σ·z₀.₉₅)), by sample size. */
 function p95Coverage(sizes: readonly number[]): string[] {
   const truth = MEDIAN_MS * 1000 * Math.exp(SIGMA_LOG * normalQuantile(0.95));
@@ -297,6 +365,38 @@ function main(): void {
     `\nceiling for any one-run rule at ≤ 1 % false fails (even with a perfectly known history): +30 % caught at most ` +
       `${bound(Math.log(1.1), 0.3)} with drift σ 10 %, ${bound(Math.log(1.05), 0.3)} with σ 5 %`,
   );
+
+  const detectionLevels = [0, 0.1, 0.2, 0.3, 0.5];
+  const runsAfter = 10;
+  for (const [driftSigma, initialRuns] of [[0.1, LOOKBACK], [0.1, WINDOW], [0.05, LOOKBACK]] as const) {
+    const persisting = persistingStudy(driftSigma, detectionLevels, runsAfter, initialRuns);
+    const within = (at: number[], k: number) => pct(at.filter((d) => d <= k).length);
+    const median = (at: number[]) => {
+      const sorted = [...at].sort((a, b) => a - b);
+      const m = sorted[Math.floor(sorted.length / 2)]!;
+      return Number.isFinite(m) ? String(m) : `> ${runsAfter}`;
+    };
+    table(
+      `persisting regression, drift σ ${driftSigma * 100} %, ${initialRuns} passing runs before it: band (one run) + sequential rule (candidate pooled with the ${PERSISTING_RUNS - 1} newest passing runs against up to ${LOOKBACK - PERSISTING_RUNS + 1} before them, one-sided ${PERSISTING_LEVEL * 100} % t); passing runs join the history`,
+      ['candidate p95 from run 1 on', 'false fails per run (unchanged only)', 'caught in run 1', 'within 2 runs', 'within 3 runs', 'median runs to detection', 'band alone: within 3 runs', 'band alone: median runs'],
+      detectionLevels.map((r, i) => {
+        const o = persisting[i]!;
+        const perRun = r === 0 ? `${((o.fails / o.runs) * 100).toFixed(2)} % (band alone ${((o.singleFails / o.runs) * 100).toFixed(2)} %)` : '–';
+        return [r === 0 ? 'unchanged' : `+${r * 100} %`, perRun, within(o.detectedAt, 1), within(o.detectedAt, 2), within(o.detectedAt, 3), median(o.detectedAt), within(o.singleDetectedAt, 3), median(o.singleDetectedAt)];
+      }),
+    );
+  }
+
+  const sizes = [30, 60, 100, 300];
+  const factors = [1, 1.3, 5];
+  const small = smallSuiteStudy(sizes, factors);
+  table(
+    `small suites: candidate vs reference at n calls a side (closed loop, unpaired; max ${REFERENCE_MAX_PCT} %, floor ${FLOOR_MS} ms): fail / pass (fails on the one-sided small-sample bound)`,
+    ['calls a side', ...factors.map((f) => (f === 1 ? 'unchanged' : `candidate ${f}×`))],
+    sizes.map((n, i) => [String(n), ...small[i]!.map((c) => `${pct(c.fail)} / ${pct(c.pass)}${c.oneSided > 0 ? ` (${pct(c.oneSided)})` : ''}`)]),
+  );
+  const boundSmall = smallSampleFailBound(runSamples(MEDIAN_MS * 5, 60), runSamples(MEDIAN_MS, 60), 0.95);
+  console.log(`one 60-call draw, candidate 5×: one-sided 95 % lower bound of the p95 difference ${boundSmall.toFixed(0)} %`);
 
   const scenarios = [
     { name: 'same distribution', candidate: 1, reference: 1, referenceDrift: 0 },

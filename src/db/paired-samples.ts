@@ -1,4 +1,5 @@
 import { nearestRank, orderStatisticRanks } from '../domain/statistics/quantile-interval';
+import { smallSampleRanks } from '../domain/statistics/relative-difference';
 import type { PairedLatencies, VerdictInput } from '../domain/verdict';
 
 type VerdictReference = NonNullable<VerdictInput['reference']>;
@@ -51,7 +52,7 @@ async function withMergeJoin<T>(sql: postgres.TransactionSql, work: () => Promis
  * PostgreSQL so a million pairs never reach the worker: the number of seqs sent on the shared
  * anchor to both sides, the skew |candidate send lag − reference send lag| (p50, p95, max), and
  * over the n seqs that succeeded on both sides the two sorted latencies at the ranks of the p-th
- * percentile's interval (sparse) with the indicator counts of the paired interval
+ * percentile's interval and of its small-sample fail bound (sparse) with the indicator counts of the paired interval
  * (relative-difference.ts). Null when no seq was sent on a shared anchor (an unpaired run).
  */
 export async function pairedLatencies(
@@ -92,7 +93,7 @@ async function pairedLatenciesUnplanned(
   if (n === 0) return paired;
   const interval = orderStatisticRanks(n, p);
   const point = nearestRank(n, p);
-  const ranks = [...new Set([point, interval.lower, interval.upper])].filter((k) => k >= 1 && k <= n);
+  const ranks = [...new Set([point, interval.lower, interval.upper, ...smallSampleRanks(n, p)])].filter((k) => k >= 1 && k <= n);
   // percentile_disc(f) reads rank ⌈f·n⌉; (k − ½)/n lands on rank k whatever the rounding.
   const fractions = ranks.map((k) => (k - 0.5) / n);
   const pointIndex = ranks.indexOf(point) + 1;

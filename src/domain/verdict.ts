@@ -1,11 +1,20 @@
 import { emptyTally, judgeCorrectness, type CorrectnessDetails, type CorrectnessTally } from './correctness';
 import { decideAvailability } from './statistics/availability';
-import { chooseBaselineModel, judgeAgainstHistory, BASELINE_DEFAULTS } from './statistics/history-baseline';
+import {
+  chooseBaselineModel,
+  judgeAgainstHistory,
+  judgePersisting,
+  BASELINE_DEFAULTS,
+  PERSISTING_LEVEL,
+  type PersistingDecision,
+} from './statistics/history-baseline';
 import { decideLatency, type LatencyDecision } from './statistics/latency-decision';
 import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
 import {
   DEFAULT_RUN_DRIFT_SD,
+  fewestCallsToDecide,
   pairedRelativeDifferenceFromCounts,
+  smallSampleRanks,
   unpairedRelativeDifference,
   type PairCounts,
   type RelativeDifference,
@@ -184,8 +193,22 @@ export interface BaselineLimits {
   history_lower_ms?: number;
   history_log_sd?: number;
   upper_boundary?: number;
+  /** history: the sequential rule over the candidate and the newest passing runs (absent from verdicts judged before it). */
+  persisting?: PersistingLimits;
   vs_baseline_interval_pct?: IntervalPct;
   run_drift_sd?: number;
+}
+
+export interface PersistingLimits {
+  status: 'pass' | 'fail';
+  reason: PersistingDecision['reason'];
+  /** The candidate and the passing runs pooled with it, newest first (the oldest is where the streak starts). */
+  run_ids: string[];
+  reference_runs: number;
+  t: number | null;
+  limit: number | null;
+  vs_median_pct: number | null;
+  level: number;
 }
 
 export type VerdictValue = 'pass' | 'fail' | 'error';
@@ -217,6 +240,11 @@ export interface BaselineInput {
   minRuns?: number;
   /** history mode: per-run candidate p95 (µs) of the last `window` passing runs, newest first. */
   history?: readonly { run_id: string; p95_us: number }[];
+  /**
+   * history mode: the same runs and older ones, up to historyRunsToRead(window), newest first —
+   * what the sequential rule (judgePersisting) pools and compares with. Absent: `history`.
+   */
+  lookback?: readonly { run_id: string; p95_us: number }[];
   /** The run compared sample by sample: the previous passing run, or the chosen one. */
   previous: BaselineRun | null;
 }
@@ -266,10 +294,11 @@ const EMPTY: SortedSamples = [];
 
 /**
  * The 1-based ranks of the n sorted successful latencies the verdict reads: each of p50, p95 and
- * p99 at its nearest rank and at the two ends of its 95 % interval. Finalize fetches only these.
+ * p99 at its nearest rank and at the two ends of its 95 % interval, and those the small-sample
+ * fail bound of the p95 comparisons may read. Finalize fetches only these.
  */
 export function verdictRanks(n: number): number[] {
-  const ranks: number[] = [];
+  const ranks: number[] = smallSampleRanks(n, 0.95);
   for (const p of [0.5, 0.95, 0.99]) {
     const interval = orderStatisticRanks(n, p);
     ranks.push(nearestRank(n, p), interval.lower, interval.upper);
@@ -345,15 +374,26 @@ function latencyP95Check(input: VerdictInput, latencies: SortedSamples): Check {
 }
 
 /** One sentence on a latency decision, for the message and the Markdown summary. */
-function decisionClause(decision: LatencyDecision, floorMs: number): string {
+function decisionClause(decision: LatencyDecision, floorMs: number, diff: RelativeDifference): string {
+  const fewest = fewestCallsToDecide(diff.p);
+  const calls = Math.min(diff.candidate_n, diff.reference_n);
   switch (decision.reason) {
     case 'under_floor':
       return `pass: the difference is under the ${floorMs} ms floor`;
     case 'within_limit':
       return 'pass: the whole interval is at or below the limit';
     case 'above_limit':
-      return 'fail: the whole interval is above the limit';
+      return diff.fail_bound === 'one_sided'
+        ? `fail: too few calls for a two-sided interval (${fewest.toPass} a side), but the one-sided 95% lower bound, ${formatPct(round1(diff.fail_lower_pct))}, is above the limit`
+        : 'fail: the whole interval is above the limit';
     case 'straddles_limit':
+      if (!Number.isFinite(diff.upper_pct)) {
+        return (
+          `inconclusive: with ${calls.toLocaleString('en-US')} successful calls on a side the p95 has no two-sided interval; ` +
+          `passing on the interval needs ${fewest.toPass} a side and failing ${fewest.toFail}` +
+          (calls >= fewest.toFail ? ', and the one-sided bound does not clear the limit' : '')
+        );
+      }
       return `inconclusive: the interval straddles the limit, so this run cannot tell; ${showCalls(decision.calls_to_decide)}`;
     case 'no_samples':
       return 'inconclusive: a side has no successful call to compare';
@@ -414,7 +454,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const message = measurable
     ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
       `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
-      `${showIntervalPct(interval)}, max ${formatPct(max)}, ${showPairing(pairing)}) — ${decisionClause(decision, regressionFloorMs(input))}`
+      `${showIntervalPct(interval)}, max ${formatPct(max)}, ${showPairing(pairing)}) — ${decisionClause(decision, regressionFloorMs(input), diff)}`
     : 'no successful calls on the candidate or the reference — inconclusive: nothing to compare (the availability check judges failed calls)';
   const check: Check = {
     name: 'latency_vs_reference',
@@ -434,6 +474,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
       floor_ms: regressionFloorMs(input),
       reason: decision.reason,
       calls_to_decide: decision.calls_to_decide,
+      ...failBound(diff),
     },
   };
   const comparison: ReferenceComparison = {
@@ -458,6 +499,11 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
     pairing,
   };
   return { check, comparison };
+}
+
+/** The bound a fail decision read, for a check's details. */
+function failBound(diff: RelativeDifference) {
+  return { fail_bound: diff.fail_bound, fail_lower_pct: Number.isFinite(diff.fail_lower_pct) ? round1(diff.fail_lower_pct) : -100 };
 }
 
 function methodComparison(m: MethodLatency): MethodComparison {
@@ -514,8 +560,19 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     under_floor: `pass: above the band but less than the ${floor} ms floor over the median`,
     above_band: `fail: above the band, more than ${formatPct(max)} and more than ${floor} ms over the median`,
   }[judged.reason];
-  const message = `${what} — ${why}`;
+  // A regression a single run hid shows when the candidate is pooled with the newest passing runs.
+  const lookback = baseline.lookback ?? history;
+  const persisting = judgePersisting({ candidateP95Us: Number.isNaN(q.point) ? 0 : q.point, historyP95sUs: lookback.map((h) => h.p95_us), maxPct: max, floorMs: floor });
+  const pooledIds = [input.run.id, ...lookback.slice(0, persisting.runs - 1).map((h) => h.run_id)];
+  const persists = judged.status !== 'fail' && judged.reason !== 'no_samples' && persisting.status === 'fail';
+  const status = persists ? 'fail' : judged.status;
+  const message = persists
+    ? `${what} — fail: regression persisting over ${persisting.runs} runs since run ${pooledIds.at(-1)} ` +
+      `(their p95s ${formatPct(round1(persisting.vs_median_pct))} over the median of the ${persisting.reference_runs} runs before, ` +
+      `t ${persisting.t.toFixed(2)} > ${persisting.limit.toFixed(2)}; this run alone was ${why.replace(/^pass: /, '')})`
+    : `${what} — ${why}`;
   const runIds = history.map((h) => h.run_id);
+  const finite = (x: number, digits: number) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
   const limits: BaselineLimits = {
     max_pct: max,
     floor_ms: floor,
@@ -524,10 +581,20 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     history_lower_ms: usToMs(band.lower_us),
     history_log_sd: Math.round(band.log_sd * 10_000) / 10_000,
     upper_boundary: band.upper_boundary,
+    persisting: {
+      status: persisting.status,
+      reason: persisting.reason,
+      run_ids: pooledIds,
+      reference_runs: persisting.reference_runs,
+      t: finite(persisting.t, 3),
+      limit: finite(persisting.limit, 3),
+      vs_median_pct: finite(persisting.vs_median_pct, 1),
+      level: PERSISTING_LEVEL,
+    },
   };
   const check: Check = {
     name: 'latency_vs_baseline',
-    status: judged.status,
+    status,
     message,
     details: {
       baseline_run_id: runIds[0]!,
@@ -540,7 +607,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
       candidate_p95_interval_ms: { lower: usToMs(q.lower), upper: q.upper === Infinity ? null : usToMs(q.upper) },
       vs_history_median_pct: overMedian,
       limits,
-      reason: judged.reason,
+      reason: persists ? 'persisting' : judged.reason,
     },
   };
   const comparison: BaselineComparison = {
@@ -581,7 +648,7 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
       ? `${fallback}no successful calls on the candidate or the baseline run — inconclusive: nothing to compare`
       : `${fallback}candidate p95 ${showInterval({ ...candidateInterval, point: candidateP95 })} vs baseline ` +
         `${showInterval({ ...baselineInterval, point: baselineP95 })} (${formatPct(pct)}, 95% interval ${showIntervalPct(interval)} ` +
-        `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor)}`;
+        `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor, diff)}`;
   const limits: BaselineLimits = {
     max_pct: max,
     floor_ms: floor,
@@ -607,6 +674,7 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
       floor_ms: floor,
       reason: decision.reason,
       calls_to_decide: decision.calls_to_decide,
+      ...failBound(diff),
       history_runs: baseline.mode === 'history' ? history : null,
     },
   };

@@ -18,7 +18,7 @@ import {
 import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
 import { isHeadDependent, MAX_LISTED_MISMATCHES, pinHeadDependentParams, spreadMismatches, tallyFromCounts, type CorrectnessTally } from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/stats';
-import { BASELINE_DEFAULTS } from '../domain/statistics/history-baseline';
+import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
 import { createPlanner, templateParams } from '../domain/workload';
 
@@ -125,10 +125,11 @@ async function resolveBaseline(sql: Queryable, run: RunRow): Promise<BaselineInp
   if (config.mode !== 'history') return null;
   const window = config.window ?? BASELINE_DEFAULTS.window;
   const minRuns = config.min_runs ?? BASELINE_DEFAULTS.minRuns;
-  const history = await findPassingHistory(sql, run, window);
+  const lookback = await findPassingHistory(sql, run, historyRunsToRead(window));
+  const history = lookback.slice(0, window);
   // Below min_runs the newest passing run of the history is compared sample by sample.
   const newest = history.length > 0 && history.length < minRuns ? await findRunOfTenant(sql, history[0]!.run_id, run.tenant_id) : undefined;
-  return { mode: 'history', minRuns, history, previous: newest?.stats ? await baselineRun(sql, newest) : null };
+  return { mode: 'history', minRuns, history, lookback, previous: newest?.stats ? await baselineRun(sql, newest) : null };
 }
 
 async function baselineRun(sql: Queryable, baseline: RunRow) {

@@ -1,3 +1,4 @@
+import { suiteWarnings, type SuiteWarning } from '../domain/suite-warnings';
 import { z } from 'zod';
 import { findVisiblePreset } from '../db/catalog';
 import { findChain, type ChainRow } from '../db/chains';
@@ -57,6 +58,7 @@ export interface SuiteResponse {
   updated_at: Date;
   /** Null without a schedule (services/schedules.ts). */
   schedule: ScheduleResponse | null;
+  warnings: SuiteWarning[];
 }
 
 export function presentSuite(row: SuiteRow, schedule: ScheduleResponse | null = null): SuiteResponse {
@@ -69,6 +71,7 @@ export function presentSuite(row: SuiteRow, schedule: ScheduleResponse | null = 
     created_at: row.created_at,
     updated_at: row.updated_at,
     schedule,
+    warnings: suiteWarnings(row.config),
   };
 }
 

@@ -219,6 +219,20 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       expect(row!.bumped).toBe(true);
     });
 
+    it('warns, on create and on change, about checks the workload is too small to let decide', async () => {
+      const { auth } = await tenant();
+      const chain = await chainOf(auth);
+      const [a, b] = [await endpointOf(auth, chain.id), await endpointOf(auth, chain.id)];
+      const small = await suiteOf(auth, chain.id, [a.id], { reference_endpoint_id: b.id, workload: { requests_per_target: 60 } });
+      expect(small.warnings.map((w: { check: string }) => w.check)).toEqual(['latency_vs_reference', 'latency_vs_baseline', 'availability']);
+      expect(small.warnings[0].message).toContain('can fail (from 59 calls) but not pass on its interval (from 72)');
+      const grown = await patch(`/v1/suites/${small.id}`, auth, {
+        config: { targets: [{ endpoint_id: a.id }], reference_endpoint_id: b.id, workload: { requests_per_target: 500 } },
+      });
+      expect(grown.status).toBe(200);
+      expect(grown.body.warnings).toEqual([]);
+    });
+
     it('validates a new config like a create: ranges, sizes, endpoints, unknown fields', async () => {
       const { auth } = await tenant();
       const chain = await chainOf(auth);

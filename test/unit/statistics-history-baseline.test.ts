@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseBaselineModel, historyBand, judgeAgainstHistory, type BaselineModel, type HistoryDecision } from '../../src/domain/statistics/history-baseline';
+import { chooseBaselineModel, historyBand, historyRunsToRead, judgeAgainstHistory, judgePersisting, PERSISTING_LOOKBACK, type BaselineModel, type HistoryDecision, type PersistingDecision } from '../../src/domain/statistics/history-baseline';
+import { studentTQuantile } from '../../src/domain/statistics/distributions';
 
 describe('chooseBaselineModel (window 10, min_runs 5)', () => {
   it.each<[number, boolean, number | undefined, BaselineModel]>([
@@ -91,5 +92,36 @@ describe('judgeAgainstHistory (max 20 %, floor 5 ms)', () => {
     const strict = judgeAgainstHistory({ candidateP95Us: 100_000, candidateSamples: 2000, historyP95sUs: TEN, maxPct: 20, floorMs: 5, upperBoundary: 0.95 });
     const lenient = judgeAgainstHistory({ candidateP95Us: 100_000, candidateSamples: 2000, historyP95sUs: TEN, maxPct: 20, floorMs: 5, upperBoundary: 0.999 });
     expect(strict.band.upper_us).toBeLessThan(lenient.band.upper_us);
+  });
+});
+
+describe('judgePersisting (sequential rule: the candidate pooled with the two newest passing runs)', () => {
+  const EARLIER = [...TEN, ...TEN, ...TEN]; // 30 earlier runs around 80 ms
+  const judge = (candidate: number, recent: number[], earlier = EARLIER) =>
+    judgePersisting({ candidateP95Us: candidate, historyP95sUs: [...recent, ...earlier], maxPct: 20, floorMs: 5 });
+
+  it.each<[string, number, number[], number[], PersistingDecision['status'], PersistingDecision['reason']]>([
+    ['three runs ~27 % slower than thirty before', 104_000, [100_000, 102_000], EARLIER, 'fail', 'persisting'],
+    ['the candidate back to normal ends the streak', 78_000, [100_000, 102_000], EARLIER, 'pass', 'not_slower'],
+    ['pooled 10 % slower: under max_pct', 90_000, [88_000, 87_000], EARLIER, 'pass', 'within_limit'],
+    ['pooled 23 % slower but with 4 noisy runs before: t within its limit', 99_000, [98_000, 100_000], [60_000, 110_000, 70_000, 95_000], 'pass', 'within_limit'],
+    ['fewer than 4 earlier runs: no rule', 104_000, [100_000, 102_000], TEN.slice(0, 3), 'pass', 'too_few_runs'],
+    ['no earlier passing run besides the pool', 104_000, [100_000], [], 'pass', 'too_few_runs'],
+  ])('%s → %s (%s)', (_name, candidate, recent, earlier, status, reason) => {
+    const d = judge(candidate, recent, earlier);
+    expect(d.reason).toBe(reason);
+    expect(d.status).toBe(status);
+  });
+
+  it('compares with at most 30 earlier runs and names how many', () => {
+    const d = judge(104_000, [100_000, 102_000], [...EARLIER, ...EARLIER]);
+    expect(d.runs).toBe(3);
+    expect(d.reference_runs).toBe(PERSISTING_LOOKBACK);
+    expect(d.limit).toBeCloseTo(studentTQuantile(0.999, 29), 6); // t₂₉ at 99.9 %
+  });
+
+  it('reads enough passing runs for both rules', () => {
+    expect(historyRunsToRead(10)).toBe(32);
+    expect(historyRunsToRead(50)).toBe(50);
   });
 });

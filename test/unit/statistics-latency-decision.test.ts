@@ -20,6 +20,8 @@ function diff(point: number, lower: number, upper: number, n = 2000): RelativeDi
     upper_pct: upper,
     log_se: Number.isFinite(upper) ? (Math.log1p(upper / 100) - Math.log1p(lower / 100)) / (2 * z) : Infinity,
     correlation: 0,
+    fail_lower_pct: lower,
+    fail_bound: 'interval',
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RUN_DRIFT_SD, pairedRelativeDifference, unpairedRelativeDifference } from '../../src/domain/statistics/relative-difference';
+import { DEFAULT_RUN_DRIFT_SD, fewestCallsToDecide, pairedRelativeDifference, smallSampleFailBound, smallSampleFailRanks, unpairedRelativeDifference } from '../../src/domain/statistics/relative-difference';
 
 /** n latencies spread evenly over [from, from + span) µs, sorted. */
 function spread(n: number, from = 30_000, span = 60_000): Float64Array {
@@ -105,5 +105,45 @@ describe('pairedRelativeDifference', () => {
   it('no pairs: unbounded, correlation 0', () => {
     const d = pairedRelativeDifference([], []);
     expect([d.lower_pct, d.upper_pct, d.correlation]).toEqual([-100, Infinity, 0]);
+  });
+});
+
+describe('small-sample fail bound', () => {
+  it.each<[number, number, { candidateLower: number; referenceUpper: number } | null]>([
+    [58, 58, null], // 0.95⁵⁸ = 0.051: the largest of 58 does not bound a p95 at 95 %
+    [59, 59, { candidateLower: 50, referenceUpper: 59 }],
+    [60, 60, { candidateLower: 52, referenceUpper: 60 }],
+    [72, 72, { candidateLower: 64, referenceUpper: 72 }], // the two-sided ranks from 72 on
+    [2000, 60, { candidateLower: 1874, referenceUpper: 60 }],
+    [60, 2000, { candidateLower: 54, referenceUpper: 1920 }],
+    [0, 60, null],
+  ])('ranks for %i candidate and %i reference samples', (n, m, expected) => {
+    expect(smallSampleFailRanks(n, m, 0.95)).toEqual(expected);
+  });
+
+  it('names the fewest calls a side to pass and to fail a p95 comparison', () => {
+    expect(fewestCallsToDecide(0.95)).toEqual({ toPass: 72, toFail: 59 });
+    expect(fewestCallsToDecide(0.99)).toEqual({ toPass: 368, toFail: 299 });
+  });
+
+  it('claims "slower" for an unchanged endpoint in at most 5 % of runs (seeded simulation, 60 calls a side)', () => {
+    let state = 12345;
+    const uniform = () => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return (state + 0.5) / 4294967296;
+    };
+    const normal = () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+    const run = () => Float64Array.from({ length: 60 }, () => Math.round(40_000 * Math.exp(0.4 * normal()))).sort();
+    let claims = 0;
+    const trials = 4000;
+    for (let i = 0; i < trials; i++) if (smallSampleFailBound(run(), run(), 0.95) > 0) claims++;
+    expect(claims / trials).toBeLessThanOrEqual(0.05);
+    expect(claims).toBeGreaterThan(0); // the bound is not vacuous: it does err sometimes
+  });
+
+  it('is −100 (no bound) below 59 calls and with a side empty', () => {
+    const sorted = Float64Array.from({ length: 58 }, (_, i) => 1000 + i);
+    expect(smallSampleFailBound(sorted, sorted, 0.95)).toBe(-100);
+    expect(smallSampleFailBound([], sorted, 0.95)).toBe(-100);
   });
 });

@@ -3,6 +3,7 @@ import type { RunStats } from '../../src/domain/stats';
 import { emptyTally, type CorrectnessTally } from '../../src/domain/correctness';
 import { normalQuantile } from '../../src/domain/statistics/distributions';
 import { nearestRank } from '../../src/domain/statistics/quantile-interval';
+import { ALL_RANKS_MAX_N } from '../../src/domain/statistics/relative-difference';
 import {
   computeVerdict,
   driftPct,
@@ -139,12 +140,34 @@ describe('driftPct', () => {
 describe('verdictRanks', () => {
   it.each([0, 1, 20, 100, 1000, 1001, 1_000_000])('names, for n = %i, ranks within 0..n+1 including the three nearest ranks', (n) => {
     const ranks = verdictRanks(n);
-    expect(ranks).toHaveLength(9);
+    // Three per percentile, plus every rank of a small sample or a lower rank per reference size that has no two-sided bound.
+    expect(new Set(ranks).size).toBeLessThanOrEqual(n <= ALL_RANKS_MAX_N ? n + 9 : 9 + 72);
     for (const r of ranks) {
       expect(r).toBeGreaterThanOrEqual(0);
       expect(r).toBeLessThanOrEqual(n + 1);
     }
     if (n > 0) expect(ranks).toEqual(expect.arrayContaining([nearestRank(n, 0.5), nearestRank(n, 0.95), nearestRank(n, 0.99)]));
+  });
+
+  it.each([
+    [60, 60],
+    [2000, 60],
+    [60, 2000],
+    [65, 300],
+  ])('gives the same checks from sparse samples as from full ones at %i candidate and %i reference calls', (n, m) => {
+    const cand = steady(300, n);
+    const ref = steady(60, m);
+    const sparseOf = (sorted: ArrayLike<number>) => {
+      const sparse: { length: number; [i: number]: number } = { length: sorted.length };
+      for (const r of verdictRanks(sorted.length)) if (r >= 1 && r <= sorted.length) sparse[r - 1] = sorted[r - 1]!;
+      return sparse;
+    };
+    const full = computeVerdict(input({ candidate: cand.stats, candidateLatencies: cand.latencies, reference: reference(ref.stats, ref.latencies) }));
+    const fromSparse = computeVerdict(
+      input({ candidate: cand.stats, candidateLatencies: sparseOf(cand.latencies), reference: { ...reference(ref.stats, ref.latencies), latencies: sparseOf(ref.latencies) } }),
+    );
+    expect(fromSparse.checks).toEqual(full.checks);
+    expect(full.checks.find((c) => c.name === 'latency_vs_reference')!.status).toBe('fail');
   });
 
   it('gives the same intervals from a sparse sample holding only those ranks as from the full one', () => {
@@ -154,6 +177,34 @@ describe('verdictRanks', () => {
     const full = computeVerdict(input({ candidate: s, candidateLatencies: latencies, reference: reference(s, latencies) }));
     const fromSparse = computeVerdict(input({ candidate: s, candidateLatencies: sparse, reference: { ...reference(s, latencies), latencies: sparse } }));
     expect(fromSparse.checks).toEqual(full.checks);
+  });
+});
+
+describe('small suites decide what the data can decide', () => {
+  it.each<[string, number, number, number, 'pass' | 'fail' | 'inconclusive']>([
+    ['60 calls, candidate 5× slower than the reference', 60, 300, 60, 'fail'],
+    ['59 calls, candidate 5× slower', 59, 300, 60, 'fail'],
+    ['58 calls, candidate 5× slower: no bound exists', 58, 300, 60, 'inconclusive'],
+    ['60 calls, identical to the reference: under the ms floor', 60, 60, 60, 'pass'],
+    ['60 calls, candidate 10 % slower (limit 25 %)', 60, 66, 60, 'inconclusive'],
+    ['72 calls, identical: the interval is bounded and passes', 72, 60, 60, 'pass'],
+  ])('%s → %s', (_name, n, candidateMs, referenceMs, status) => {
+    const cand = steady(candidateMs, n);
+    const ref = steady(referenceMs, n);
+    const result = computeVerdict(input({ candidate: cand.stats, candidateLatencies: cand.latencies, reference: reference(ref.stats, ref.latencies) }));
+    const c = check(result, 'latency_vs_reference');
+    expect(c.status).toBe(status);
+    if (n < 72) expect(c.details.fail_bound).toBe('one_sided');
+    if (status === 'fail') expect(c.message).toContain('one-sided 95% lower bound');
+    if (status === 'inconclusive') expect(c.message).toMatch(/passing on the interval needs 72 a side and failing 59/);
+  });
+
+  it('a 60-call run slowed from 50 to 600 ms against the previous run fails, even with the run-drift allowance', () => {
+    const cand = steady(600, 60);
+    const base = steady(50, 60);
+    const c = check(computeVerdict(input({ candidate: cand.stats, candidateLatencies: cand.latencies, baseline: previousRun(base.stats, base.latencies) })), 'latency_vs_baseline');
+    expect(c.status).toBe('fail');
+    expect(c.details.fail_bound).toBe('one_sided');
   });
 });
 
@@ -540,6 +591,24 @@ describe('computeVerdict: latency_vs_baseline', () => {
     );
     expect(check(result, 'latency_vs_baseline')).toMatchObject({ status, details: { model: 'history', reason, candidate_p95_ms: cand } });
     expect(result.verdict).toBe(status);
+  });
+
+  it('history: a regression one run hid fails once it persists, naming the runs and where the streak starts', () => {
+    // Thirty passing runs around 100 ms (±9 %), then two that passed the band at ~128 ms.
+    const earlier = Array.from({ length: 30 }, (_, i) => [100, 88, 114, 93, 108, 90, 112, 96, 104, 95][i % 10]!);
+    const slow = [127, 129];
+    const lookback = historyOf([...slow, ...earlier]);
+    const history = lookback.slice(0, 10);
+    const c = steady(128);
+    const result = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history, lookback, previous: null } }));
+    const baseline = check(result, 'latency_vs_baseline');
+    expect(baseline.status).toBe('fail');
+    expect(baseline.details.reason).toBe('persisting');
+    expect(baseline.message).toContain(`regression persisting over 3 runs since run ${lookback[1]!.run_id}`);
+    expect((baseline.details.limits as { persisting: unknown }).persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID, lookback[0]!.run_id, lookback[1]!.run_id], reference_runs: 30 });
+    // Without the pooled runs' evidence (no lookback beyond the window) the same run passes the band.
+    const alone = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf([...earlier.slice(0, 10)]), previous: null } }));
+    expect(check(alone, 'latency_vs_baseline').status).toBe('pass');
   });
 
   it('history: a candidate with no successful call is inconclusive', () => {

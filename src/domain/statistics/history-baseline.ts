@@ -90,3 +90,71 @@ export function judgeAgainstHistory(input: {
   if (differenceMs <= input.floorMs) return { status: 'pass', reason: 'under_floor', ...base };
   return { status: 'fail', reason: 'above_band', ...base };
 }
+
+/** Runs the sequential rule pools (the candidate and the newest passing runs before it). */
+export const PERSISTING_RUNS = 3;
+/** One-sided level of the sequential rule's t limit (bench:verdict: with the band's 99 %, about 1 % false fails per run together). */
+export const PERSISTING_LEVEL = 0.999;
+/** Fewest earlier runs the pooled runs are compared with. */
+const PERSISTING_MIN_REFERENCE = 4;
+/**
+ * Most earlier runs they are compared with: more than the band's window, because the rule's power
+ * rests on how well the earlier runs pin down the drift (a t with 29 degrees of freedom, not 9).
+ */
+export const PERSISTING_LOOKBACK = 30;
+/** Passing runs finalize reads for the two rules: the band's window and the sequential rule's pool and lookback. */
+export const historyRunsToRead = (window: number) => Math.max(window, PERSISTING_RUNS - 1 + PERSISTING_LOOKBACK);
+
+export interface PersistingDecision {
+  /** `fail` when the pooled runs are above the earlier ones beyond the t limit and by enough to matter; `pass` otherwise. */
+  status: 'pass' | 'fail';
+  reason: 'too_few_runs' | 'not_slower' | 'within_limit' | 'under_pct' | 'under_floor' | 'persisting';
+  /** The candidate and the newest passing runs pooled with it. */
+  runs: number;
+  /** How many earlier runs they were compared with. */
+  reference_runs: number;
+  /** (mean ln p95 of the pooled runs − mean of the earlier ones) / (sd · √(1/k + 1/r)); NaN when not computed. */
+  t: number;
+  limit: number;
+  /** exp(mean ln p95) of the pooled runs over the earlier runs' median, percent; NaN when not computed. */
+  vs_median_pct: number;
+}
+
+/**
+ * A regression that persists shows in every run after it, but a single run of it can pass the
+ * band (run-to-run drift hides ~40 % of 30 % regressions, docs/statistics.md). Runs that passed
+ * join the history, so the newest `k − 1` passing runs and the candidate are pooled and their mean
+ * ln p95 compared with the earlier runs' by a one-sided t prediction test for the mean of k new
+ * runs (variance s²(1/k + 1/r)). It fails when that test fails, the pooled runs are more than
+ * max_pct and the floor over the earlier median, and the candidate itself is above that median —
+ * a run back to normal ends the streak. The history is newest first, up to k − 1 + PERSISTING_LOOKBACK runs.
+ */
+export function judgePersisting(input: {
+  candidateP95Us: number;
+  historyP95sUs: readonly number[];
+  maxPct: number;
+  floorMs: number;
+  k?: number;
+  level?: number;
+}): PersistingDecision {
+  const k = input.k ?? PERSISTING_RUNS;
+  const level = input.level ?? PERSISTING_LEVEL;
+  const recent = [input.candidateP95Us, ...input.historyP95sUs.slice(0, k - 1)];
+  const earlier = input.historyP95sUs.slice(k - 1, k - 1 + PERSISTING_LOOKBACK);
+  const base = { runs: recent.length, reference_runs: earlier.length, t: NaN, limit: NaN, vs_median_pct: NaN };
+  if (recent.length < k || earlier.length < PERSISTING_MIN_REFERENCE) return { status: 'pass', reason: 'too_few_runs', ...base };
+  const band = historyBand(earlier);
+  const limit = studentTQuantile(level, earlier.length - 1);
+  const log = (v: number) => Math.log(Math.max(v, 1));
+  const recentMean = recent.reduce((a, v) => a + log(v), 0) / k;
+  const earlierMean = earlier.reduce((a, v) => a + log(v), 0) / earlier.length;
+  const spread = band.log_sd * Math.sqrt(1 / k + 1 / earlier.length);
+  const t = spread > 0 ? (recentMean - earlierMean) / spread : recentMean > earlierMean ? Infinity : 0;
+  const pooledUs = Math.exp(recentMean);
+  const judged = { ...base, t, limit, vs_median_pct: (pooledUs / Math.max(band.median_us, 1) - 1) * 100 };
+  if (input.candidateP95Us <= band.median_us) return { status: 'pass', reason: 'not_slower', ...judged };
+  if (t <= limit) return { status: 'pass', reason: 'within_limit', ...judged };
+  if (judged.vs_median_pct <= input.maxPct) return { status: 'pass', reason: 'under_pct', ...judged };
+  if ((pooledUs - band.median_us) / 1000 <= input.floorMs) return { status: 'pass', reason: 'under_floor', ...judged };
+  return { status: 'fail', reason: 'persisting', ...judged };
+}

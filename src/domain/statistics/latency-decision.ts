@@ -8,7 +8,7 @@ export interface LatencyDecision {
     | 'no_samples' // a side has no successful sample: nothing to compare (availability judges that run)
     | 'under_floor' // the point difference is at most the ms floor, whatever its percentage
     | 'within_limit' // the whole interval lies at or below max_pct
-    | 'above_limit' // the whole interval lies above max_pct and the difference exceeds the floor
+    | 'above_limit' // the whole interval (or, for small samples, the one-sided bound) lies above max_pct and the difference exceeds the floor
     | 'straddles_limit'; // the interval contains max_pct
   /** Point difference candidate − reference, ms; NaN when a side has no sample. */
   difference_ms: number;
@@ -28,9 +28,10 @@ export interface LatencyLimits {
 }
 
 /**
- * The three-valued rule of DESIGN §6a. `fail` needs the whole interval strictly above max_pct and
- * the point difference strictly above the floor; an interval touching the limit from above is
- * inconclusive, one touching it from below passes.
+ * The three-valued rule of DESIGN §6a. `fail` needs the difference's lower bound strictly above
+ * max_pct (the two-sided interval's, or for samples too small to bound a side of it, the one-sided
+ * 95 % small-sample bound: smallSampleFailBound) and the point difference strictly above the floor;
+ * a bound touching the limit from above is inconclusive, an upper bound touching it from below passes.
  */
 export function decideLatency(diff: RelativeDifference, limits: LatencyLimits): LatencyDecision {
   if (diff.candidate_n === 0 || diff.reference_n === 0) {
@@ -43,7 +44,7 @@ export function decideLatency(diff: RelativeDifference, limits: LatencyLimits): 
   if (diff.upper_pct <= limits.maxPct) {
     return { status: 'pass', reason: 'within_limit', difference_ms: differenceMs, calls_to_decide: null };
   }
-  if (diff.lower_pct > limits.maxPct) {
+  if (diff.fail_lower_pct > limits.maxPct) {
     return { status: 'fail', reason: 'above_limit', difference_ms: differenceMs, calls_to_decide: null };
   }
   return {

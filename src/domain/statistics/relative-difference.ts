@@ -1,5 +1,5 @@
-import { normalQuantile } from './distributions';
-import { nearestRank, quantileInterval, type QuantileInterval, type SortedSamples } from './quantile-interval';
+import { binomialCdfTable, normalQuantile } from './distributions';
+import { EXACT_RANKS_MAX_N, nearestRank, quantileInterval, type QuantileInterval, type SortedSamples } from './quantile-interval';
 
 /**
  * The relative difference of the candidate's p-th percentile over the reference's (or the
@@ -26,6 +26,14 @@ export interface RelativeDifference {
   log_se: number;
   /** Paired only: estimated correlation of the two sample percentiles (0 when unpaired). */
   correlation: number;
+  /**
+   * The lower confidence bound a `fail` decision reads, percent: `lower_pct` when the two-sided
+   * interval is bounded; otherwise the one-sided small-sample bound (smallSampleFailBound), or −100
+   * when even that cannot be had.
+   */
+  fail_lower_pct: number;
+  /** Which bound fail_lower_pct is: the two-sided interval's, or the one-sided small-sample one. */
+  fail_bound: 'interval' | 'one_sided';
 }
 
 // Latencies are clamped to 1 µs (the samples' resolution) before logs, so a 0 µs percentile
@@ -51,12 +59,15 @@ function fromLogScale(
   reference: QuantileInterval,
   logSe: number,
   correlation: number,
+  smallSampleLowerPct: number,
 ): RelativeDifference {
   const z = normalQuantile(1 - (1 - confidence) / 2);
   const empty = candidate.n === 0 || reference.n === 0;
   const logRatio = empty ? 0 : Math.log(Math.max(candidate.point, MIN_US)) - Math.log(Math.max(reference.point, MIN_US));
   const se = empty ? Infinity : logSe;
   const pct = (x: number) => (Math.exp(x) - 1) * 100;
+  const lowerPct = se === Infinity ? -100 : pct(logRatio - z * se);
+  const bounded = se !== Infinity;
   return {
     method,
     p,
@@ -66,10 +77,12 @@ function fromLogScale(
     candidate_us: candidate.point,
     reference_us: reference.point,
     point_pct: empty ? NaN : pct(logRatio),
-    lower_pct: se === Infinity ? -100 : pct(logRatio - z * se),
+    lower_pct: lowerPct,
     upper_pct: se === Infinity ? Infinity : pct(logRatio + z * se),
     log_se: se,
     correlation,
+    fail_lower_pct: bounded || empty ? lowerPct : smallSampleLowerPct,
+    fail_bound: bounded || empty ? 'interval' : 'one_sided',
   };
 }
 
@@ -103,7 +116,8 @@ export function unpairedRelativeDifference(
   const reference = quantileInterval(referenceSorted, p, confidence);
   const sc = logStandardError(candidate, confidence);
   const sr = logStandardError(reference, confidence);
-  return fromLogScale('unpaired', p, confidence, candidate, reference, Math.sqrt(sc * sc + sr * sr + 2 * runDriftSd ** 2), 0);
+  const small = smallSampleFailBound(candidateSorted, referenceSorted, p, runDriftSd);
+  return fromLogScale('unpaired', p, confidence, candidate, reference, Math.sqrt(sc * sc + sr * sr + 2 * runDriftSd ** 2), 0, small);
 }
 
 /**
@@ -190,5 +204,100 @@ export function pairedRelativeDifferenceFromCounts(
   const sr = logStandardError(rq, confidence);
   const correlation = indicatorCorrelation(counts);
   const variance = Number.isFinite(sc) && Number.isFinite(sr) ? Math.max(0, sc * sc + sr * sr - 2 * correlation * sc * sr) : Infinity;
-  return fromLogScale('paired', p, confidence, cq, rq, Math.sqrt(variance), correlation);
+  // The pairing's correlation is left out of the small-sample bound: it only makes the bound conservative.
+  return fromLogScale('paired', p, confidence, cq, rq, Math.sqrt(variance), correlation, smallSampleFailBound(candidateSorted, referenceSorted, p, 0));
 }
+
+/** One-sided level of the small-sample fail bound: 95 %, the level a one-sided "slower than" claim needs. */
+export const SMALL_SAMPLE_FAIL_ALPHA = 0.05;
+
+/**
+ * Ranks of the small-sample fail bound for n candidate and m reference samples, or null when
+ * the samples cannot bound the ratio from below at all. The reference's p-th percentile is bounded
+ * from above by its order statistic u, missing it with probability b = P(B ≥ u) (B ~ Bin(m, p)):
+ * u is the rank the two-sided interval uses when it exists, else the largest sample, which bounds
+ * a p95 from 59 samples on (0.95⁵⁹ < 0.05). The candidate's percentile is bounded from below by
+ * its order statistic l, missing it with probability P(B' ≤ l − 1) ≤ α − b. Both hold together
+ * with probability ≥ 1 − α (Bonferroni), so X_c(l) / X_r(u) bounds the ratio from below with
+ * 95 % confidence, with no assumption on either distribution. The ranks depend on n, m and p
+ * only — never on the data — so choosing them is no look at the answer.
+ */
+export function smallSampleFailRanks(n: number, m: number, p: number, alpha = SMALL_SAMPLE_FAIL_ALPHA): { candidateLower: number; referenceUpper: number } | null {
+  if (n === 0 || m === 0) return null;
+  const { rank: referenceUpper, miss } = referenceUpperRank(m, p, alpha);
+  const left = alpha - miss;
+  if (!(left > 0)) return null;
+  const candidateLower = lowerRankAt(n, p, left);
+  return candidateLower === 0 ? null : { candidateLower, referenceUpper };
+}
+
+/** The reference's upper rank (smallSampleFailRanks) and the probability that it misses. */
+function referenceUpperRank(m: number, p: number, alpha: number): { rank: number; miss: number } {
+  const cdf = binomialCdfTable(m, p);
+  let rank = 1;
+  while (rank <= m && 1 - cdf[rank - 1]! > alpha / 2) rank++;
+  return rank > m ? { rank: m, miss: Math.pow(p, m) } : { rank, miss: 1 - cdf[rank - 1]! };
+}
+
+/** The largest rank l with P(X(l) > ξp) = P(B ≤ l − 1) ≤ tail (0: none); normal approximation beyond EXACT_RANKS_MAX_N. */
+function lowerRankAt(n: number, p: number, tail: number): number {
+  if (n > EXACT_RANKS_MAX_N) {
+    return Math.max(0, Math.floor(n * p - normalQuantile(1 - tail) * Math.sqrt(n * p * (1 - p)) + 0.5));
+  }
+  const cdf = binomialCdfTable(n, p);
+  let rank = 0;
+  while (rank < n && cdf[rank]! <= tail) rank++;
+  return rank;
+}
+
+/** Up to this many samples a side's every rank is fetched for the verdict (cheap, and any bound can read them). */
+export const ALL_RANKS_MAX_N = 200;
+
+/**
+ * The ranks of n samples that a small-sample fail bound at percentile p may read, whatever the
+ * other side's size: all of them up to ALL_RANKS_MAX_N; beyond, the candidate's lower rank for each
+ * reference size too small for a two-sided upper bound (59 to 71 samples for p95).
+ */
+export function smallSampleRanks(n: number, p: number): number[] {
+  if (n <= ALL_RANKS_MAX_N) return Array.from({ length: n }, (_, i) => i + 1);
+  const ranks: number[] = [];
+  for (let m = 1; m <= ALL_RANKS_MAX_N; m++) {
+    const upper = referenceUpperRank(m, p, SMALL_SAMPLE_FAIL_ALPHA);
+    if (upper.miss <= SMALL_SAMPLE_FAIL_ALPHA / 2) break;
+    const ranksOf = smallSampleFailRanks(n, m, p);
+    if (ranksOf) ranks.push(ranksOf.candidateLower);
+  }
+  return ranks;
+}
+
+/**
+ * The one-sided small-sample lower bound of (candidate p-th percentile / reference's − 1) × 100
+ * (smallSampleFailRanks), −100 when none exists. A run-drift allowance (comparing with another
+ * run) widens it by z₀.₉₅ · √2 · sd on the log scale, as the interval's drift term does.
+ */
+export function smallSampleFailBound(candidateSorted: SortedSamples, referenceSorted: SortedSamples, p: number, runDriftSd = 0): number {
+  const ranks = smallSampleFailRanks(candidateSorted.length, referenceSorted.length, p);
+  if (ranks === null) return -100;
+  const lower = Math.max(candidateSorted[ranks.candidateLower - 1]!, MIN_US);
+  const upper = Math.max(referenceSorted[ranks.referenceUpper - 1]!, MIN_US);
+  const allowance = runDriftSd > 0 ? normalQuantile(1 - SMALL_SAMPLE_FAIL_ALPHA) * Math.SQRT2 * runDriftSd : 0;
+  return (Math.exp(Math.log(lower) - Math.log(upper) - allowance) - 1) * 100;
+}
+
+/**
+ * The fewest calls a side at which a comparison of p-th percentiles can pass on its interval
+ * (both sides need a two-sided bound) and can fail (the small-sample bound exists with the same
+ * number of calls on both sides). For p95: 72 and 59. With fewer, only the ms floor can decide.
+ */
+export function fewestCallsToDecide(p: number): { toPass: number; toFail: number } {
+  const cached = fewestCache.get(p);
+  if (cached) return cached;
+  let toPass = 1;
+  while (Math.pow(p, toPass) > SMALL_SAMPLE_FAIL_ALPHA / 2) toPass++;
+  let toFail = 1;
+  while (smallSampleFailRanks(toFail, toFail, p) === null) toFail++;
+  const result = { toPass, toFail };
+  fewestCache.set(p, result);
+  return result;
+}
+const fewestCache = new Map<number, { toPass: number; toFail: number }>();

@@ -151,6 +151,19 @@ export const BaselineLimits = component(
     history_lower_ms: z.number().optional(),
     history_log_sd: z.number().optional(),
     upper_boundary: z.number().optional(),
+    persisting: z
+      .object({
+        status: z.enum(['pass', 'fail']),
+        reason: z.enum(['too_few_runs', 'not_slower', 'within_limit', 'under_pct', 'under_floor', 'persisting']),
+        run_ids: z.array(uuid).describe('this run and the passing runs pooled with it, newest first; the streak starts at the last'),
+        reference_runs: int.describe('earlier passing runs they were compared with (up to 30)'),
+        t: z.number().nullable(),
+        limit: z.number().nullable().describe('one-sided t limit at `level`'),
+        vs_median_pct: z.number().nullable().describe('the pooled runs\' geometric mean p95 over the earlier runs\' median'),
+        level: z.number(),
+      })
+      .optional()
+      .describe('history: the sequential rule that catches a regression persisting over several runs (absent from verdicts judged before it)'),
     vs_baseline_interval_pct: intervalPct.optional().describe('previous_run / run: 95 % interval of the difference'),
     run_drift_sd: z.number().optional().describe('previous_run / run: log-scale run-drift allowance added to each side'),
   }),
@@ -190,6 +203,11 @@ export const Check = component(
         floor_ms: z.number().optional(),
         reason: latencyReason.optional(),
         calls_to_decide: int.nullable().optional().describe('inconclusive: calls a run would likely need to decide'),
+        fail_bound: z
+          .enum(['interval', 'one_sided'])
+          .optional()
+          .describe('the bound a fail reads: the two-sided interval, or below 72 calls a side the one-sided 95 % small-sample bound'),
+        fail_lower_pct: z.number().optional().describe('that lower bound of the difference, percent (−100: none)'),
       }),
       'when the suite has a reference endpoint',
     ),
@@ -233,8 +251,13 @@ export const Check = component(
         limits: BaselineLimits.optional(),
         difference_ms: z.number().nullable().optional(),
         floor_ms: z.number().optional(),
-        reason: z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit', 'within_band', 'under_pct', 'above_band']).optional(),
+        reason: z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit', 'within_band', 'under_pct', 'above_band', 'persisting']).optional(),
         calls_to_decide: int.nullable().optional(),
+        fail_bound: z
+          .enum(['interval', 'one_sided'])
+          .optional()
+          .describe('the bound a fail reads: the two-sided interval, or below 72 calls a side the one-sided 95 % small-sample bound'),
+        fail_lower_pct: z.number().optional().describe('that lower bound of the difference, percent (−100: none)'),
         history_runs: int.nullable().optional(),
       }),
       'when a baseline model applies (history, previous run or chosen run)',

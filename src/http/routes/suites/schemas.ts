@@ -75,6 +75,15 @@ export const Suite = component(
     created_at: timestamp,
     updated_at: timestamp,
     schedule: SuiteSchedule.nullable(),
+    warnings: z
+      .array(
+        z.object({
+          check: z.enum(['latency_vs_reference', 'latency_vs_baseline', 'availability']),
+          field: z.string(),
+          message: z.string(),
+        }),
+      )
+      .describe('checks the workload is too small to let decide (docs/statistics.md: fewest calls per check); empty when every check can decide'),
   }),
 );
 
