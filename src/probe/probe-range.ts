@@ -159,7 +159,8 @@ export const CATCH_UP_FACTOR = 2;
  * `concurrency` × 16 requests are in flight, which bounds memory if an endpoint hangs. A request
  * whose instant has passed (a late start, a retried chunk, the in-flight cap) is sent late — its
  * send lag and its latency show it — but a backlog goes out at CATCH_UP_FACTOR × the rate at most,
- * never all at once (docs/statistics.md, "Behind the schedule").
+ * never all at once (docs/statistics.md, "Behind the schedule: catch-up, and the coordinated-omission
+ * correction").
  */
 async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Prefix): Promise<number> {
   const slots = new Slots(o.concurrency * 16);
