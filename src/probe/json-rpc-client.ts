@@ -197,6 +197,8 @@ type DispatchOptions = Parameters<Client['dispatch']>[0];
 class Connections {
   private readonly all: Client[] = [];
   private readonly idle: Client[] = [];
+  /** Clients undici is done with, to be handed on once its callbacks have returned. */
+  private readonly released: Client[] = [];
   private readonly waiting: { options: DispatchOptions; handler: ResponseCollector }[] = [];
   private waitingHead = 0;
   private readonly inFlight = new Set<ResponseCollector>();
@@ -243,24 +245,42 @@ class Connections {
     for (const handler of this.inFlight) handler.expireIfDue(now);
   }
 
-  /** Called by a handler when undici is done with its request: the next waiting call gets the client. */
+  /**
+   * Called by a handler when undici is done with its request: the next waiting call gets the
+   * client — but not from here. This runs inside undici's callbacks, and a client is not ready
+   * for its next request until they return: a refused connect fails the request inside undici's
+   * connect-error path, which asserts the client's queue is empty right after (a request
+   * dispatched in between is an uncaught AssertionError that ends the process). So released
+   * clients are handed on in one microtask, after undici's stack has unwound.
+   */
   release(client: Client, handler: ResponseCollector): void {
     this.inFlight.delete(handler);
-    if (this.waitingHead < this.waiting.length) {
-      const next = this.waiting[this.waitingHead++]!;
-      // A queue with a moving head; the taken front is dropped now and then, so an open loop
-      // that keeps calls waiting for hours does not grow it without bound.
-      if (this.waitingHead >= 1024 || this.waitingHead === this.waiting.length) {
-        this.waiting.splice(0, this.waitingHead);
-        this.waitingHead = 0;
+    this.released.push(client);
+    if (this.released.length === 1) queueMicrotask(this.handOn);
+  }
+
+  /** Gives each released client to the next waiting call, or back to the idle ones. */
+  private readonly handOn = (): void => {
+    // Taken by index: a send below may fail at once (a closed client) and release again.
+    for (let i = 0; i < this.released.length; i++) {
+      const client = this.released[i]!;
+      if (this.waitingHead < this.waiting.length) {
+        const next = this.waiting[this.waitingHead++]!;
+        // A queue with a moving head; the taken front is dropped now and then, so an open loop
+        // that keeps calls waiting for hours does not grow it without bound.
+        if (this.waitingHead >= 1024 || this.waitingHead === this.waiting.length) {
+          this.waiting.splice(0, this.waitingHead);
+          this.waitingHead = 0;
+        }
+        this.send(client, next.options, next.handler);
+      } else {
+        this.idle.push(client);
       }
-      this.send(client, next.options, next.handler);
-      return;
     }
-    this.idle.push(client);
+    this.released.length = 0;
     // Every client idle means nothing is in flight or waiting.
     if (this.drained !== null && this.idle.length === this.all.length) this.drained();
-  }
+  };
 
   /** As a Pool's close: calls already made (in flight or waiting) finish first, new ones fail. */
   close(): Promise<void> {

@@ -148,29 +148,43 @@ async function closedLoop(o: ProbeRangeOptions, prefix: Prefix): Promise<number>
 }
 
 /**
+ * Behind its schedule, an open loop sends at most this many times its rate until it has caught up:
+ * a backlog (a late or retried chunk, an outage, a slow endpoint) drains without a burst.
+ */
+export const CATCH_UP_FACTOR = 2;
+
+/**
  * Open loop: request i is due at origin + i/rate. Latency is measured from when it was due, so
  * queueing behind a slow endpoint shows up as latency (no coordinated omission). At most
  * `concurrency` × 16 requests are in flight, which bounds memory if an endpoint hangs. A request
- * whose instant has passed (a late start, a retried chunk, the in-flight cap) is sent at once:
- * its send lag and its latency show it.
+ * whose instant has passed (a late start, a retried chunk, the in-flight cap) is sent late — its
+ * send lag and its latency show it — but a backlog goes out at CATCH_UP_FACTOR × the rate at most,
+ * never all at once (docs/statistics.md, "Behind the schedule: catch-up, and the coordinated-omission
+ * correction").
  */
 async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Prefix): Promise<number> {
-  const inFlight = new Set<Promise<void>>();
-  const maxInFlight = o.concurrency * 16;
+  const slots = new Slots(o.concurrency * 16);
   const intervalMs = 1000 / ratePerSecond;
+  const catchUpMs = intervalMs / CATCH_UP_FACTOR;
   // Seq 0's instant: the shared anchor, or (unpaired) whatever puts `from` at now.
   const originMs = o.scheduleOriginMs ?? performance.now() - o.from * intervalMs;
+  // When the previous call was let go: the next goes no sooner than catchUpMs after it. Never
+  // more than 1 ms in the past (the most a send may be early), so time spent waiting for a slot
+  // does not turn into a burst once slots free up.
+  let releaseMs = Number.NEGATIVE_INFINITY;
   let seq = o.from;
   let failure: { error: unknown } | undefined;
   while (!failure && !stopped(o, seq)) {
     const dueMs = originMs + seq * intervalMs;
+    releaseMs = Math.max(dueMs, releaseMs + catchUpMs, performance.now() - 1);
     // Timers may fire a little early: sleep again rather than send more than 1 ms ahead.
-    for (let waitMs = dueMs - performance.now(); waitMs > 1; waitMs = dueMs - performance.now()) await sleep(waitMs);
-    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    for (let waitMs = releaseMs - performance.now(); waitMs > 1; waitMs = releaseMs - performance.now()) await sleep(waitMs);
+    if (slots.full()) await slots.free();
     if (failure || stopped(o, seq)) break;
     const current = seq++;
     const sentMs = performance.now();
-    const call: Promise<void> = o.client
+    slots.take();
+    o.client
       .call(o.plan(current), dueMs)
       .then(
         (result) => {
@@ -186,10 +200,46 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Pre
           failure ??= { error };
         },
       )
-      .finally(() => inFlight.delete(call));
-    inFlight.add(call);
+      .finally(slots.give);
   }
-  await Promise.all(inFlight);
+  await slots.allFree();
   if (failure) throw failure.error;
   return seq;
+}
+
+/**
+ * The open loop's in-flight slots. One waiter at a time, woken by the call that frees a slot: O(1)
+ * per call. (A Promise.race over the calls in flight attached a reaction to each of up to
+ * 16 × concurrency promises on every send — quadratic memory and CPU once the cap was reached.)
+ */
+class Slots {
+  private used = 0;
+  private waiter: (() => void) | null = null;
+
+  constructor(private readonly size: number) {}
+
+  full(): boolean {
+    return this.used >= this.size;
+  }
+
+  take(): void {
+    this.used++;
+  }
+
+  readonly give = (): void => {
+    this.used--;
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+  };
+
+  /** Resolves once a slot is free (the caller is the only one waiting). */
+  async free(): Promise<void> {
+    while (this.full()) await new Promise<void>((resolve) => (this.waiter = resolve));
+  }
+
+  /** Resolves once every call has given its slot back. */
+  async allFree(): Promise<void> {
+    while (this.used > 0) await new Promise<void>((resolve) => (this.waiter = resolve));
+  }
 }

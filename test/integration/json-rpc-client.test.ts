@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { probeRange } from '../../src/probe/probe-range';
 import { createPlanner, type PlannedCall } from '../../src/domain/workload';
+import { freePort } from '../helpers/free-port';
 import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
 
 // The probe client on its own, against a loopback node: connection reuse and limits, every
@@ -211,6 +212,61 @@ describe('JSON-RPC probe client', () => {
     const result = await clientFor(`http://127.0.0.1:${port}/`).call(call(1));
     expect(result.outcome).toBe('connection_error');
     await expect(clientFor(`http://127.0.0.1:${port}/`).result('eth_blockNumber', [])).rejects.toThrow(/^eth_blockNumber failed: connection_error$/);
+  });
+
+  // Calls beyond the connections wait; a refused connect hands its client to the next one. undici
+  // fails the request inside its connect-error path and then asserts the client is empty: a call
+  // sent on it from inside that path was an uncaught AssertionError that ended the process.
+  it.each([
+    [1, 2],
+    [4, 8],
+    [64, 1_024],
+  ])('survives a refused port with more calls than connections (%i connections, %i calls)', async (connections, calls) => {
+    const port = await freePort();
+    const client = clientFor(`http://127.0.0.1:${port}/`, { connections });
+    const results = await Promise.all(Array.from({ length: calls }, (_, i) => client.call(call(i))));
+    expect(results.map((r) => r.seq)).toEqual(Array.from({ length: calls }, (_, i) => i));
+    expect(new Set(results.map((r) => r.outcome))).toEqual(new Set(['connection_error']));
+    await expect(client.result('eth_blockNumber', [])).rejects.toThrow(/^eth_blockNumber failed: connection_error$/);
+  });
+
+  it('a process whose calls outnumber its connections to a refused port survives them', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/refused-port-calls.ts', String(port), '1:2', '4:8', '64:1024'], {
+      cwd: path.resolve(__dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect({ code, stderr: stderr.split('\n').find((line) => line.includes('Error')) }).toEqual({ code: 0, stderr: undefined });
+    expect(stdout.trim().split('\n')).toEqual(['1:2 2 connection_error', '4:8 8 connection_error', '64:1024 1024 connection_error']);
+  });
+
+  it('probes an endpoint that refuses connections for a while and then accepts: every seq once, ok once it is up', async () => {
+    const port = await freePort();
+    const client = clientFor(`http://127.0.0.1:${port}/`, { connections: 4 });
+    const plan = createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1);
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end(okBody()));
+    });
+    // Open loop at 1,000/s, up to 64 in flight over 4 connections: refused for the first ~400 ms.
+    const listening = new Promise<void>((resolve) => setTimeout(() => server.listen(port, '127.0.0.1', resolve), 400));
+    try {
+      const { results, nextSeq } = await probeRange({ client, plan, from: 0, to: 1_200, concurrency: 4, ratePerSecond: 1_000 });
+      expect(nextSeq).toBe(1_200);
+      expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 1_200 }, (_, i) => i));
+      expect(results[0]!.outcome).toBe('connection_error');
+      expect(results.at(-1)!.outcome).toBe('ok');
+      expect(new Set(results.map((r) => r.outcome))).toEqual(new Set(['connection_error', 'ok']));
+    } finally {
+      await listening;
+      await client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('opens a new connection when the server closed an idle one or announced its keep-alive timeout', async () => {

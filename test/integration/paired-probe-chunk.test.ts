@@ -91,7 +91,7 @@ describe('probeChunk on a shared schedule anchor', () => {
     }
   });
 
-  it('a retried attempt whose instants have passed sends at once, late, and records how late', async () => {
+  it('a retried attempt whose instants have passed sends late (catching up at twice the rate) and records how late', async () => {
     const { runId, candidateId, referenceId } = await newPairedRun();
     const scheduleAnchorMs = Date.now() + 300;
     const input = { runId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null, scheduleAnchorMs };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CallResult, JsonRpcClient } from '../../src/probe/json-rpc-client';
-import { performanceTimeAt, probeRange, type ProbedCall } from '../../src/probe/probe-range';
+import { CATCH_UP_FACTOR, performanceTimeAt, probeRange, type ProbedCall } from '../../src/probe/probe-range';
 import type { PlannedCall } from '../../src/domain/workload';
 
 // The scheduler on its own, against an in-process stand-in for the probed node that answers after
@@ -65,13 +65,62 @@ describe('probeRange: open loop on a shared anchor', () => {
     }
   });
 
-  it('sends calls whose instant has passed at once, and their send lag shows how late', async () => {
+  it('sends calls whose instant has passed late, catching up at twice the rate, and their send lag shows how late', async () => {
     const { client, sent } = fakeNode();
-    const originMs = performance.now() - 300;
-    const { results } = await probeRange({ client, plan, from: 0, to: 5, concurrency: 5, ratePerSecond: 100, scheduleOriginMs: originMs });
-    // All five instants (0..40 ms after the origin) were 260+ ms ago: sent back to back, not spaced.
-    expect(sent.at(-1)!.atMs - sent[0]!.atMs).toBeLessThan(10);
-    for (const r of results) expect(r.sendLagUs!).toBeGreaterThanOrEqual((300 - r.seq * 10) * 1000 - 1000);
+    // Every instant (0..295 ms after the origin) passed 200+ ms ago.
+    const originMs = performance.now() - 500;
+    const { results } = await probeRange({ client, plan, from: 0, to: 60, concurrency: 60, ratePerSecond: 200, scheduleOriginMs: originMs });
+    expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    for (const r of results) expect(r.sendLagUs!).toBeGreaterThanOrEqual((500 - r.seq * 5) * 1000 - 1000);
+    // Not all at once (the old behaviour sent the 60 within a few ms): one per 2.5 ms
+    // (CATCH_UP_FACTOR × 200/s), each at most 1 ms early and the first two right away.
+    expect(CATCH_UP_FACTOR).toBe(2);
+    for (let i = 0; i < sent.length; i += 10) {
+      for (let j = i + 1; j < sent.length; j += 7) {
+        expect(sent[j]!.atMs - sent[i]!.atMs).toBeGreaterThanOrEqual((j - i - 1) * 2.5 - 2.01);
+      }
+    }
+  });
+
+  it('catches up with a backlog behind a stalled endpoint no faster than twice the rate once slots free up', async () => {
+    // 16 slots (concurrency 1), 100/s: the endpoint answers nothing for its first 300 ms, then
+    // everything at once. The cap holds the loop back from ~160 ms; at 300 ms every slot frees
+    // with 14 calls overdue — they go out one per 5 ms, not together.
+    const stallUntil = performance.now() + 300;
+    const { client, sent } = fakeNode(() => Math.max(1, stallUntil - performance.now()));
+    const { results } = await probeRange({ client, plan, from: 0, to: 50, concurrency: 1, ratePerSecond: 100 });
+    expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    const afterStall = sent.filter((s) => s.atMs >= stallUntil);
+    expect(afterStall.length).toBeGreaterThan(14);
+    for (let i = 0; i < afterStall.length; i++) {
+      for (let j = i + 1; j < afterStall.length; j++) {
+        expect(afterStall[j]!.atMs - afterStall[i]!.atMs).toBeGreaterThanOrEqual((j - i - 1) * 5 - 2.01);
+      }
+    }
+  });
+
+  it('waits for a free in-flight slot with one waiter, not a reaction on every call in flight', async () => {
+    // Counts the reactions attached to the calls' promises (then, and what finally and
+    // Promise.race/resolve call): O(1) per call, not O(calls in flight).
+    let reactions = 0;
+    class Counted<T> extends Promise<T> {
+      override then<A = T, B = never>(
+        onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+        onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): Promise<A | B> {
+        reactions++;
+        return super.then(onFulfilled, onRejected);
+      }
+    }
+    const { client: inner } = fakeNode(() => 5);
+    const client: JsonRpcClient = { ...inner, call: (planned, intended) => Counted.resolve().then(() => inner.call(planned, intended)) };
+    const calls = 400;
+    // 64 slots (concurrency 4), every call overdue: the cap is what holds the loop back.
+    await probeRange({ client, plan, from: 0, to: calls, concurrency: 4, ratePerSecond: 100_000, scheduleOriginMs: performance.now() - 10_000 });
+    // Counted.resolve().then() itself is 1; probeRange's then + finally add 2 or 3.
+    // Counted.resolve().then() is 1, probeRange's then and finally 4 more (5 measured); a race
+    // over the calls in flight made it ~59.
+    expect(reactions / calls).toBeLessThan(8);
   });
 
   it('without an anchor starts the schedule at `from` now (unpaired), still recording the lag', async () => {
