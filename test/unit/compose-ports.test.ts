@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { classifyAddress } from '../../src/probe/address-guard';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * The compose file as compose itself resolves it (anchors, `${VAR:-default}`), from
