@@ -29,7 +29,8 @@ import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 export interface WebhookDeps {
   sql: Sql;
   box: SecretBox;
-  allowPrivateTargets: boolean;
+  /** RVS_ALLOW_PRIVATE_WEBHOOKS, not the probes' setting; absent: loopback and private receivers are refused. */
+  allowPrivateWebhooks?: boolean;
   /** Base of the dashboard link in payloads; without it payloads carry no link. */
   publicUrl?: string;
   /** First retry delay of a failed delivery (doubles up to an hour; tests shorten it). */
@@ -137,15 +138,15 @@ function errorKindOf(error: unknown, signal: AbortSignal): ErrorKind {
  * attempt as soon as the headers are in; the body is never read. `signal` ends the attempt
  * (deadline or cancellation) in whatever phase it is. Never throws.
  */
-async function send(url: URL, headers: Record<string, string>, body: string, allowPrivateTargets: boolean, signal: AbortSignal): Promise<SendResult> {
+async function send(url: URL, headers: Record<string, string>, body: string, allowPrivate: boolean, signal: AbortSignal): Promise<SendResult> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivateTargets)) {
+  if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivate)) {
     return { responseCode: null, errorKind: 'address_refused' };
   }
   // The signal bounds the whole attempt; undici's own timeouts stay as a second line, no longer
   // than the default deadline.
   const client = new Client(url.origin, {
-    connect: { timeout: DELIVERY_DEADLINE_MS, lookup: guardedLookup(allowPrivateTargets) as never },
+    connect: { timeout: DELIVERY_DEADLINE_MS, lookup: guardedLookup(allowPrivate) as never },
     headersTimeout: DELIVERY_DEADLINE_MS,
     bodyTimeout: DELIVERY_DEADLINE_MS,
   });
@@ -192,6 +193,9 @@ export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: str
   let url: URL | null;
   try {
     url = new URL(deps.box.decrypt(delivery.url_encrypted));
+    // Stored before creation refused it: a userinfo that cannot be decoded fails every attempt alike.
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
   } catch {
     url = null;
   }
@@ -206,7 +210,7 @@ export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: str
   const signal = AbortSignal.any([AbortSignal.timeout(deps.webhookDeadlineMs ?? DELIVERY_DEADLINE_MS), cancellationSignal]);
   const started = performance.now();
   const result: SendResult =
-    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateTargets, signal);
+    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateWebhooks === true, signal);
   const latencyMs = Math.round(performance.now() - started);
   const outcome = result.errorKind === null ? 'delivered' : 'failed';
   await recordDeliveryAttempt(deps.sql, delivery.id, { attempt, outcome, responseCode: result.responseCode, latencyMs, errorKind: result.errorKind });

@@ -8,6 +8,8 @@ export interface ActivityDeps {
   sql: Sql;
   box: SecretBox;
   allowPrivateTargets: boolean;
+  /** Webhook deliveries to loopback and private addresses (RVS_ALLOW_PRIVATE_WEBHOOKS); absent: refused. */
+  allowPrivateWebhooks?: boolean;
   /** RVS_PUBLIC_URL: the dashboard link in webhook payloads. */
   publicUrl?: string;
   /** First retry delay of a failed webhook delivery (tests shorten it). */

@@ -54,14 +54,14 @@ describe('webhook delivery to a slow receiver', () => {
   let workerRun: Promise<void>;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false });
+    stack = await startStack({ worker: false, env: { RVS_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
     // The stack's worker, with a 3 s deadline per attempt instead of 15 s.
     connection = await NativeConnection.connect({ address: stack.config.temporal.address! });
     worker = await createRunWorker({
       connection,
       namespace: stack.config.temporal.namespace,
       taskQueue: stack.taskQueue,
-      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, webhookDeadlineMs: 3_000 },
+      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, allowPrivateWebhooks: true, webhookDeadlineMs: 3_000 },
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();
