@@ -25,6 +25,7 @@ import { guardedLookup, OutboundAddressRefusedError } from '../src/probe/json-rp
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../src/services/dashboard-token';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, workflowIdForWebhookDelivery } from '../src/temporal/constants';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import type { TenantAttempts } from './tenant-attempts';
 
 export interface WebhookDeps {
   sql: Sql;
@@ -37,7 +38,12 @@ export interface WebhookDeps {
   webhookRetryInitialIntervalMs?: number;
   /** Overall deadline of one attempt (DELIVERY_DEADLINE_MS; tests shorten it). */
   webhookDeadlineMs?: number;
+  /** The worker's per-tenant bound on attempts in flight (createActivities makes one); absent: none. */
+  tenantAttempts?: TenantAttempts;
 }
+
+/** How long an attempt put off by the per-tenant bound waits before Temporal tries it again. */
+export const TENANT_BUSY_RETRY_MS = 5_000;
 
 export const DEFAULT_WEBHOOK_RETRY_INITIAL_MS = 10_000;
 /**
@@ -182,14 +188,37 @@ async function send(url: URL, headers: Record<string, string>, body: string, all
  * One attempt of one delivery (Standard Webhooks): the same webhook-id and body on every attempt,
  * the attempt's own timestamp, signed with the webhook's current secret. Every attempt is written
  * to webhook_delivery_attempts and logged — status code, latency, error kind; never the URL or the
- * secret. A failed attempt throws for Temporal to retry; a refused address fails for good.
+ * secret. A failed attempt throws for Temporal to retry; a refused address fails for good. An
+ * attempt beyond the worker's per-tenant bound (deps.tenantAttempts) is put off unsent.
  */
 export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }> {
   const delivery = await findDeliveryToSend(deps.sql, input.deliveryId);
   // The webhook was deleted (its deliveries with it), or an earlier attempt already finished it.
   if (!delivery || delivery.status !== 'pending') return { outcome: 'gone' };
   const { info, log, cancellationSignal } = Context.current();
-  const attempt = info.attempt;
+  const release = deps.tenantAttempts ? deps.tenantAttempts.tryAcquire(delivery.tenant_id) : () => undefined;
+  if (release === null) {
+    // Nothing was sent, so nothing goes in the attempt log; the slot is given back at once and
+    // Temporal tries again shortly (this counts against the delivery's 24 hours, not its receiver).
+    webhookDeliveries.inc({ outcome: 'deferred' });
+    throw ApplicationFailure.create({
+      type: 'WebhookTenantBusy',
+      message: `the tenant already has ${deps.tenantAttempts!.limit} delivery attempts in flight on this worker`,
+      nextRetryDelay: TENANT_BUSY_RETRY_MS,
+    });
+  }
+  try {
+    return await attemptDelivery(deps, delivery, { attempt: info.attempt, log, cancellationSignal });
+  } finally {
+    release();
+  }
+}
+
+async function attemptDelivery(
+  deps: WebhookDeps,
+  delivery: NonNullable<Awaited<ReturnType<typeof findDeliveryToSend>>>,
+  { attempt, log, cancellationSignal }: { attempt: number; log: Context['log']; cancellationSignal: AbortSignal },
+): Promise<{ outcome: 'delivered' | 'gone' }> {
   let url: URL | null;
   try {
     url = new URL(deps.box.decrypt(delivery.url_encrypted));

@@ -16,6 +16,8 @@ export interface ActivityDeps {
   webhookRetryInitialIntervalMs?: number;
   /** Overall deadline of one webhook delivery attempt (tests shorten it). */
   webhookDeadlineMs?: number;
+  /** Webhook delivery attempts one tenant may have in flight on this worker (DEFAULT_WEBHOOK_ATTEMPTS_PER_TENANT). */
+  webhookAttemptsPerTenant?: number;
   /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
   config?: Config;
   temporal?: Client;
