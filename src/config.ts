@@ -70,6 +70,11 @@ const envSchema = z.object({
   RVS_TENANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).optional(),
   RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).optional(),
   RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  // Revokes every dashboard link issued before this instant (ISO 8601 with a zone, e.g. 2026-11-25T21:00:00Z).
+  RVS_DASHBOARD_LINKS_NOT_BEFORE: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-25T21:00:00Z' })
+    .transform((value) => new Date(value))
+    .optional(),
   // Longer than any request may take: a reservation older than this is taken over by a retry.
   RVS_IDEMPOTENCY_LEASE_S: z.coerce.number().int().min(1).max(3600).default(60),
   RVS_JWT_JWKS_URL: urlString(['http:', 'https:']).optional(),
@@ -138,6 +143,8 @@ export interface Config {
   allowPrivateTargets: boolean;
   /** Webhook deliveries to loopback and private addresses (RVS_ALLOW_PRIVATE_WEBHOOKS). */
   allowPrivateWebhooks: boolean;
+  /** Dashboard links issued before this are refused (RVS_DASHBOARD_LINKS_NOT_BEFORE); undefined: none. */
+  dashboardLinksNotBefore: Date | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Quotas in one-minute windows (src/http/rate-limit.ts says what each one counts). */
   rateLimits: RateLimits;
@@ -198,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     bootstrapApiKey: e.RVS_BOOTSTRAP_API_KEY,
     allowPrivateTargets: e.RVS_ALLOW_PRIVATE_TARGETS,
     allowPrivateWebhooks: e.RVS_ALLOW_PRIVATE_WEBHOOKS,
+    dashboardLinksNotBefore: e.RVS_DASHBOARD_LINKS_NOT_BEFORE,
     logLevel: e.LOG_LEVEL,
     rateLimits: {
       perMinute: e.RVS_RATE_LIMIT_PER_MINUTE,
