@@ -88,17 +88,18 @@ function notFoundError(request: FastifyRequest): AppError {
 const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
 
 /**
- * A body refused before it was read (413): Fastify answers with `Connection: close`, and Node
- * then closes the socket with the upload still arriving — the client's kernel gets a reset and
- * may drop our 413 unread. Instead the connection stays open while Node reads and drops the rest
- * of the body (`req._dump`, or the flowing stream Fastify left), so the client reads its 413 and
- * may reuse the connection. Bounded: MAX_DRAINED_BYTES, and the request timeout (the whole
- * request must arrive within it) cuts a client that never finishes.
+ * A body refused before it was read (413): Fastify answers with `Connection: close` (and Node does
+ * for a client that sent it), and Node then closes the socket with the upload still arriving —
+ * the client's kernel gets a reset and may drop our 413 unread. Instead the connection stays open
+ * while Node reads and drops the rest of the body (`req._dump`, or the flowing stream Fastify
+ * left), so the client reads its 413; an explicit keep-alive is the only way to stop Node's close,
+ * and a client that asked to close closes once it has the answer. Bounded: MAX_DRAINED_BYTES, and
+ * the request timeout (the whole request must arrive within it) cuts a client that never finishes.
  */
 function drainRefusedUpload(request: FastifyRequest, reply: FastifyReply): void {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (!(declared <= MAX_DRAINED_BYTES) || request.raw.complete) return;
-  reply.removeHeader('connection');
+  reply.header('connection', 'keep-alive');
   let drained = 0;
   request.raw.on('data', (chunk: Buffer) => {
     drained += chunk.length;

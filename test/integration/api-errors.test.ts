@@ -357,8 +357,10 @@ describe('API errors, authentication and validation', () => {
       const body = Buffer.alloc(12 * 1024 * 1024, 0x20);
       const before = logs.length;
       for (let attempt = 0; attempt < 6; attempt++) {
+        // Half of them ask to close the connection after the answer, as many one-shot clients do.
+        const close = attempt % 2 === 1 ? 'Connection: close\r\n' : '';
         const response = await sendWholeThenRead(
-          `POST /v1/chains HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+          `POST /v1/chains HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${close}\r\n`,
           body,
         );
         expect(response.status, `attempt ${attempt}`).toBe(413);
