@@ -25,18 +25,25 @@ import { guardedLookup, OutboundAddressRefusedError } from '../src/probe/json-rp
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../src/services/dashboard-token';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, workflowIdForWebhookDelivery } from '../src/temporal/constants';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import type { TenantAttempts } from './tenant-attempts';
 
 export interface WebhookDeps {
   sql: Sql;
   box: SecretBox;
-  allowPrivateTargets: boolean;
+  /** RVS_ALLOW_PRIVATE_WEBHOOKS, not the probes' setting; absent: loopback and private receivers are refused. */
+  allowPrivateWebhooks?: boolean;
   /** Base of the dashboard link in payloads; without it payloads carry no link. */
   publicUrl?: string;
   /** First retry delay of a failed delivery (doubles up to an hour; tests shorten it). */
   webhookRetryInitialIntervalMs?: number;
   /** Overall deadline of one attempt (DELIVERY_DEADLINE_MS; tests shorten it). */
   webhookDeadlineMs?: number;
+  /** The worker's per-tenant bound on attempts in flight (createActivities makes one); absent: none. */
+  tenantAttempts?: TenantAttempts;
 }
+
+/** How long an attempt put off by the per-tenant bound waits before Temporal tries it again. */
+export const TENANT_BUSY_RETRY_MS = 5_000;
 
 export const DEFAULT_WEBHOOK_RETRY_INITIAL_MS = 10_000;
 /**
@@ -137,15 +144,15 @@ function errorKindOf(error: unknown, signal: AbortSignal): ErrorKind {
  * attempt as soon as the headers are in; the body is never read. `signal` ends the attempt
  * (deadline or cancellation) in whatever phase it is. Never throws.
  */
-async function send(url: URL, headers: Record<string, string>, body: string, allowPrivateTargets: boolean, signal: AbortSignal): Promise<SendResult> {
+async function send(url: URL, headers: Record<string, string>, body: string, allowPrivate: boolean, signal: AbortSignal): Promise<SendResult> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivateTargets)) {
+  if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivate)) {
     return { responseCode: null, errorKind: 'address_refused' };
   }
   // The signal bounds the whole attempt; undici's own timeouts stay as a second line, no longer
   // than the default deadline.
   const client = new Client(url.origin, {
-    connect: { timeout: DELIVERY_DEADLINE_MS, lookup: guardedLookup(allowPrivateTargets) as never },
+    connect: { timeout: DELIVERY_DEADLINE_MS, lookup: guardedLookup(allowPrivate) as never },
     headersTimeout: DELIVERY_DEADLINE_MS,
     bodyTimeout: DELIVERY_DEADLINE_MS,
   });
@@ -181,17 +188,43 @@ async function send(url: URL, headers: Record<string, string>, body: string, all
  * One attempt of one delivery (Standard Webhooks): the same webhook-id and body on every attempt,
  * the attempt's own timestamp, signed with the webhook's current secret. Every attempt is written
  * to webhook_delivery_attempts and logged — status code, latency, error kind; never the URL or the
- * secret. A failed attempt throws for Temporal to retry; a refused address fails for good.
+ * secret. A failed attempt throws for Temporal to retry; a refused address fails for good. An
+ * attempt beyond the worker's per-tenant bound (deps.tenantAttempts) is put off unsent.
  */
 export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }> {
   const delivery = await findDeliveryToSend(deps.sql, input.deliveryId);
   // The webhook was deleted (its deliveries with it), or an earlier attempt already finished it.
   if (!delivery || delivery.status !== 'pending') return { outcome: 'gone' };
   const { info, log, cancellationSignal } = Context.current();
-  const attempt = info.attempt;
+  const release = deps.tenantAttempts ? deps.tenantAttempts.tryAcquire(delivery.tenant_id) : () => undefined;
+  if (release === null) {
+    // Nothing was sent, so nothing goes in the attempt log; the slot is given back at once and
+    // Temporal tries again shortly (this counts against the delivery's 24 hours, not its receiver).
+    webhookDeliveries.inc({ outcome: 'deferred' });
+    throw ApplicationFailure.create({
+      type: 'WebhookTenantBusy',
+      message: `the tenant already has ${deps.tenantAttempts!.limit} delivery attempts in flight on this worker`,
+      nextRetryDelay: TENANT_BUSY_RETRY_MS,
+    });
+  }
+  try {
+    return await attemptDelivery(deps, delivery, { attempt: info.attempt, log, cancellationSignal });
+  } finally {
+    release();
+  }
+}
+
+async function attemptDelivery(
+  deps: WebhookDeps,
+  delivery: NonNullable<Awaited<ReturnType<typeof findDeliveryToSend>>>,
+  { attempt, log, cancellationSignal }: { attempt: number; log: Context['log']; cancellationSignal: AbortSignal },
+): Promise<{ outcome: 'delivered' | 'gone' }> {
   let url: URL | null;
   try {
     url = new URL(deps.box.decrypt(delivery.url_encrypted));
+    // Stored before creation refused it: a userinfo that cannot be decoded fails every attempt alike.
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
   } catch {
     url = null;
   }
@@ -206,7 +239,7 @@ export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: str
   const signal = AbortSignal.any([AbortSignal.timeout(deps.webhookDeadlineMs ?? DELIVERY_DEADLINE_MS), cancellationSignal]);
   const started = performance.now();
   const result: SendResult =
-    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateTargets, signal);
+    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateWebhooks === true, signal);
   const latencyMs = Math.round(performance.now() - started);
   const outcome = result.errorKind === null ? 'delivered' : 'failed';
   await recordDeliveryAttempt(deps.sql, delivery.id, { attempt, outcome, responseCode: result.responseCode, latencyMs, errorKind: result.errorKind });

@@ -8,12 +8,16 @@ export interface ActivityDeps {
   sql: Sql;
   box: SecretBox;
   allowPrivateTargets: boolean;
+  /** Webhook deliveries to loopback and private addresses (RVS_ALLOW_PRIVATE_WEBHOOKS); absent: refused. */
+  allowPrivateWebhooks?: boolean;
   /** RVS_PUBLIC_URL: the dashboard link in webhook payloads. */
   publicUrl?: string;
   /** First retry delay of a failed webhook delivery (tests shorten it). */
   webhookRetryInitialIntervalMs?: number;
   /** Overall deadline of one webhook delivery attempt (tests shorten it). */
   webhookDeadlineMs?: number;
+  /** Webhook delivery attempts one tenant may have in flight on this worker (DEFAULT_WEBHOOK_ATTEMPTS_PER_TENANT). */
+  webhookAttemptsPerTenant?: number;
   /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
   config?: Config;
   temporal?: Client;

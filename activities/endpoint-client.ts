@@ -4,11 +4,14 @@ import type { SecretBox } from '../src/crypto/secret-box';
 import type { EndpointRow } from '../src/db/endpoints';
 import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../src/probe/json-rpc-client';
 
-/** A refused address is final (retrying cannot help) and its message names no URL. */
+/**
+ * A refused address is final (retrying cannot help) and its message names no URL; a loopback or
+ * private one names the setting that would allow it.
+ */
 export function asActivityFailure(error: unknown, endpointName: string): unknown {
-  return error instanceof OutboundAddressRefusedError
-    ? ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'OutboundAddressRefused')
-    : error;
+  if (!(error instanceof OutboundAddressRefusedError)) return error;
+  const hint = error.kind === 'loopback' || error.kind === 'private' ? ' (RVS_ALLOW_PRIVATE_TARGETS is off)' : '';
+  return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}${hint}`, 'OutboundAddressRefused');
 }
 
 /**

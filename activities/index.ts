@@ -5,6 +5,7 @@ import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
 import { triggerScheduledRun } from './scheduled-trigger';
+import { TenantAttempts } from './tenant-attempts';
 import type { ActivityDeps } from './deps';
 import type { Activities } from './types';
 
@@ -14,13 +15,14 @@ export type { Activities } from './types';
 /** Activities are built from their dependencies; workflows import only their interface (./types). */
 export function createActivities(deps: ActivityDeps, clients: ClientCache = new ClientCache()): Activities {
   const probeDeps = { ...deps, clients };
+  const webhookDeps = { ...deps, tenantAttempts: new TenantAttempts(deps.webhookAttemptsPerTenant) };
   return {
     claimRun: (input) => claimRun(deps.sql, input),
     planRun: (input) => planRun(deps, input),
     probeChunk: (input) => probeChunk(probeDeps, input),
     finalizeRun: (input) => finalizeRun(deps, input),
     enqueueWebhooks: (input) => enqueueWebhooks(deps, input),
-    deliverWebhook: (input) => deliverWebhook(deps, input),
+    deliverWebhook: (input) => deliverWebhook(webhookDeps, input),
     markWebhookDeliveryFailed: (input) => markWebhookDeliveryFailed(deps, input),
     triggerScheduledRun: (input) => triggerScheduledRun(deps, input),
   };

@@ -5,6 +5,7 @@ import {
   endpointBudgetLeft,
   INFRASTRUCTURE_BACKOFF,
   INFRASTRUCTURE_ERROR_TYPE,
+  RETRIES_EXHAUSTED,
   retryDelayMs,
   type FailureClass,
 } from '../src/domain/retry-policy';
@@ -163,7 +164,13 @@ export async function withRetryRecording<T>(
         nextAttemptAtMs = failedAt + delay;
         thrown = ApplicationFailure.create({ type: described.type, message: described.message, nextRetryDelay: delay });
       } else {
-        thrown = ApplicationFailure.nonRetryable(described.message, described.type);
+        // Marked, so the run's failure_reason says "exhausted its retries" only when they were.
+        thrown = ApplicationFailure.create({
+          message: described.message,
+          type: described.type,
+          nonRetryable: true,
+          details: [{ [RETRIES_EXHAUSTED]: ledger.endpointFailures }],
+        });
       }
     }
     const note: AttemptNote = {

@@ -60,6 +60,8 @@ const envSchema = z.object({
     .regex(/^rvs_[A-Za-z0-9]{12}_[A-Za-z0-9]{32,128}$/, 'must look like rvs_<12 alphanumerics>_<32 to 128 alphanumerics>')
     .optional(),
   RVS_ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
+  // Separate from probe targets: a webhook's delivery log would map internal ports and statuses.
+  RVS_ALLOW_PRIVATE_WEBHOOKS: booleanFromEnv.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RVS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RVS_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
@@ -68,6 +70,11 @@ const envSchema = z.object({
   RVS_TENANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).optional(),
   RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).optional(),
   RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  // Revokes every dashboard link issued before this instant (ISO 8601 with a zone, e.g. 2026-11-25T21:00:00Z).
+  RVS_DASHBOARD_LINKS_NOT_BEFORE: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-25T21:00:00Z' })
+    .transform((value) => new Date(value))
+    .optional(),
   // Longer than any request may take: a reservation older than this is taken over by a retry.
   RVS_IDEMPOTENCY_LEASE_S: z.coerce.number().int().min(1).max(3600).default(60),
   RVS_JWT_JWKS_URL: urlString(['http:', 'https:']).optional(),
@@ -134,6 +141,10 @@ export interface Config {
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   allowPrivateTargets: boolean;
+  /** Webhook deliveries to loopback and private addresses (RVS_ALLOW_PRIVATE_WEBHOOKS). */
+  allowPrivateWebhooks: boolean;
+  /** Dashboard links issued before this are refused (RVS_DASHBOARD_LINKS_NOT_BEFORE); undefined: none. */
+  dashboardLinksNotBefore: Date | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Quotas in one-minute windows (src/http/rate-limit.ts says what each one counts). */
   rateLimits: RateLimits;
@@ -193,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     secretKey: e.RVS_SECRET_KEY,
     bootstrapApiKey: e.RVS_BOOTSTRAP_API_KEY,
     allowPrivateTargets: e.RVS_ALLOW_PRIVATE_TARGETS,
+    allowPrivateWebhooks: e.RVS_ALLOW_PRIVATE_WEBHOOKS,
+    dashboardLinksNotBefore: e.RVS_DASHBOARD_LINKS_NOT_BEFORE,
     logLevel: e.LOG_LEVEL,
     rateLimits: {
       perMinute: e.RVS_RATE_LIMIT_PER_MINUTE,

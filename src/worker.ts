@@ -72,7 +72,15 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl, config, temporal },
+    deps: {
+      sql,
+      box,
+      allowPrivateTargets: config.allowPrivateTargets,
+      allowPrivateWebhooks: config.allowPrivateWebhooks,
+      publicUrl: config.publicUrl,
+      config,
+      temporal,
+    },
   });
   const metrics = await serveMetrics({ registry, host: config.metricsHost, port: config.workerMetricsPort, log: logger });
   onShutdownSignal(() => {

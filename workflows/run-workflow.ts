@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
-import { INFRASTRUCTURE_BACKOFF } from '../src/domain/retry-policy';
+import { INFRASTRUCTURE_BACKOFF, RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 
 export interface RunWorkflowInput {
@@ -72,12 +72,18 @@ const probes = proxyActivities<Activities>({
   retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'] },
 });
 
-/** A failure_reason a person understands, and free of secrets (activities never put URLs in errors). */
+/**
+ * A failure_reason a person understands, and free of secrets (activities never put URLs in errors).
+ * "Exhausted its retries" only when the suite's budget was spent (the activity marks that failure);
+ * a failure final at once (a refused address, a row gone) says so instead.
+ */
 function failureReason(error: unknown): string {
   let cause: unknown = error;
   while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
   const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
-  return `a probe exhausted its retries: ${message}`.slice(0, 1000);
+  const detail: unknown = cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
+  const exhausted = typeof detail === 'object' && detail !== null && RETRIES_EXHAUSTED in detail;
+  return `${exhausted ? 'a probe exhausted its retries' : 'a probe failed and cannot be retried'}: ${message}`.slice(0, 1000);
 }
 
 function setStatus(result: { status: string; verdict?: string }): void {

@@ -38,3 +38,9 @@ export function retryDelayMs(backoff: Backoff, failures: number): number {
 export function endpointBudgetLeft(maxAttempts: number, endpointFailures: number): boolean {
   return endpointFailures < maxAttempts;
 }
+
+/**
+ * Detail key of the failure an activity throws when the suite's retry budget ran out (its value:
+ * the endpoint failures spent): the run's failure_reason says "exhausted its retries" only then.
+ */
+export const RETRIES_EXHAUSTED = 'retriesExhausted';

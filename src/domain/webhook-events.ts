@@ -17,7 +17,7 @@ export interface RunEventFacts {
 
 /**
  * The events of one finished run. `run.finished` fires for every finished run, whatever its
- * status; `run.failed` when the run itself failed (a probe exhausted its retries); `verdict.failed`
+ * status; `run.failed` when the run itself failed (a probe exhausted its retries or failed for good); `verdict.failed`
  * for a failing verdict unless a person acknowledged a failure of the same streak (it fires again
  * once the suite has passed in between); `verdict.changed` when the verdict flipped pass↔fail
  * against the suite's previous run with a verdict (an `error` verdict neither flips nor resets).

@@ -30,7 +30,26 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_BAD_URL: ['validation_error', 'the URL is malformed (invalid percent-encoding)'],
   FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', 'a path parameter is longer than 100 characters'],
   FST_ERR_VALIDATION: ['validation_error', 'request is invalid'],
+  // RFC 10008: a QUERY request must carry a Content-Type. No route takes QUERY, so it is a 404
+  // anyway; this mapping is for the case a route ever does (sendError answers the 404 first).
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: ['validation_error', 'a request with this method must have a Content-Type header'],
 };
+
+// Any other 4xx error of Fastify's (code FST_…) is the client's doing: its status picks the code.
+const FASTIFY_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  404: 'not_found',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'request_header_fields_too_large',
+};
+
+function fastifyClientError(error: FastifyError): AppError | null {
+  const status = error.statusCode ?? 0;
+  if (!error.code?.startsWith('FST_') || status < 400 || status > 499) return null;
+  return new AppError(FASTIFY_STATUS_CODES[status] ?? 'validation_error', 'the request is invalid');
+}
 
 /**
  * The client went away while its body was being read: Node fails the body stream with
@@ -47,6 +66,8 @@ function toAppError(error: FastifyError | AppError): AppError {
   if (isClientAbort(error)) return new AppError('validation_error', 'the client closed the connection before the request body was complete');
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return new AppError(mapped[0], mapped[1]);
+  const clientError = fastifyClientError(error);
+  if (clientError) return clientError;
   if (error instanceof SyntaxError && error.statusCode === 400) return new AppError('invalid_json', 'request body is not valid JSON');
   // The pool reconnects by itself within a second or so of the database coming back.
   if (isDatabaseUnavailable(error)) {
@@ -56,10 +77,45 @@ function toAppError(error: FastifyError | AppError): AppError {
   return new AppError('internal_error', 'internal server error');
 }
 
+function notFoundError(request: FastifyRequest): AppError {
+  return new AppError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`);
+}
+
+/**
+ * The most a refused upload is read and dropped for (the body limit is 1 MiB): past it, or past a
+ * declared Content-Length above it, the connection is closed instead.
+ */
+const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A body refused before it was read (413): Fastify answers with `Connection: close` (and Node does
+ * for a client that sent it), and Node then closes the socket with the upload still arriving —
+ * the client's kernel gets a reset and may drop our 413 unread. Instead the connection stays open
+ * while Node reads and drops the rest of the body (`req._dump`, or the flowing stream Fastify
+ * left), so the client reads its 413; an explicit keep-alive is the only way to stop Node's close,
+ * and a client that asked to close closes once it has the answer. Bounded: MAX_DRAINED_BYTES, and
+ * the request timeout (the whole request must arrive within it) cuts a client that never finishes.
+ */
+function drainRefusedUpload(request: FastifyRequest, reply: FastifyReply): void {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (!(declared <= MAX_DRAINED_BYTES) || request.raw.complete) return;
+  reply.header('connection', 'keep-alive');
+  let drained = 0;
+  request.raw.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > MAX_DRAINED_BYTES) request.raw.socket.destroy();
+  });
+}
+
 function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): void {
-  const appError = toAppError(error);
+  // A method no route takes lands on the not-found route; Fastify may refuse it before our 404
+  // handler runs (QUERY without a Content-Type): the client gets the 404 it would have got.
+  const appError = request.is404 && error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' ? notFoundError(request) : toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
   else if (isClientAbort(error)) request.log.info({ code: error.code }, 'client aborted the request');
+  // Nothing a client sends is an error of ours: log its 4xx at info, with Fastify's code, never at error.
+  else if (!(error instanceof AppError)) request.log.info({ code: error.code, status: appError.status }, 'request refused');
+  if (appError.code === 'payload_too_large') drainRefusedUpload(request, reply);
   void reply
     .code(appError.status)
     .header('x-request-id', request.id)
@@ -70,9 +126,7 @@ function sendError(error: FastifyError | AppError, request: FastifyRequest, repl
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send(errorEnvelope(new AppError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`), request.id));
+    void reply.code(404).send(errorEnvelope(notFoundError(request), request.id));
   });
 }
 

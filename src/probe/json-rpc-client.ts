@@ -31,7 +31,7 @@ export interface CallResult {
 }
 
 export class OutboundAddressRefusedError extends Error {
-  constructor(kind: string) {
+  constructor(readonly kind: string) {
     // The message names the kind of address only: the host may be part of a secret URL.
     super(`refused to connect to a ${kind} address`);
     this.name = 'OutboundAddressRefusedError';

@@ -12,7 +12,12 @@ export function signDashboardToken(box: SecretBox, runId: string, expiresAt: Dat
   return `${payload}.${box.sign(`dashboard:${payload}`)}`;
 }
 
-export function verifyDashboardToken(box: SecretBox, token: string, runId: string, now: Date): boolean {
+/**
+ * `notBefore` (RVS_DASHBOARD_LINKS_NOT_BEFORE) revokes every link issued before it: a link's
+ * issue time is its expiry minus the TTL (to the second), so no key needs rotating — RVS_SECRET_KEY
+ * also encrypts every stored endpoint secret.
+ */
+export function verifyDashboardToken(box: SecretBox, token: string, runId: string, now: Date, notBefore?: Date): boolean {
   const parts = token.split('.');
   if (parts.length !== 2) return false;
   const [payload, signature] = parts as [string, string];
@@ -21,7 +26,8 @@ export function verifyDashboardToken(box: SecretBox, token: string, runId: strin
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return false;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { run?: unknown; exp?: unknown };
-    return claims.run === runId && typeof claims.exp === 'number' && claims.exp * 1000 > now.getTime();
+    if (claims.run !== runId || typeof claims.exp !== 'number' || claims.exp * 1000 <= now.getTime()) return false;
+    return notBefore === undefined || claims.exp * 1000 - DASHBOARD_TOKEN_TTL_MS >= notBefore.getTime();
   } catch {
     return false;
   }

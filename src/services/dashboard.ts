@@ -16,10 +16,10 @@ const runIdSchema = z.uuid();
  * Whether a dashboard link may show this run: a well-formed run id and a token signed for exactly
  * that run that has not expired. Every failure looks the same to the caller (one 403).
  */
-export function dashboardAccessAllowed(deps: Pick<Deps, 'box'>, runId: string, token: unknown, now = new Date()): boolean {
+export function dashboardAccessAllowed(deps: Pick<Deps, 'box' | 'config'>, runId: string, token: unknown, now = new Date()): boolean {
   if (!runIdSchema.safeParse(runId).success) return false;
   if (typeof token !== 'string' || token.length === 0 || token.length > 512) return false;
-  return verifyDashboardToken(deps.box, token, runId, now);
+  return verifyDashboardToken(deps.box, token, runId, now, deps.config.dashboardLinksNotBefore);
 }
 
 /**

@@ -17,6 +17,7 @@ import { page, type Page } from './pagination';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
+import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 
 /** Endpoint fields without defaults, so PATCH can leave them out. */
 const endpointFields = {
@@ -25,7 +26,8 @@ const endpointFields = {
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .max(2048)
     // Refinements run even when the URL check above failed: only look at the host of a real URL.
-    .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never probed'),
+    .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never probed')
+    .refine(userinfoDecodes, USERINFO_MESSAGE),
   // The probe client sends these headers under the same rule (domain/http-fields.ts): a header
   // accepted here can never be refused at run time, failing every run. Values are secrets, so
   // the messages name the header and never repeat the value.
@@ -99,7 +101,18 @@ export function presentEndpoint(row: EndpointRow): EndpointResponse {
   };
 }
 
+/**
+ * Loopback and private addresses depend on the deployment (RVS_ALLOW_PRIVATE_TARGETS), so the
+ * static schema cannot refuse them: an IP literal or localhost name the probes would refuse is
+ * refused here. Other names are judged by the guarded lookup at every connection.
+ */
+function assertProbeable(ctx: Ctx, url: string): void {
+  const refusal = privateAddressRefusal(url, ctx.deps.config.allowPrivateTargets, 'RVS_ALLOW_PRIVATE_TARGETS');
+  if (refusal) throw validationError([{ field: 'url', message: refusal }]);
+}
+
 export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createEndpointInput> }) {
+  assertProbeable(ctx, input.url);
   const chain = await findChain(ctx.deps.sql, input.chain_id);
   if (!chain || chain.tenant_id !== ctx.principal.tenantId) {
     throw validationError([{ field: 'chain_id', message: 'no such chain in your tenant' }]);
@@ -148,6 +161,7 @@ export async function patchEndpoint({
 }): Promise<EndpointResponse> {
   await loadEndpoint(ctx, input.endpointId);
   const { patch } = input;
+  if (patch.url !== undefined) assertProbeable(ctx, patch.url);
   const { box } = ctx.deps;
   const headerNames = patch.headers === undefined ? undefined : Object.keys(patch.headers);
   const row = await updateEndpoint(ctx.deps.sql, input.endpointId, ctx.principal.tenantId, {

@@ -12,9 +12,10 @@ import {
 import { redactUrl } from '../domain/redact-url';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../domain/webhook-events';
 import { generateWebhookSecret, webhookSecretKey } from '../domain/webhook-signature';
-import { conflict, notFound } from '../errors';
+import { conflict, notFound, validationError } from '../errors';
 import { isAlwaysRefusedHost } from '../probe/address-guard';
 import { assertSameTenant, type Ctx } from './context';
+import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 import { page, type Page } from './pagination';
 
 /**
@@ -25,12 +26,14 @@ export const MAX_WEBHOOKS_PER_TENANT = 20;
 
 /** Webhook fields without defaults, so PATCH can leave them out. */
 const webhookFields = {
-  // Validated like an endpoint URL: an IP literal in a range never reached is refused here; names
-  // and loopback/private literals are judged by the outbound guard at every delivery.
+  // Validated like an endpoint URL: an IP literal in a range never reached is refused here,
+  // loopback and private ones by the verbs (they depend on RVS_ALLOW_PRIVATE_WEBHOOKS); names
+  // are judged by the outbound guard at every delivery.
   url: z
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .max(2048)
-    .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never called'),
+    .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never called')
+    .refine(userinfoDecodes, USERINFO_MESSAGE),
   events: z
     .array(z.enum(WEBHOOK_EVENTS))
     .min(1, 'give at least one event')
@@ -80,6 +83,16 @@ export function presentWebhook(row: WebhookRow): WebhookResponse {
 }
 
 /**
+ * A webhook is not a probe target: a receiver on loopback or a private network is reachable only
+ * with RVS_ALLOW_PRIVATE_WEBHOOKS (the delivery log would otherwise tell a tenant which internal
+ * ports answer and with what status). Refused here as delivery would refuse it.
+ */
+function assertDeliverable(ctx: Ctx, url: string): void {
+  const refusal = privateAddressRefusal(url, ctx.deps.config.allowPrivateWebhooks, 'RVS_ALLOW_PRIVATE_WEBHOOKS');
+  if (refusal) throw validationError([{ field: 'url', message: refusal }]);
+}
+
+/**
  * The secret is returned here once (given or generated) and never again: the route marks it a
  * secret response field, so an Idempotency-Key replay answers without it. A tenant that already
  * has MAX_WEBHOOKS_PER_TENANT is refused (409 `conflict`).
@@ -91,6 +104,7 @@ export async function createWebhook({
   ctx: Ctx;
   input: z.infer<typeof createWebhookInput>;
 }): Promise<WebhookResponse & { secret: string }> {
+  assertDeliverable(ctx, input.url);
   const { box } = ctx.deps;
   const secret = input.secret ?? generateWebhookSecret();
   const row = await insertWebhook(
@@ -135,6 +149,7 @@ export async function patchWebhook({
 }): Promise<WebhookResponse> {
   await loadWebhook(ctx, input.webhookId);
   const { patch } = input;
+  if (patch.url !== undefined) assertDeliverable(ctx, patch.url);
   const { box } = ctx.deps;
   const row = await updateWebhook(ctx.deps.sql, input.webhookId, ctx.principal.tenantId, {
     urlRedacted: patch.url === undefined ? undefined : redactUrl(patch.url),

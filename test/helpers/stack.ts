@@ -86,7 +86,15 @@ export async function startStack(
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue,
-      deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl, config, temporal: client },
+      deps: {
+        sql,
+        box,
+        allowPrivateTargets: config.allowPrivateTargets,
+        allowPrivateWebhooks: config.allowPrivateWebhooks,
+        publicUrl: config.publicUrl,
+        config,
+        temporal: client,
+      },
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();

@@ -273,6 +273,111 @@ describe('API errors, authentication and validation', () => {
       });
     });
   });
+  describe('what any client may send, over a real socket, with the log at info level', () => {
+    let app: FastifyInstance;
+    let port: number;
+    const logs: string[] = [];
+    beforeAll(async () => {
+      const logger = createLogger('info', 'test', { write: (line: string) => void logs.push(line) });
+      app = buildApp({ config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null }, logger);
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      port = (app.server.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    const errorLines = (from: number) =>
+      logs
+        .slice(from)
+        .map((line) => JSON.parse(line) as { level: number })
+        .filter((line) => line.level >= 50);
+
+    /**
+     * Writes the request head and all of `body` before reading anything (as a client streaming an
+     * upload does), then reads one response: the status line, headers and the JSON body.
+     */
+    function sendWholeThenRead(head: string, body: Buffer = Buffer.alloc(0)) {
+      return new Promise<{ status: number; requestId: string | undefined; body: any }>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let received = Buffer.alloc(0);
+        const finish = () => {
+          const text = received.toString('utf8');
+          const split = text.indexOf('\r\n\r\n');
+          if (split < 0) return false;
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(text.slice(0, split))?.[1]);
+          const payload = received.subarray(Buffer.byteLength(text.slice(0, split)) + 4);
+          if (!(payload.length >= length)) return false;
+          socket.destroy();
+          resolve({
+            status: Number(text.split(' ')[1]),
+            requestId: /\r\nx-request-id: ([^\r]+)/i.exec(text.slice(0, split))?.[1],
+            body: JSON.parse(payload.subarray(0, length).toString('utf8')),
+          });
+          return true;
+        };
+        socket.on('data', (chunk: Buffer) => {
+          received = Buffer.concat([received, chunk]);
+          finish();
+        });
+        socket.on('error', (error) => reject(new Error(`${String(error)} after ${received.length} bytes of answer`)));
+        socket.on('close', () => finish() || reject(new Error(`closed without a whole answer: ${JSON.stringify(received.toString('utf8').slice(0, 200))}`)));
+        socket.setTimeout(20_000, () => reject(new Error('no answer within 20 s')));
+        socket.on('connect', () => {
+          socket.pause();
+          socket.write(head);
+          socket.write(body, (error) => (error ? reject(new Error(`the upload failed: ${String(error)}`)) : socket.resume()));
+        });
+      });
+    }
+
+    it.each([
+      ['QUERY without a body', 'QUERY /v1/suites HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      ['QUERY without a body on an unknown path', 'QUERY /nothing/here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      ['QUERY with a JSON body', 'QUERY /v1/suites HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'],
+      ['QUERY with a body of no declared type', 'QUERY /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabc'],
+      ['PROPFIND', 'PROPFIND /v1/suites HTTP/1.1\r\nHost: 127.0.0.1\r\nDepth: 1\r\n\r\n'],
+      ['PROPFIND with an XML body', 'PROPFIND / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/xml\r\nContent-Length: 4\r\n\r\n<a/>'],
+      ['a made-up method', 'BREWCOFFEE /v1/suites HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      ['OPTIONS', 'OPTIONS /v1/suites HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://example.test\r\nAccess-Control-Request-Method: POST\r\n\r\n'],
+      ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      ['TRACE', 'TRACE /v1/users/me HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      ['SEARCH without a body', 'SEARCH /dashboard/api/runs/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      ['DELETE of a collection', 'DELETE /v1/suites HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+    ])('answers %s without credentials with a 4xx in the envelope and logs nothing at error level', async (_name, request) => {
+      const before = logs.length;
+      const response = await sendWholeThenRead(request);
+      expect([400, 404, 405]).toContain(response.status);
+      expect(response.body).toEqual({ error: { code: expect.any(String), message: expect.any(String), details: [], request_id: response.requestId } });
+      expect(errorLines(before)).toEqual([]);
+    });
+
+    it('answers a 12 MiB upload sent in full with 413 payload_too_large every time, never a reset', async () => {
+      const { key } = await stack.newTenant();
+      const body = Buffer.alloc(12 * 1024 * 1024, 0x20);
+      const before = logs.length;
+      for (let attempt = 0; attempt < 6; attempt++) {
+        // Half of them ask to close the connection after the answer, as many one-shot clients do.
+        const close = attempt % 2 === 1 ? 'Connection: close\r\n' : '';
+        const response = await sendWholeThenRead(
+          `POST /v1/chains HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${close}\r\n`,
+          body,
+        );
+        expect(response.status, `attempt ${attempt}`).toBe(413);
+        expect(response.body).toEqual({ error: { code: 'payload_too_large', message: expect.any(String), details: [], request_id: response.requestId } });
+      }
+      // Chunked, with no length declared: refused once 1 MiB has arrived, the rest read and dropped.
+      const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
+      const response = await sendWholeThenRead(
+        `POST /v1/chains HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        chunked,
+      );
+      expect(response.status).toBe(413);
+      expect(response.body.error.code).toBe('payload_too_large');
+      expect(errorLines(before)).toEqual([]);
+    });
+  });
+
   describe('stalled and aborted request bodies (a real socket, an app with a 1 s request timeout)', () => {
     let app: FastifyInstance;
     let port: number;

@@ -232,6 +232,7 @@ describe('authorization matrix', () => {
         RVS_JWT_PUBLIC_KEY: signing.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
         RVS_JWT_ISSUER: ISSUER,
         RVS_JWT_AUDIENCE: AUDIENCE,
+        RVS_ALLOW_PRIVATE_WEBHOOKS: 'true',
       },
     });
     const owner = await stack.newTenant();

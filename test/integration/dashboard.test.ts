@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/crypto/secret-box';
 import { chooseBuckets } from '../../src/db/histogram';
-import { signDashboardToken } from '../../src/services/dashboard-token';
+import { buildApp } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../../src/services/dashboard-token';
 import { temporalUiUrl } from '../../src/services/dashboard';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
@@ -156,6 +158,25 @@ describe('run dashboard', () => {
       expect(api.body, name).not.toContain(suiteName);
       expect(api.body, name).not.toContain('"stats"');
       expect(api.headers['cache-control'], name).toBe('no-store');
+    }
+  });
+
+  it('refuses every link issued before RVS_DASHBOARD_LINKS_NOT_BEFORE (the operator\'s revocation), and opens links issued after it', async () => {
+    const revokedAt = new Date(Date.now() + 1_000);
+    const app = buildApp(
+      { config: { ...stack.config, dashboardLinksNotBefore: revokedAt }, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null },
+      createLogger('silent', 'test'),
+    );
+    await app.ready();
+    try {
+      for (const url of [pageUrl, `/dashboard/api/runs/${runId}?token=${token}`, `/dashboard/api/runs/${runId}/suite?token=${token}`]) {
+        expect((await stack.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+        expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(403);
+      }
+      const reissued = signDashboardToken(stack.box, runId, new Date(revokedAt.getTime() + 1_000 + DASHBOARD_TOKEN_TTL_MS));
+      expect((await app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}?token=${reissued}` })).statusCode).toBe(200);
+    } finally {
+      await app.close();
     }
   });
 

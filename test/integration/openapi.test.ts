@@ -80,7 +80,7 @@ describe('the OpenAPI document', () => {
     };
     diagnostics.subscribe('fastify.initialization', onInit);
     try {
-      stack = await startStack();
+      stack = await startStack({ env: { RVS_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
     } finally {
       diagnostics.unsubscribe('fastify.initialization', onInit);
     }
@@ -623,6 +623,16 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, 'POST', `/v1/suites/${suiteId}/schedule/resume`, { auth });
     await expectStatus(202, 'POST', `/v1/suites/${suiteId}/schedule/trigger`, { auth });
     await expectStatus(200, 'PATCH', `/v1/suites/${suiteId}`, { auth, body: { schedule: null } });
+  });
+
+  it('documents the 400s that public and dashboard-link routes answer before any credential is looked at', async () => {
+    const run = randomUUID();
+    // A NUL in a parameter (the input guard), a malformed percent-encoding in the path (the router).
+    await expectStatus(400, 'GET', `/dashboard/api/runs/${run}?token=%00`);
+    await expectStatus(400, 'GET', `/dashboard/api/runs/${run}/suite?token=a%00b`);
+    await expectStatus(400, 'GET', '/dashboard/api/runs/%E0%A4%A');
+    await expectStatus(400, 'GET', '/dashboard/api/runs/%E0%A4%A/suite');
+    await expectStatus(400, 'GET', '/v1/openapi.json?x=%00');
   });
 
   it('every documented operation had its success response validated', () => {

@@ -67,7 +67,7 @@ describe('tenant boundaries of continuous verification', () => {
     stack.sql<{ id: string }[]>`select id from runs where test_suite_id = ${suiteId} and triggered_by = 'schedule'`;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack({ env: { RVS_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
     node = await startFakeNode(answers.delay(3));
     receiver = await startReceiver();
     const bootstrap = generateApiKey().key;
@@ -130,7 +130,7 @@ describe('tenant boundaries of continuous verification', () => {
     expect(await findDeliveryToSend(stack.sql, delivery!.id)).toBeUndefined();
     const sent = receiver.requests();
     const env = new MockActivityEnvironment({ attempt: 1 });
-    expect(await env.run(() => deliverWebhook({ sql: stack.sql, box: stack.box, allowPrivateTargets: true }, { deliveryId: delivery!.id }))).toEqual({
+    expect(await env.run(() => deliverWebhook({ sql: stack.sql, box: stack.box, allowPrivateWebhooks: true }, { deliveryId: delivery!.id }))).toEqual({
       outcome: 'gone',
     });
     expect(receiver.requests()).toBe(sent);

@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverWebhook } from '../../activities/deliver-webhook';
+import { createActivities } from '../../activities';
 import { SCOPES } from '../../src/auth/scopes';
 import { webhookDeliveries } from '../../src/metrics/registry';
 import { workflowIdForWebhookDelivery } from '../../src/temporal/constants';
@@ -90,7 +90,7 @@ describe('webhooks', () => {
   let workerRun: Promise<void>;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false, captureLogs: true });
+    stack = await startStack({ worker: false, captureLogs: true, env: { RVS_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
     // Our own worker: the stack's, with retries of failed deliveries 200 ms apart (then doubling).
     connection = await NativeConnection.connect({ address: stack.config.temporal.address! });
     await startWorker();
@@ -111,7 +111,7 @@ describe('webhooks', () => {
       connection,
       namespace: stack.config.temporal.namespace,
       taskQueue: stack.taskQueue,
-      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, publicUrl: stack.config.publicUrl, webhookRetryInitialIntervalMs: 200 },
+      deps: { sql: stack.sql, box: stack.box, allowPrivateTargets: true, allowPrivateWebhooks: true, publicUrl: stack.config.publicUrl, webhookRetryInitialIntervalMs: 200 },
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();
@@ -377,18 +377,20 @@ describe('webhooks', () => {
     for (const attempt of attempts) expect(attempt.verified).not.toBeNull();
   });
 
-  it('refuses a loopback target unless private targets are allowed, and a link-local one always (failed for good after one attempt)', async () => {
+  it('refuses a loopback target unless private webhooks are allowed — private probe targets do not open them — and a link-local one always (failed for good after one attempt)', async () => {
     const { auth, tenantId } = await stack.newTenant();
     const setup = await smallSuite(auth);
     const hook = await createWebhook(auth, { url: `${receiver.base}/guarded`, events: ['run.finished'] });
     const runId = await runSuite(auth, setup.suiteId, 'pass');
-    // The worker allows loopback (tests); wait for its delivery, then send the same delivery again
-    // as a worker without that allowance would.
+    // The worker allows loopback webhooks (tests); wait for its delivery, then send the same
+    // delivery again as a worker that allows private probe targets but not private webhooks would.
+    // Before RVS_ALLOW_PRIVATE_WEBHOOKS, RVS_ALLOW_PRIVATE_TARGETS opened both.
     const [first] = await until('delivery', () => deliveriesOf(auth, hook.id), (r) => r.length === 1 && r[0].status !== 'pending');
     await stack.sql`update webhook_deliveries set status = 'pending' where id = ${first.id}`;
     const before = receiver.of('/guarded').length;
     const env = new MockActivityEnvironment({ attempt: 4 });
-    await expect(env.run(() => deliverWebhook({ sql: stack.sql, box: stack.box, allowPrivateTargets: false }, { deliveryId: first.id }))).rejects.toMatchObject({
+    const probesOnly = createActivities({ sql: stack.sql, box: stack.box, allowPrivateTargets: true });
+    await expect(env.run(() => probesOnly.deliverWebhook({ deliveryId: first.id }))).rejects.toMatchObject({
       type: 'OutboundAddressRefused',
       nonRetryable: true,
       message: 'the delivery failed: address_refused',

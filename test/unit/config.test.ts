@@ -27,6 +27,7 @@ describe('loadConfig: defaults', () => {
       secretKey: undefined,
       bootstrapApiKey: undefined,
       allowPrivateTargets: false,
+      allowPrivateWebhooks: false,
       logLevel: 'info',
       rateLimits: {
         perMinute: 600,
@@ -105,6 +106,7 @@ describe('loadConfig: valid values', () => {
       secretKey: SECRET_KEY,
       bootstrapApiKey: BOOTSTRAP_KEY,
       allowPrivateTargets: true,
+      allowPrivateWebhooks: false,
       logLevel: 'debug',
       rateLimits: {
         perMinute: 600,
@@ -132,6 +134,18 @@ describe('loadConfig: valid values', () => {
     { value: 'no', expected: false },
   ])('RVS_ALLOW_PRIVATE_TARGETS=$value → $expected', ({ value, expected }) => {
     expect(loadConfig({ RVS_ALLOW_PRIVATE_TARGETS: value }).allowPrivateTargets).toBe(expected);
+  });
+
+  it('reads RVS_DASHBOARD_LINKS_NOT_BEFORE as an instant, and refuses one without a zone', () => {
+    expect(loadConfig({}).dashboardLinksNotBefore).toBeUndefined();
+    expect(loadConfig({ RVS_DASHBOARD_LINKS_NOT_BEFORE: '2026-11-25T21:00:00+01:00' }).dashboardLinksNotBefore).toEqual(new Date('2026-11-25T20:00:00Z'));
+    expect(() => loadConfig({ RVS_DASHBOARD_LINKS_NOT_BEFORE: '2026-11-25 21:00' })).toThrow(/RVS_DASHBOARD_LINKS_NOT_BEFORE/);
+  });
+
+  it('keeps webhooks and probe targets apart: RVS_ALLOW_PRIVATE_TARGETS does not open webhooks to private addresses', () => {
+    expect(loadConfig({ RVS_ALLOW_PRIVATE_TARGETS: 'true' })).toMatchObject({ allowPrivateTargets: true, allowPrivateWebhooks: false });
+    expect(loadConfig({ RVS_ALLOW_PRIVATE_WEBHOOKS: 'true' })).toMatchObject({ allowPrivateTargets: false, allowPrivateWebhooks: true });
+    expect(() => loadConfig({ RVS_ALLOW_PRIVATE_WEBHOOKS: 'maybe' })).toThrow(/RVS_ALLOW_PRIVATE_WEBHOOKS/);
   });
 
   it.each(['postgres://localhost/rvs', 'postgresql://u:p@db.internal:5432/rvs?sslmode=require'])(

@@ -81,4 +81,17 @@ describe('dashboard token', () => {
       for (const askedFor of runs) expect(verifyDashboardToken(box, t, askedFor, at(0))).toBe(signedFor === askedFor);
     }
   });
+
+  it('refuses a link issued before RVS_DASHBOARD_LINKS_NOT_BEFORE and keeps those issued at or after it', () => {
+    const now = at(60_000);
+    expect(verifyDashboardToken(box, token, RUN_ID, now, at(1_000))).toBe(false);
+    expect(verifyDashboardToken(box, token, RUN_ID, now, at(0))).toBe(true);
+    expect(verifyDashboardToken(box, token, RUN_ID, now, at(-1_000))).toBe(true);
+    const reissued = signDashboardToken(box, RUN_ID, new Date(at(1_000).getTime() + DASHBOARD_TOKEN_TTL_MS));
+    expect(verifyDashboardToken(box, reissued, RUN_ID, now, at(1_000))).toBe(true);
+    // Still only for its own run, and still expiring.
+    expect(verifyDashboardToken(box, reissued, OTHER_RUN_ID, now, at(1_000))).toBe(false);
+    expect(verifyDashboardToken(box, reissued, RUN_ID, at(1_000 + DASHBOARD_TOKEN_TTL_MS), at(0))).toBe(false);
+  });
 });
+

@@ -109,12 +109,17 @@ function errorsOf(spec: OperationSpec<any, any, any, any, any>): Partial<Record<
     add(500, 'our failure; the body carries no internal detail');
     add(503, 'the identity provider\'s JWKS cannot be fetched (JWT credentials)');
   } else if (spec.dashboardLink) {
+    add(400, 'a NUL (\\u0000) or a lone surrogate anywhere in a parameter (the token included): `validation_error`');
+    add(400, 'a malformed percent-encoding in the path: `validation_error`');
     add(401, 'the run\'s tenant is disabled (until it is enabled again)');
     add(403, 'the link token is missing, invalid, expired or signed for another run');
     add(404, 'no such run');
     add(429, 'over the quota of this link token or of this client address; see Retry-After');
     add(500, 'our failure');
   } else {
+    // The input guard and the router answer these before any handler, on every route.
+    add(400, 'a NUL (\\u0000) or a lone surrogate anywhere in a parameter: `validation_error`');
+    add(400, 'a malformed percent-encoding in the path: `validation_error`');
     add(500, 'our failure');
   }
   for (const [status, whys] of Object.entries(spec.errors ?? {})) for (const why of whys) add(Number(status) as ErrorStatus, why);
