@@ -11,6 +11,7 @@ import { registry } from './metrics/registry';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
+import { connectTemporal } from './temporal/connection';
 
 /** Past this, a worker shutdown that is still waiting on something exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -64,9 +65,10 @@ async function main(): Promise<void> {
   installTemporalRuntime(config.logLevel);
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const target = { ...config.temporal, address: config.temporal.address };
+  const connection = await connectTemporal(target, (options) => NativeConnection.connect(options));
   // A schedule's fire triggers its run as the API does, which starts the run workflow with a client.
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const clientConnection = await connectTemporal(target, (options) => Connection.connect(options));
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const worker = await createRunWorker({
     connection,
