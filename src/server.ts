@@ -8,7 +8,7 @@ import { createSql } from './db/client';
 import { migrate } from './db/migrate';
 import { createLogger, type Logger } from './logger';
 import { serveMetrics, type MetricsServer } from './metrics/metrics-server';
-import { registry } from './metrics/registry';
+import { apiMetricsRegistry } from './metrics/registry';
 import { createRunCountsCollector } from './metrics/runs-gauge';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
@@ -62,7 +62,7 @@ export async function startApi(
   // Prometheus scrapes its own port, apart from the API's and on RVS_METRICS_HOST, not HOST
   // (docs/operations.md).
   const metrics = await serveMetrics({
-    registry,
+    registry: apiMetricsRegistry(),
     host: config.metricsHost,
     port: config.apiMetricsPort,
     collect: createRunCountsCollector(sql),

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type MetricsExporterConfig, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
@@ -7,7 +7,8 @@ import { createSql } from './db/client';
 import { createLogger } from './logger';
 import { activityMetricsInterceptor } from './metrics/activity-metrics';
 import { serveMetrics } from './metrics/metrics-server';
-import { registry } from './metrics/registry';
+import { workerMetricsRegistry } from './metrics/registry';
+import { loopbackAddressForTemporalMetrics, temporalMetricsText, temporalPrometheusExporter } from './metrics/temporal-metrics';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
@@ -27,8 +28,35 @@ const TEMPORAL_LOG_LEVEL = {
   silent: 'ERROR',
 } as const;
 
-export function installTemporalRuntime(logLevel: keyof typeof TEMPORAL_LOG_LEVEL): void {
-  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(TEMPORAL_LOG_LEVEL[logLevel]) });
+export function installTemporalRuntime(logLevel: keyof typeof TEMPORAL_LOG_LEVEL, metrics?: MetricsExporterConfig): void {
+  Runtime.install({
+    shutdownSignals: [],
+    logger: new DefaultLogger(TEMPORAL_LOG_LEVEL[logLevel]),
+    ...(metrics ? { telemetryOptions: { metrics } } : {}),
+  });
+}
+
+/**
+ * Installs the Temporal runtime with its Prometheus exporter on a loopback port, unless the
+ * worker serves no metrics; returns that exporter's address (null: none). An exporter that
+ * cannot start costs the SDK's metrics, never the worker.
+ */
+async function installTemporalRuntimeWithMetrics(
+  logLevel: keyof typeof TEMPORAL_LOG_LEVEL,
+  metricsPort: number,
+  log: { error(obj: object, msg: string): void },
+): Promise<string | null> {
+  if (metricsPort !== 0) {
+    try {
+      const address = await loopbackAddressForTemporalMetrics();
+      installTemporalRuntime(logLevel, temporalPrometheusExporter(address));
+      return address;
+    } catch (error) {
+      log.error({ err: error }, "the Temporal SDK's metrics exporter could not start; continuing without its metrics");
+    }
+  }
+  installTemporalRuntime(logLevel);
+  return null;
 }
 
 export async function createRunWorker(options: {
@@ -62,7 +90,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   exitOnUncaughtError(logger);
-  installTemporalRuntime(config.logLevel);
+  const temporalMetrics = await installTemporalRuntimeWithMetrics(config.logLevel, config.workerMetricsPort, logger);
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
   const target = { ...config.temporal, address: config.temporal.address };
@@ -76,7 +104,20 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     deps: { sql, box, allowPrivateTargets: config.allowPrivateTargets, publicUrl: config.publicUrl, config, temporal },
   });
-  const metrics = await serveMetrics({ registry, host: config.metricsHost, port: config.workerMetricsPort, log: logger });
+  const metrics = await serveMetrics({
+    registry: workerMetricsRegistry(),
+    host: config.metricsHost,
+    port: config.workerMetricsPort,
+    // The SDK's families in the same scrape; if its exporter does not answer, ours are served alone.
+    ...(temporalMetrics && {
+      append: () =>
+        temporalMetricsText(temporalMetrics).catch((error: unknown) => {
+          logger.warn({ err: error }, "the Temporal SDK's metrics were left out of a scrape");
+          return '';
+        }),
+    }),
+    log: logger,
+  });
   onShutdownSignal(() => {
     // Activities are cancelled at once (shutdownGraceTime 0) and Temporal retries them elsewhere;
     // this bounds the rest (a database that does not answer) below an orchestrator's 30 s.
