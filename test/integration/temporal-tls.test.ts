@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createSecureServer, type IncomingHttpHeaders } from 'node:http2';
+import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-key';
 import { loadConfig } from '../../src/config';
@@ -6,6 +10,7 @@ import { createSql, type Sql } from '../../src/db/client';
 import { createLogger } from '../../src/logger';
 import { workerNodeOptions } from '../../src/runtime/worker-heap';
 import { startApi, type RunningApi } from '../../src/server';
+import { connectTemporal } from '../../src/temporal/connection';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { killGroup, spawnInGroup, type Spawned } from '../helpers/processes';
@@ -149,6 +154,38 @@ describe('Temporal over mutual TLS', () => {
     await expect(startTlsApi(taskQueue, { TEMPORAL_TLS_CLIENT_CERT_PATH: '', TEMPORAL_TLS_CLIENT_KEY_PATH: '' })).rejects.toThrow(
       /cannot connect to Temporal at .* over TLS \(CA .*ca\.pem, server name .*, an API key\): .*certificate required/i,
     );
+  });
+
+  it('the API key reaches the server as `authorization: Bearer` over TLS, from the client and from the worker connection', async () => {
+    // A gRPC-speaking HTTP/2 server that records the request headers and refuses every call as
+    // UNAUTHENTICATED (not retried), as a cluster refusing a key would.
+    const [cert, key] = await Promise.all([readFile(pki.serverCert), readFile(pki.serverKey)]);
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createSecureServer({ cert, key, ALPNProtocols: ['h2'] }, () => undefined);
+    server.on('stream', (stream, headers) => {
+      seen.push(headers);
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'key refused' }, { endStream: true });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const config = loadConfig({
+        TEMPORAL_ADDRESS: `127.0.0.1:${(server.address() as { port: number }).port}`,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.caCert,
+        TEMPORAL_TLS_SERVER_NAME: pki.serverName,
+        TEMPORAL_API_KEY: temporalApiKey,
+      });
+      const target = { ...config.temporal, address: config.temporal.address! };
+      const client = connectTemporal(target, (options) => Connection.connect({ ...options, connectTimeout: 5_000 }));
+      await expect(client).rejects.toThrow(/cannot connect to Temporal at .* over TLS \(.*an API key\): .*key refused/);
+      await expect(client).rejects.not.toThrow(temporalApiKey);
+      const clientCalls = seen.length;
+      expect(clientCalls).toBeGreaterThanOrEqual(1);
+      await expect(connectTemporal(target, (options) => NativeConnection.connect(options))).rejects.toThrow(/cannot connect to Temporal/);
+      expect(seen.length).toBeGreaterThan(clientCalls);
+      for (const headers of seen) expect(headers.authorization).toBe(`Bearer ${temporalApiKey}`);
+    } finally {
+      server.close();
+    }
   });
 
   it('an unreadable or malformed certificate file is named in the error', async () => {
