@@ -52,6 +52,16 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('rvs-runs'),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  // A Temporal cluster beyond the dev server: the names are those of Temporal's own client
+  // environment configuration, so the `temporal` CLI in the same shell reaches the same cluster.
+  // Unset TEMPORAL_TLS: TLS when any of the others is set.
+  TEMPORAL_TLS: booleanFromEnv.optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  // Sent as `authorization: Bearer <key>` (Temporal Cloud): a header value, so no spaces or controls.
+  TEMPORAL_API_KEY: z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
   RVS_DATA_DIR: z.string().min(1).default('./.data'),
   RVS_PUBLIC_URL: urlString(['http:', 'https:']).optional(),
   RVS_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -98,6 +108,7 @@ const envSchema = z.object({
   // scraper's network (docker-compose.yml does, for Prometheus in the compose network).
   RVS_METRICS_HOST: listenHost.default('127.0.0.1'),
 }).superRefine((e, ctx) => {
+  refineTemporalTls(e, ctx);
   // One source only: accepting HS256 next to a public key would invite algorithm confusion.
   const sources = (['RVS_JWT_JWKS_URL', 'RVS_JWT_PUBLIC_KEY', 'RVS_JWT_SECRET'] as const).filter((name) => e[name] !== undefined);
   if (sources.length > 1) {
@@ -109,6 +120,40 @@ const envSchema = z.object({
     }
   }
 });
+
+/**
+ * TLS to Temporal: a client certificate needs its key and the reverse; an API key travels only
+ * over TLS; and all of it needs TEMPORAL_ADDRESS (the dev server `npm start` runs is plaintext).
+ * Messages name variables, never values: TEMPORAL_API_KEY is a secret.
+ */
+function refineTemporalTls(e: TemporalEnv, ctx: z.RefinementCtx): void {
+  if ((e.TEMPORAL_TLS_CLIENT_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_CLIENT_KEY_PATH === undefined)) {
+    const missing = e.TEMPORAL_TLS_CLIENT_CERT_PATH === undefined ? 'TEMPORAL_TLS_CLIENT_CERT_PATH' : 'TEMPORAL_TLS_CLIENT_KEY_PATH';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'is required: a client certificate and its key go together' });
+  }
+  const tlsSettings = TEMPORAL_TLS_SETTINGS.filter((name) => e[name] !== undefined);
+  if (e.TEMPORAL_TLS === false && tlsSettings.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: `is false, but ${tlsSettings.join(', ')} ${tlsSettings.length > 1 ? 'are' : 'is'} set` });
+  }
+  if (e.TEMPORAL_TLS === false && e.TEMPORAL_API_KEY !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['TEMPORAL_API_KEY'], message: 'is sent only over TLS; it cannot be used with TEMPORAL_TLS=false' });
+  }
+  const given = [...(e.TEMPORAL_TLS !== undefined ? ['TEMPORAL_TLS'] : []), ...tlsSettings, ...(e.TEMPORAL_API_KEY !== undefined ? ['TEMPORAL_API_KEY'] : [])];
+  if (e.TEMPORAL_ADDRESS === undefined && given.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: `is required with ${given.join(', ')} (the dev server npm start runs speaks plaintext)` });
+  }
+}
+
+type TemporalEnv = { TEMPORAL_ADDRESS?: string | undefined; TEMPORAL_TLS?: boolean | undefined; TEMPORAL_API_KEY?: string | undefined } & {
+  [name in (typeof TEMPORAL_TLS_SETTINGS)[number]]?: string | undefined;
+};
+
+const TEMPORAL_TLS_SETTINGS = [
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+] as const;
 
 /** Quotas in one-minute windows (src/http/rate-limit.ts applies them). */
 export interface RateLimits {
@@ -126,6 +171,16 @@ export interface RateLimits {
   dashboardPerMinute: number;
 }
 
+export interface TemporalTls {
+  /** PEM CA bundle the server's certificate must chain to; unset: the system's roots. */
+  serverCaCertPath: string | undefined;
+  /** PEM client certificate and key for mutual TLS. */
+  clientCertPath: string | undefined;
+  clientKeyPath: string | undefined;
+  /** The name the server's certificate is checked against (and SNI), instead of TEMPORAL_ADDRESS's host. */
+  serverName: string | undefined;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -135,6 +190,10 @@ export interface Config {
     namespace: string;
     taskQueue: string;
     cliPath: string | undefined;
+    /** null: plaintext (the dev server). Paths are read at connect (src/temporal/connection.ts). */
+    tls: TemporalTls | null;
+    /** A secret: never logged, never in an error message. */
+    apiKey: string | undefined;
   };
   dataDir: string;
   publicUrl: string;
@@ -198,6 +257,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       cliPath: e.TEMPORAL_CLI_PATH,
+      tls:
+        e.TEMPORAL_TLS ?? (TEMPORAL_TLS_SETTINGS.some((name) => e[name] !== undefined) || e.TEMPORAL_API_KEY !== undefined)
+          ? {
+              serverCaCertPath: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH && path.resolve(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH),
+              clientCertPath: e.TEMPORAL_TLS_CLIENT_CERT_PATH && path.resolve(e.TEMPORAL_TLS_CLIENT_CERT_PATH),
+              clientKeyPath: e.TEMPORAL_TLS_CLIENT_KEY_PATH && path.resolve(e.TEMPORAL_TLS_CLIENT_KEY_PATH),
+              serverName: e.TEMPORAL_TLS_SERVER_NAME,
+            }
+          : null,
+      apiKey: e.TEMPORAL_API_KEY,
     },
     dataDir: path.resolve(e.RVS_DATA_DIR),
     publicUrl: (e.RVS_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),

@@ -8,11 +8,12 @@ import { createSql } from './db/client';
 import { migrate } from './db/migrate';
 import { createLogger, type Logger } from './logger';
 import { serveMetrics, type MetricsServer } from './metrics/metrics-server';
-import { registry } from './metrics/registry';
+import { apiMetricsRegistry } from './metrics/registry';
 import { createRunCountsCollector } from './metrics/runs-gauge';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
+import { connectTemporal } from './temporal/connection';
 import { ORPHAN_MAX_AGE_MS, startRunReconciler } from './services/run-reconciler';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -37,10 +38,17 @@ export async function startApi(
   logger: Logger,
 ): Promise<RunningApi> {
   const sql = createSql(config.databaseUrl);
+  let connection: Connection;
+  try {
+    // Temporal first: a wrong certificate or address fails the start before anything is written.
+    connection = await connectTemporal(config.temporal, (options) => Connection.connect(options));
+  } catch (error) {
+    await sql.end({ timeout: SQL_END_TIMEOUT_S });
+    throw error;
+  }
   await migrate(sql);
   const generatedApiKey = await bootstrapDefaultTenant(sql, config.bootstrapApiKey);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
-  const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const jwt = createJwtVerifier(config.jwt);
   const app = buildApp({ config, sql, box, temporal, jwt }, logger);
@@ -54,7 +62,7 @@ export async function startApi(
   // Prometheus scrapes its own port, apart from the API's and on RVS_METRICS_HOST, not HOST
   // (docs/operations.md).
   const metrics = await serveMetrics({
-    registry,
+    registry: apiMetricsRegistry(),
     host: config.metricsHost,
     port: config.apiMetricsPort,
     collect: createRunCountsCollector(sql),

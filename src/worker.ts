@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type MetricsExporterConfig, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
@@ -7,10 +7,12 @@ import { createSql } from './db/client';
 import { createLogger } from './logger';
 import { activityMetricsInterceptor } from './metrics/activity-metrics';
 import { serveMetrics } from './metrics/metrics-server';
-import { registry } from './metrics/registry';
+import { workerMetricsRegistry } from './metrics/registry';
+import { loopbackAddressForTemporalMetrics, temporalMetricsText, temporalPrometheusExporter } from './metrics/temporal-metrics';
 import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
+import { connectTemporal } from './temporal/connection';
 
 /** Past this, a worker shutdown that is still waiting on something exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -26,8 +28,35 @@ const TEMPORAL_LOG_LEVEL = {
   silent: 'ERROR',
 } as const;
 
-export function installTemporalRuntime(logLevel: keyof typeof TEMPORAL_LOG_LEVEL): void {
-  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(TEMPORAL_LOG_LEVEL[logLevel]) });
+export function installTemporalRuntime(logLevel: keyof typeof TEMPORAL_LOG_LEVEL, metrics?: MetricsExporterConfig): void {
+  Runtime.install({
+    shutdownSignals: [],
+    logger: new DefaultLogger(TEMPORAL_LOG_LEVEL[logLevel]),
+    ...(metrics ? { telemetryOptions: { metrics } } : {}),
+  });
+}
+
+/**
+ * Installs the Temporal runtime with its Prometheus exporter on a loopback port, unless the
+ * worker serves no metrics; returns that exporter's address (null: none). An exporter that
+ * cannot start costs the SDK's metrics, never the worker.
+ */
+async function installTemporalRuntimeWithMetrics(
+  logLevel: keyof typeof TEMPORAL_LOG_LEVEL,
+  metricsPort: number,
+  log: { error(obj: object, msg: string): void },
+): Promise<string | null> {
+  if (metricsPort !== 0) {
+    try {
+      const address = await loopbackAddressForTemporalMetrics();
+      installTemporalRuntime(logLevel, temporalPrometheusExporter(address));
+      return address;
+    } catch (error) {
+      log.error({ err: error }, "the Temporal SDK's metrics exporter could not start; continuing without its metrics");
+    }
+  }
+  installTemporalRuntime(logLevel);
+  return null;
 }
 
 export async function createRunWorker(options: {
@@ -61,12 +90,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   exitOnUncaughtError(logger);
-  installTemporalRuntime(config.logLevel);
+  const temporalMetrics = await installTemporalRuntimeWithMetrics(config.logLevel, config.workerMetricsPort, logger);
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const target = { ...config.temporal, address: config.temporal.address };
+  const connection = await connectTemporal(target, (options) => NativeConnection.connect(options));
   // A schedule's fire triggers its run as the API does, which starts the run workflow with a client.
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const clientConnection = await connectTemporal(target, (options) => Connection.connect(options));
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const worker = await createRunWorker({
     connection,
@@ -82,7 +112,20 @@ async function main(): Promise<void> {
       temporal,
     },
   });
-  const metrics = await serveMetrics({ registry, host: config.metricsHost, port: config.workerMetricsPort, log: logger });
+  const metrics = await serveMetrics({
+    registry: workerMetricsRegistry(),
+    host: config.metricsHost,
+    port: config.workerMetricsPort,
+    // The SDK's families in the same scrape; if its exporter does not answer, ours are served alone.
+    ...(temporalMetrics && {
+      append: () =>
+        temporalMetricsText(temporalMetrics).catch((error: unknown) => {
+          logger.warn({ err: error }, "the Temporal SDK's metrics were left out of a scrape");
+          return '';
+        }),
+    }),
+    log: logger,
+  });
   onShutdownSignal(() => {
     // Activities are cancelled at once (shutdownGraceTime 0) and Temporal retries them elsewhere;
     // this bounds the rest (a database that does not answer) below an orchestrator's 30 s.

@@ -14,13 +14,15 @@ export interface MetricsServer {
  * Serves GET /metrics (Prometheus text format) on a port of its own, apart from the API: scraping
  * needs no credential, so the port is meant to be reachable by Prometheus only (docs/operations.md).
  * Anything else is a 404. `collect`, when given, runs before each scrape (e.g. counts read from
- * PostgreSQL); its failure is a 500 with no detail.
+ * PostgreSQL); its failure is a 500 with no detail. `append`, when given, adds exposition text of
+ * families the registry does not hold (the Temporal SDK's, temporal-metrics.ts) after its own.
  */
 export async function startMetricsServer(options: {
   registry: Registry;
   host: string;
   port: number;
   collect?: () => Promise<void>;
+  append?: () => Promise<string>;
   onError?: (error: unknown) => void;
 }): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
@@ -32,7 +34,8 @@ export async function startMetricsServer(options: {
     void (async () => {
       try {
         await options.collect?.();
-        const body = await options.registry.metrics();
+        const [own, appended] = await Promise.all([options.registry.metrics(), options.append?.() ?? '']);
+        const body = appended ? `${own}${own.endsWith('\n') ? '' : '\n'}${appended}` : own;
         response.writeHead(200, { 'content-type': options.registry.contentType }).end(body);
       } catch (error) {
         options.onError?.(error);
@@ -66,6 +69,7 @@ export async function serveMetrics(options: {
   host: string;
   port: number;
   collect?: () => Promise<void>;
+  append?: () => Promise<string>;
   log: { error(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }): Promise<MetricsServer | null> {
   if (options.port === 0) return null;

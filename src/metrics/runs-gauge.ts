@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import type { Queryable } from '../db/client';
 import { countRunsByStatusAndVerdict } from '../db/run-counts';
-import { registry } from './registry';
+import { apiRegistry } from './registry';
 
 /**
  * How long counts read from PostgreSQL are reused. The metrics port needs no credential, so
@@ -21,7 +21,7 @@ const runsStored = new Gauge({
   name: 'rvs_runs',
   help: 'Runs stored, by status and verdict (none before the verdict); read from PostgreSQL at scrape time, at most 15 s old',
   labelNames: ['status', 'verdict'] as const,
-  registers: [registry],
+  registers: [apiRegistry],
 });
 
 /**

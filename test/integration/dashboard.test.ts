@@ -222,7 +222,7 @@ describe('run dashboard', () => {
 
   it('links to the Temporal UI only when Temporal runs on this machine', () => {
     const config = (address: string | undefined, namespace = 'default') => ({
-      temporal: { address, namespace, taskQueue: 'q', cliPath: undefined },
+      temporal: { address, namespace, taskQueue: 'q', cliPath: undefined, tls: null, apiKey: undefined },
     });
     expect(temporalUiUrl(config(undefined), 'run-1')).toBe('http://localhost:8233/namespaces/default/workflows/run-1');
     expect(temporalUiUrl(config('127.0.0.1:7233', 'team a'), 'run-1')).toBe('http://localhost:8233/namespaces/team%20a/workflows/run-1');

@@ -7,7 +7,7 @@ import { createSql, type Sql } from '../../src/db/client';
 import { countRunsByStatusAndVerdict } from '../../src/db/run-counts';
 import { createLogger } from '../../src/logger';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/metrics-server';
-import { registry } from '../../src/metrics/registry';
+import { apiMetricsRegistry, workerMetricsRegistry } from '../../src/metrics/registry';
 import { createRunCountsCollector, RUN_COUNTS_MAX_AGE_MS } from '../../src/metrics/runs-gauge';
 import { startApi, type RunningApi } from '../../src/server';
 import { fireSchedule } from '../../src/services/schedules';
@@ -15,6 +15,7 @@ import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { freePort } from '../helpers/free-port';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
+import { startStallableProxy, type StallableProxy } from '../helpers/stallable-proxy';
 import { killHard, startWorkerProcess, until } from '../helpers/worker-process';
 
 interface Scrape {
@@ -58,20 +59,58 @@ function sample({ families }: Scrape, name: string, labels: Record<string, strin
 }
 const valueOf = (s: PrometheusSample | undefined) => Number(s?.value ?? Number.NaN);
 
+/** Families only the worker counts; never on the API's port. */
+const WORKER_FAMILIES = [
+  'rvs_probe_calls_total',
+  'rvs_probe_call_duration_seconds',
+  'rvs_samples_written_total',
+  'rvs_activity_attempts_total',
+  'rvs_activity_failures_total',
+  'rvs_runs_finished_total',
+  'rvs_webhook_deliveries_total',
+  'rvs_schedule_fires_total',
+];
+/** Families only the API counts; never on the worker's port. */
+const API_FAMILIES = ['rvs_http_requests_total', 'rvs_http_request_duration_seconds', 'rvs_http_long_poll_duration_seconds', 'rvs_runs'];
+
+/**
+ * The conventions every scrape keeps: prom-client's process metrics under their standard names
+ * (`process_*`, `nodejs_*`, not prefixed), our own prefixed `rvs_`, and no gauge named like a
+ * counter (`_total`).
+ */
+function expectConventions(result: Scrape, allowedPrefixes: string[]): void {
+  for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    expect(result.families.has(name), name).toBe(true);
+  }
+  expect(result.families.get('process_cpu_seconds_total')!.type).toBe('COUNTER');
+  for (const [name, family] of result.families) {
+    expect(allowedPrefixes.some((prefix) => name.startsWith(prefix)), name).toBe(true);
+    expect(name.startsWith('rvs_process_') || name.startsWith('rvs_nodejs_'), name).toBe(false);
+    if (family.type === 'GAUGE') expect(name.endsWith('_total'), `gauge ${name}`).toBe(false);
+  }
+  // Every family once: two expositions glued together must not repeat one.
+  const typeLines = result.text.split('\n').filter((line) => line.startsWith('# TYPE '));
+  expect(new Set(typeLines.map((line) => line.split(' ')[2])).size).toBe(typeLines.length);
+}
+
 describe('Prometheus /metrics of the API (its own port)', () => {
   let stack: Stack;
   let node: FakeNode;
   let server: MetricsServer;
+  // The worker's families counted in this process (the stack runs its worker in-process).
+  let workerServer: MetricsServer;
   // rvs_runs is reused for RUN_COUNTS_MAX_AGE_MS; the test moves this clock instead of sleeping.
   let clock = 0;
 
   beforeAll(async () => {
     stack = await startStack();
     node = await startFakeNode(answers.ok('0x10'));
-    server = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, collect: createRunCountsCollector(stack.sql, { now: () => clock }) });
+    server = await startMetricsServer({ registry: apiMetricsRegistry(), host: '127.0.0.1', port: 0, collect: createRunCountsCollector(stack.sql, { now: () => clock }) });
+    workerServer = await startMetricsServer({ registry: workerMetricsRegistry(), host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await server?.close();
+    await workerServer?.close();
     await node?.close();
     await stack?.close();
   });
@@ -102,10 +141,32 @@ describe('Prometheus /metrics of the API (its own port)', () => {
     expect(families.families.get('rvs_runs')!.type).toBe('GAUGE');
     const verdict = (await get<{ verdict: string }>(stack.app, `/v1/runs/${run.body.id}/verdict`, auth)).body.verdict;
     expect(valueOf(sample(families, 'rvs_runs', { status: finished.status as string, verdict }))).toBeGreaterThanOrEqual(1);
-    expect(valueOf(sample(families, 'rvs_schedule_fires_total', { outcome: 'skipped' }))).toBeGreaterThanOrEqual(1);
-    // The process metrics come with it, prefixed too.
-    expect(families.families.has('rvs_process_resident_memory_bytes')).toBe(true);
-    for (const name of families.families.keys()) expect(name.startsWith('rvs_')).toBe(true);
+    // Schedule fires are the worker's (the fire's activity runs there).
+    expect(valueOf(sample(await scrape(workerServer.port), 'rvs_schedule_fires_total', { outcome: 'skipped' }))).toBeGreaterThanOrEqual(1);
+    // Only the API's own families: no worker counter sitting at 0 on the API's port.
+    for (const name of WORKER_FAMILIES) expect(families.families.has(name), name).toBe(false);
+    expectConventions(families, ['rvs_', 'process_', 'nodejs_']);
+  });
+
+  it('long polls (?wait= above 0) go to a histogram of their own, not to the request latency', async () => {
+    const { auth } = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    const run = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, auth);
+    await waitForRun(stack.app, auth, run.body.id);
+    const labels = { route: '/v1/runs/:runId/verdict', method: 'GET' };
+    const count = (result: Scrape, name: string) => Number(histogram(result, name, labels)?.count ?? 0);
+    const before = await scrape(server.port);
+    for (const query of ['', '?wait=0', '?wait=5', '?wait=30']) {
+      expect((await get(stack.app, `/v1/runs/${run.body.id}/verdict${query}`, auth)).status, query).toBe(200);
+    }
+    const after = await scrape(server.port);
+    expect(after.families.get('rvs_http_long_poll_duration_seconds')!.type).toBe('HISTOGRAM');
+    expect(count(after, 'rvs_http_request_duration_seconds') - count(before, 'rvs_http_request_duration_seconds')).toBe(2);
+    expect(count(after, 'rvs_http_long_poll_duration_seconds') - count(before, 'rvs_http_long_poll_duration_seconds')).toBe(2);
+    // Counted as requests all the same.
+    expect(
+      valueOf(sample(after, 'rvs_http_requests_total', { ...labels, status: '200' })) - (valueOf(sample(before, 'rvs_http_requests_total', { ...labels, status: '200' })) || 0),
+    ).toBe(4);
   });
 
   it('answers 404 for anything but GET /metrics', async () => {
@@ -135,7 +196,7 @@ describe('rvs_runs: one query for many scrapes', () => {
 
   it('concurrent scrapes of the metrics port share one query, and its counts for 15 s', async () => {
     queries = 0;
-    const server = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, collect: createRunCountsCollector(sql, { query: countedQuery, now: () => clock }) });
+    const server = await startMetricsServer({ registry: apiMetricsRegistry(), host: '127.0.0.1', port: 0, collect: createRunCountsCollector(sql, { query: countedQuery, now: () => clock }) });
     try {
       const scrapes = await Promise.all(Array.from({ length: 20 }, () => scrape(server.port)));
       for (const result of scrapes) expect(result.families.get('rvs_runs')!.type).toBe('GAUGE');
@@ -232,6 +293,7 @@ describe('Prometheus /metrics of the worker process', () => {
   let node: FakeNode;
   let worker: ChildProcess;
   let port: number;
+  let proxy: StallableProxy;
 
   beforeAll(async () => {
     const secretKey = randomBytes(32).toString('hex');
@@ -240,11 +302,14 @@ describe('Prometheus /metrics of the worker process', () => {
     port = await freePort();
     // HOST is ::1 and RVS_METRICS_HOST unset: the worker's metrics must still be on 127.0.0.1
     // (a worker whose metrics followed HOST is never reached here, and this times out).
-    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey, env: { RVS_WORKER_METRICS_PORT: String(port), HOST: '::1' } });
+    // Through a proxy, so that a test can break its polls.
+    proxy = await startStallableProxy(inject('temporalAddress'));
+    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey, env: { RVS_WORKER_METRICS_PORT: String(port), HOST: '::1', TEMPORAL_ADDRESS: proxy.address } });
     await until(async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.status).catch(() => 0)) === 200, 90_000, 'the worker metrics port');
   });
   afterAll(async () => {
     if (worker) await killHard(worker);
+    await proxy?.close();
     await node?.close();
     await stack?.close();
   });
@@ -272,8 +337,47 @@ describe('Prometheus /metrics of the worker process', () => {
     expect(valueOf(sample(families, 'rvs_runs_finished_total', { status: 'success', verdict }))).toBe(1);
     expect(families.families.get('rvs_activity_failures_total')!.type).toBe('COUNTER');
     expect(families.families.get('rvs_webhook_deliveries_total')!.type).toBe('COUNTER');
-    expect(families.families.has('rvs_process_resident_memory_bytes')).toBe(true);
-    // The API's request metrics are the API process's, not the worker's.
-    expect(families.families.get('rvs_http_requests_total')?.metrics ?? []).toHaveLength(0);
+    // No failure of any kind in a run that went well.
+    expect(families.families.get('rvs_activity_failures_total')?.metrics ?? []).toEqual([]);
+    expectConventions(families, ['rvs_', 'process_', 'nodejs_', 'temporal_']);
+    // The API's families are the API process's, not the worker's.
+    for (const name of API_FAMILIES) expect(families.families.has(name), name).toBe(false);
+
+    // The Temporal SDK's own worker metrics, from its runtime's Prometheus exporter, in the same
+    // scrape: task slots, schedule-to-start latency (seconds), polls and their failures.
+    expect(families.families.get('temporal_worker_task_slots_available')?.type).toBe('GAUGE');
+    expect(sample(families, 'temporal_worker_task_slots_available', { worker_type: 'ActivityWorker', task_queue: stack.taskQueue })).toBeDefined();
+    expect(families.families.get('temporal_workflow_task_schedule_to_start_latency_seconds')?.type).toBe('HISTOGRAM');
+    expect(families.families.get('temporal_activity_schedule_to_start_latency_seconds')?.type).toBe('HISTOGRAM');
+    expect(families.families.get('temporal_long_request_total')?.type).toBe('COUNTER');
+    expect(families.families.get('temporal_num_pollers')?.type).toBe('GAUGE');
+  });
+
+  it("a user's cancel counts as outcome cancelled, not as a failure", async () => {
+    const { auth } = await stack.newTenant();
+    const slow = await startFakeNode(answers.delay(200));
+    try {
+      const { suiteId } = await createSuite(stack.app, auth, { candidates: [slow.url], config: { workload: { requests_per_target: 2_000, concurrency: 1, warmup_requests: 0 } } });
+      const run = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, auth);
+      await until(() => slow.requests.length >= 3, 60_000, 'probing under way');
+      expect((await post(stack.app, `/v1/runs/${run.body.id}/cancel`, auth)).status).toBe(202);
+      expect((await waitForRun(stack.app, auth, run.body.id)).status).toBe('cancelled');
+
+      const families = await scrape(port);
+      expect(valueOf(sample(families, 'rvs_activity_failures_total', { activity: 'probeChunk', outcome: 'cancelled' }))).toBeGreaterThanOrEqual(1);
+      const failed = families.families.get('rvs_activity_failures_total')!.metrics.filter((m) => m.labels?.outcome !== 'cancelled');
+      expect(failed).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("poll failures show up as the SDK's temporal_long_request_failure_total", async () => {
+    // Cut every connection of the worker to Temporal: its long polls in flight fail, then it reconnects.
+    proxy.dropAll();
+    await until(async () => (await scrape(port)).families.get('temporal_long_request_failure_total')?.type === 'COUNTER', 30_000, 'a counted poll failure');
+    const families = await scrape(port);
+    const failures = families.families.get('temporal_long_request_failure_total')!.metrics;
+    expect(failures.some((m) => String(m.labels?.operation).startsWith('Poll'))).toBe(true);
   });
 });

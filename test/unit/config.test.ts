@@ -21,7 +21,7 @@ describe('loadConfig: defaults', () => {
       port: 3000,
       host: '0.0.0.0',
       databaseUrl: undefined,
-      temporal: { address: undefined, namespace: 'default', taskQueue: 'rvs-runs', cliPath: undefined },
+      temporal: { address: undefined, namespace: 'default', taskQueue: 'rvs-runs', cliPath: undefined, tls: null, apiKey: undefined },
       dataDir: path.resolve('./.data'),
       publicUrl: 'http://localhost:3000',
       secretKey: undefined,
@@ -100,7 +100,7 @@ describe('loadConfig: valid values', () => {
       port: 8443,
       host: '127.0.0.1',
       databaseUrl: 'postgres://rvs:pw@db:5432/rvs',
-      temporal: { address: 'temporal:7233', namespace: 'rvs', taskQueue: 'rvs-runs-2', cliPath: '/opt/temporal' },
+      temporal: { address: 'temporal:7233', namespace: 'rvs', taskQueue: 'rvs-runs-2', cliPath: '/opt/temporal', tls: null, apiKey: undefined },
       dataDir: '/var/lib/rvs',
       publicUrl: 'https://rvs.example.com',
       secretKey: SECRET_KEY,
@@ -254,5 +254,67 @@ describe('loadConfig: invalid values', () => {
     }
     for (const problem of problems) expect(message).toContain(problem);
     expect(message).not.toContain(shortSecret);
+  });
+});
+
+describe('loadConfig: Temporal TLS and API key', () => {
+  const address = { TEMPORAL_ADDRESS: 'temporal.example.com:7233' };
+
+  it('is plaintext unless something asks for TLS', () => {
+    expect(loadConfig(address).temporal.tls).toBeNull();
+    expect(loadConfig({ ...address, TEMPORAL_TLS: 'false' }).temporal.tls).toBeNull();
+  });
+
+  it('TEMPORAL_TLS=true alone is TLS with the system CAs', () => {
+    expect(loadConfig({ ...address, TEMPORAL_TLS: 'true' }).temporal.tls).toEqual({
+      serverCaCertPath: undefined,
+      clientCertPath: undefined,
+      clientKeyPath: undefined,
+      serverName: undefined,
+    });
+  });
+
+  it('any TLS file or an API key turns TLS on; relative paths are resolved', () => {
+    const config = loadConfig({
+      ...address,
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: 'certs/ca.pem',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: '/etc/rvs/client.pem',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/etc/rvs/client.key',
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+    });
+    expect(config.temporal.tls).toEqual({
+      serverCaCertPath: path.resolve('certs/ca.pem'),
+      clientCertPath: '/etc/rvs/client.pem',
+      clientKeyPath: '/etc/rvs/client.key',
+      serverName: 'temporal.internal',
+    });
+    const cloud = loadConfig({ ...address, TEMPORAL_API_KEY: 'cloud-key.abc123' });
+    expect(cloud.temporal.tls).not.toBeNull();
+    expect(cloud.temporal.apiKey).toBe('cloud-key.abc123');
+  });
+
+  it.each([
+    { env: { TEMPORAL_TLS_CLIENT_CERT_PATH: '/c.pem' }, problem: /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required/ },
+    { env: { TEMPORAL_TLS_CLIENT_KEY_PATH: '/c.key' }, problem: /^TEMPORAL_TLS_CLIENT_CERT_PATH: is required/ },
+    { env: { TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_NAME: 'x' }, problem: /^TEMPORAL_TLS: is false, but TEMPORAL_TLS_SERVER_NAME is set/ },
+    { env: { TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' }, problem: /^TEMPORAL_API_KEY: is sent only over TLS/ },
+    { env: { TEMPORAL_API_KEY: 'two words' }, problem: /^TEMPORAL_API_KEY: must be printable ASCII without spaces/ },
+    { env: { TEMPORAL_TLS: 'on' }, problem: /^TEMPORAL_TLS: / },
+  ])('$env → $problem', ({ env, problem }) => {
+    const problems = problemsOf({ ...address, ...env });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(problem);
+  });
+
+  it('TLS settings without TEMPORAL_ADDRESS are refused: the dev server npm start runs is plaintext', () => {
+    expect(problemsOf({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/ca.pem' })).toEqual([
+      'TEMPORAL_ADDRESS: is required with TEMPORAL_TLS_SERVER_CA_CERT_PATH (the dev server npm start runs speaks plaintext)',
+    ]);
+  });
+
+  it('never echoes the API key in a problem', () => {
+    const key = 'secret key with spaces';
+    const problems = problemsOf({ ...address, TEMPORAL_API_KEY: key });
+    expect(problems.join('\n')).not.toContain('secret');
   });
 });

@@ -129,6 +129,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: verdictQuery,
       success: { status: 200, description: 'the verdict', schema: Verdict },
       errors: { 409: ['`run_not_finished`: the run is not terminal (yet, after `wait`)'] },
+      config: { longPollParameter: 'wait' },
     }),
     async (request) => runs.getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } }),
   );
