@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,12 +86,12 @@ describe('tenant boundaries of continuous verification', () => {
     const suiteId = await scheduledSuite(tenant.auth);
     await setDisabled(tenant.tenantId, true);
     const before = await fireCounts();
-    expect(await fireSchedule(deps(), { suiteId })).toEqual({ outcome: 'skipped', reason: 'the tenant is disabled' });
+    expect(await fireSchedule(deps(), { suiteId, fireId: `test-fire-${randomUUID()}` })).toEqual({ outcome: 'skipped', reason: 'the tenant is disabled' });
     expect((await fireCounts()).skipped).toBe((before.skipped ?? 0) + 1);
     expect(await scheduledRuns(suiteId)).toHaveLength(0);
 
     await setDisabled(tenant.tenantId, false);
-    const started = await fireSchedule(deps(), { suiteId });
+    const started = await fireSchedule(deps(), { suiteId, fireId: `test-fire-${randomUUID()}` });
     expect(started.outcome).toBe('started');
     if (started.outcome === 'started') await waitForRun(stack.app, tenant.auth, started.runId);
   });
@@ -98,7 +99,7 @@ describe('tenant boundaries of continuous verification', () => {
   it('concurrent fires of one schedule start exactly one run', async () => {
     const tenant = await stack.newTenant();
     const suiteId = await scheduledSuite(tenant.auth);
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => fireSchedule(deps(), { suiteId })));
+    const outcomes = await Promise.all(Array.from({ length: 4 }, () => fireSchedule(deps(), { suiteId, fireId: `test-fire-${randomUUID()}` })));
     const started = outcomes.filter((o) => o.outcome === 'started');
     expect(started, JSON.stringify(outcomes)).toHaveLength(1);
     expect(await scheduledRuns(suiteId)).toHaveLength(1);
