@@ -254,6 +254,10 @@ describe('suite schedules on the Temporal dev server', () => {
     expect((await runsOf(stack, suiteId)).map((r) => r.id)).toEqual([runId]);
     const [row] = await stack.sql<{ schedule_fire_id: string }[]>`select schedule_fire_id from runs where id = ${runId}`;
     expect(row!.schedule_fire_id).toBe(workflowId);
+    // The fire's activity heartbeats under a 5 s heartbeat timeout: a lost fire is retried in seconds.
+    const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'triggerScheduledRun');
+    expect(Number(scheduled!.activityTaskScheduledEventAttributes!.heartbeatTimeout!.seconds)).toBe(5);
     // The unique (suite, fire) key is the backstop should two attempts race past the checks.
     const other = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, tenant.auth);
     await expect(stack.sql`update runs set schedule_fire_id = ${workflowId} where id = ${other.body.id}`).rejects.toMatchObject({ code: '23505' });
