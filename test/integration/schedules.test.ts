@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
 import { insertApiKey } from '../../src/db/api-keys';
 import { AppError } from '../../src/errors';
+import { createRunRow, triggerRunInput } from '../../src/services/runs';
 import { fireSchedule } from '../../src/services/schedules';
 import { createSuite as createSuiteVerb } from '../../src/services/suites';
 import { scheduleIdForSuite } from '../../src/temporal/constants';
@@ -262,6 +263,22 @@ describe('suite schedules on the Temporal dev server', () => {
     const other = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, tenant.auth);
     await expect(stack.sql`update runs set schedule_fire_id = ${workflowId} where id = ${other.body.id}`).rejects.toMatchObject({ code: '23505' });
     await waitForRun(stack.app, tenant.auth, other.body.id);
+    await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${suiteId}`, headers: tenant.auth, payload: { schedule: null } });
+  });
+
+  it('a fire retried after its first attempt committed the run but died before starting its workflow starts that run, not another', async () => {
+    const tenant = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    await patch(stack, `/v1/suites/${suiteId}`, tenant.auth, { schedule: { interval_s: 3600, paused: false } });
+    const fireId = `${scheduleIdForSuite(suiteId)}-fire-2026-11-25T11:00:00Z`;
+    const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
+    // What the first attempt left: the run row of this fire, committed, no workflow.
+    const ctx = { principal: { kind: 'api_key' as const, id: 'schedule', name: 'schedule', email: null, tenantId: tenant.tenantId, scopes: ['runs:write' as const] }, deps };
+    const orphan = await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}), triggeredBy: 'schedule', scheduleFireId: fireId } });
+    expect(orphan.status).toBe('queued');
+    expect(await fireSchedule(deps, { suiteId, fireId })).toEqual({ outcome: 'started', runId: orphan.id });
+    expect(await waitForRun(stack.app, tenant.auth, orphan.id)).toMatchObject({ status: 'success', triggered_by: 'schedule' });
+    expect((await runsOf(stack, suiteId)).map((r) => r.id)).toEqual([orphan.id]);
     await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${suiteId}`, headers: tenant.auth, payload: { schedule: null } });
   });
 
