@@ -11,6 +11,7 @@ import {
   findDeliveryToSend,
   findSubscribedWebhooks,
   markDeliveryFailed,
+  recordAttemptStarted,
   recordDeliveries,
   recordDeliveryAttempt,
   suiteVerdictsBefore,
@@ -25,6 +26,7 @@ import { guardedLookup, OutboundAddressRefusedError } from '../src/probe/json-rp
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../src/services/dashboard-token';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, workflowIdForWebhookDelivery } from '../src/temporal/constants';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import { heartbeating } from './heartbeating';
 import type { TenantAttempts } from './tenant-attempts';
 
 export interface WebhookDeps {
@@ -187,9 +189,10 @@ async function send(url: URL, headers: Record<string, string>, body: string, all
 /**
  * One attempt of one delivery (Standard Webhooks): the same webhook-id and body on every attempt,
  * the attempt's own timestamp, signed with the webhook's current secret. Every attempt is written
- * to webhook_delivery_attempts and logged — status code, latency, error kind; never the URL or the
- * secret. A failed attempt throws for Temporal to retry; a refused address fails for good. An
- * attempt beyond the worker's per-tenant bound (deps.tenantAttempts) is put off unsent.
+ * to webhook_delivery_attempts before it is sent (`sending`) and completed with its answer, and
+ * logged — status code, latency, error kind; never the URL or the secret. A failed attempt throws
+ * for Temporal to retry; a refused address fails for good. An attempt beyond the worker's
+ * per-tenant bound (deps.tenantAttempts) is put off unsent and unlogged.
  */
 export async function deliverWebhook(deps: WebhookDeps, input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }> {
   const delivery = await findDeliveryToSend(deps.sql, input.deliveryId);
@@ -236,10 +239,16 @@ async function attemptDelivery(
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signWebhook(deps.box.decrypt(delivery.secret_encrypted), delivery.id, timestamp, delivery.payload),
   };
+  // In the log before anything is sent: should this worker die before the answer, the attempt
+  // (which may have reached the receiver) still shows, and the next one marks it lost.
+  await recordAttemptStarted(deps.sql, delivery.id, attempt);
   const signal = AbortSignal.any([AbortSignal.timeout(deps.webhookDeadlineMs ?? DELIVERY_DEADLINE_MS), cancellationSignal]);
   const started = performance.now();
-  const result: SendResult =
-    url === null ? { responseCode: null, errorKind: 'invalid_url' } : await send(url, headers, delivery.payload, deps.allowPrivateWebhooks === true, signal);
+  // Heartbeats while waiting for the receiver: a worker lost mid-attempt is retried within the
+  // heartbeat timeout (seconds), not at the attempt's start-to-close timeout.
+  const result: SendResult = await heartbeating(async () =>
+    url === null ? { responseCode: null, errorKind: 'invalid_url' } : send(url, headers, delivery.payload, deps.allowPrivateWebhooks === true, signal),
+  );
   const latencyMs = Math.round(performance.now() - started);
   const outcome = result.errorKind === null ? 'delivered' : 'failed';
   await recordDeliveryAttempt(deps.sql, delivery.id, { attempt, outcome, responseCode: result.responseCode, latencyMs, errorKind: result.errorKind });

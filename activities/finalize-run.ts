@@ -1,26 +1,8 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { finalizeRun as finalize, RunNotFoundError } from '../src/services/finalize-run';
+import { heartbeating } from './heartbeating';
 import { recheckHeadMovedDifferences, type RecheckDeps } from './recheck-head-moved';
 import type { FinalizeRunInput, FinalizeRunResult } from './types';
-
-const HEARTBEAT_EVERY_MS = 1_000;
-
-/** Heartbeats while `work` runs, so a finalize that lost its worker is retried within the heartbeat timeout. */
-async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-  let context: Context | undefined;
-  try {
-    context = Context.current();
-  } catch {
-    // Called outside an activity: nobody to heartbeat to.
-  }
-  const timer = context ? setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS) : undefined;
-  context?.heartbeat();
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /**
  * The run workflow's last step: the one finalize path (src/services/finalize-run.ts), with the

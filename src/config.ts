@@ -79,6 +79,8 @@ const envSchema = z.object({
   // Unset: TENANT_QUOTA_FACTOR times the per-identity quota.
   RVS_TENANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).optional(),
   RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).optional(),
+  // Fires of a tenant's suite schedules: a quota of their own, apart from the API keys' triggers.
+  RVS_SCHEDULE_FIRE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(60),
   RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   // Revokes every dashboard link issued before this instant (ISO 8601 with a zone, e.g. 2026-11-25T21:00:00Z).
   RVS_DASHBOARD_LINKS_NOT_BEFORE: z.iso
@@ -167,6 +169,8 @@ export interface RateLimits {
   tenantPerMinute: number;
   /** Run triggers per tenant, over all its keys and users. */
   tenantTriggersPerMinute: number;
+  /** Runs started by the tenant's suite schedules (not counted in the trigger quotas above). */
+  tenantScheduleFiresPerMinute: number;
   /** Dashboard requests per run (over all its links); a client address gets DASHBOARD_ADDRESS_FACTOR times it. */
   dashboardPerMinute: number;
 }
@@ -282,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       authFailuresPerMinute: e.RVS_AUTH_FAILURE_LIMIT_PER_MINUTE,
       tenantPerMinute: e.RVS_TENANT_RATE_LIMIT_PER_MINUTE ?? TENANT_QUOTA_FACTOR * e.RVS_RATE_LIMIT_PER_MINUTE,
       tenantTriggersPerMinute: e.RVS_TENANT_TRIGGER_LIMIT_PER_MINUTE ?? TENANT_QUOTA_FACTOR * e.RVS_TRIGGER_LIMIT_PER_MINUTE,
+      tenantScheduleFiresPerMinute: e.RVS_SCHEDULE_FIRE_LIMIT_PER_MINUTE,
       dashboardPerMinute: e.RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE,
     },
     idempotencyLeaseMs: e.RVS_IDEMPOTENCY_LEASE_S * 1000,

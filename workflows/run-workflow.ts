@@ -163,10 +163,15 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
       }
     });
   } catch (error) {
-    // A cancel request surfaces as a cancellation; a target that failed for good is rethrown as itself.
-    outcome = isCancellation(error)
-      ? { status: 'cancelled', failureReason: 'cancelled by request' }
-      : { status: 'failed', failureReason: failureReason(error) };
+    // A cancel request surfaces as a cancellation; a target that failed for good is rethrown as
+    // itself. Once the run was asked to stop, though, any failure is the cancel's: a probe whose
+    // worker died while the cancel was being delivered ends in a heartbeat timeout (Temporal does
+    // not retry an activity whose cancel was requested), and the user's cancel is still a cancel.
+    const cancelRequested = CancellationScope.current().consideredCancelled;
+    outcome =
+      isCancellation(error) || cancelRequested
+        ? { status: 'cancelled', failureReason: 'cancelled by request' }
+        : { status: 'failed', failureReason: failureReason(error) };
   }
   if (outcome.status === 'success' && rollover) {
     // Every target stopped at a chunk boundary; the next execution resumes them from nextSeq.

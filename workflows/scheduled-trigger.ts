@@ -11,7 +11,11 @@ export type ScheduledTriggerResult =
   | { outcome: 'skipped'; reason: string };
 
 const triggering = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
+  // The activity heartbeats every second: a worker that died mid-fire is noticed within 5 s and
+  // the fire retried (its run is found, not started again), instead of a minute later with the
+  // schedule's next fires skipped as overlapping meanwhile.
+  heartbeatTimeout: '5 seconds',
+  startToCloseTimeout: '30 seconds',
   // A fire that cannot trigger within a few minutes is given up: the next fire is the retry, and
   // a run started half an hour late would only overlap it.
   scheduleToCloseTimeout: '5 minutes',

@@ -27,6 +27,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const sending = proxyActivities<Activities>({
     // An attempt waits 15 s for the receiver at most (DELIVERY_DEADLINE_MS); the rest is our database.
     startToCloseTimeout: '1 minute',
+    // The attempt heartbeats every second: one whose worker died is retried after this, not after a minute.
+    heartbeatTimeout: '5 seconds',
     scheduleToCloseTimeout: '24 hours',
     retry: {
       initialInterval: input.initialIntervalMs,

@@ -70,15 +70,18 @@ export interface NewRun {
   configSnapshot: RunConfigSnapshot;
   seed: number;
   workflowId: string;
+  /** The schedule fire that started the run (its fire workflow's id); absent for API triggers. */
+  scheduleFireId?: string;
   targets: { id: string; endpointId: string; endpointName: string; role: TargetRole; callsPlanned: number | null }[];
 }
 
 export async function insertRun(sql: Queryable, run: NewRun): Promise<void> {
   await sql`
     insert into runs (id, tenant_id, test_suite_id, triggered_by, status, baseline_run_id, metadata,
-                      config_snapshot, seed, workflow_id)
+                      config_snapshot, seed, workflow_id, schedule_fire_id)
     values (${run.id}, ${run.tenantId}, ${run.suiteId}, ${run.triggeredBy}, 'queued', ${run.baselineRunId},
-            ${sql.json(run.metadata as never)}, ${sql.json(run.configSnapshot as never)}, ${run.seed}, ${run.workflowId})`;
+            ${sql.json(run.metadata as never)}, ${sql.json(run.configSnapshot as never)}, ${run.seed}, ${run.workflowId},
+            ${run.scheduleFireId ?? null})`;
   await sql`
     insert into run_targets ${sql(
       run.targets.map((t, index) => ({
@@ -409,4 +412,10 @@ export async function listSuiteTrend(
     order by r.requested_at desc, r.id desc limit ${paging.limit} offset ${paging.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs r ${where}`;
   return { rows, total: count!.n };
+}
+
+/** Every run of the tenant not finished yet (queued, claimed or running): what disabling it cancels. */
+export async function findUnfinishedRunsOfTenant(sql: Queryable, tenantId: string): Promise<Pick<RunRow, 'id' | 'workflow_id'>[]> {
+  return sql<Pick<RunRow, 'id' | 'workflow_id'>[]>`
+    select id, workflow_id from runs where tenant_id = ${tenantId} and status in ('queued', 'claimed', 'running') order by requested_at`;
 }

@@ -60,6 +60,13 @@ export async function findActiveScheduledRun(sql: Queryable, suiteId: string): P
   return row;
 }
 
+/** The run a fire of the suite's schedule started (fire id: the fire workflow's id), if any. */
+export async function findRunOfFire(sql: Queryable, suiteId: string, fireId: string): Promise<{ id: string; status: string } | undefined> {
+  const [row] = await sql<{ id: string; status: string }[]>`
+    select id, status from runs where test_suite_id = ${suiteId} and schedule_fire_id = ${fireId}`;
+  return row;
+}
+
 // First key of the two-key advisory lock that lets one fire of a suite's schedule at a time check
 // for an unfinished scheduled run and trigger one (the migration lock uses the one-key form; the
 // finalize and reconcile locks use other classes).

@@ -181,16 +181,39 @@ export interface DeliveryAttempt {
 }
 
 /**
- * Writes one attempt and the delivery's latest state in one statement. A delivery that is no
- * longer pending is not changed (an attempt that outlived its activity's timeout); the attempt
- * row is keyed by its number, so recording it twice keeps the first.
+ * Before an attempt sends anything: its row is written as `sending` (no answer yet), so an attempt
+ * cut short by its worker's death — which may have reached the receiver — stays in the log. Earlier
+ * attempts of the delivery still `sending` were lost that way: they become failed `attempt_lost`.
+ * The delivery counts the attempt from here on.
+ */
+export async function recordAttemptStarted(sql: Queryable, deliveryId: string, attempt: number): Promise<void> {
+  await sql`
+    with lost as (
+      update webhook_delivery_attempts set outcome = 'failed', error_kind = 'attempt_lost'
+      where delivery_id = ${deliveryId} and attempt < ${attempt} and outcome = 'sending'
+    ), started as (
+      insert into webhook_delivery_attempts (delivery_id, attempt, outcome, response_code, latency_ms, error_kind)
+      values (${deliveryId}, ${attempt}, 'sending', null, null, null)
+      on conflict (delivery_id, attempt) do nothing
+    )
+    update webhook_deliveries set attempts = greatest(attempts, ${attempt}), last_attempt_at = now()
+    where id = ${deliveryId} and status = 'pending'`;
+}
+
+/**
+ * Completes one attempt with its answer and writes the delivery's latest state, in one statement.
+ * A delivery that is no longer pending is not changed (an attempt that outlived its activity's
+ * timeout); an attempt already completed keeps its first answer.
  */
 export async function recordDeliveryAttempt(sql: Queryable, deliveryId: string, a: DeliveryAttempt): Promise<void> {
   await sql`
     with attempt as (
       insert into webhook_delivery_attempts (delivery_id, attempt, outcome, response_code, latency_ms, error_kind)
       values (${deliveryId}, ${a.attempt}, ${a.outcome}, ${a.responseCode}, ${a.latencyMs}, ${a.errorKind})
-      on conflict (delivery_id, attempt) do nothing
+      on conflict (delivery_id, attempt) do update set
+        outcome = excluded.outcome, response_code = excluded.response_code,
+        latency_ms = excluded.latency_ms, error_kind = excluded.error_kind
+      where webhook_delivery_attempts.outcome = 'sending'
     )
     update webhook_deliveries set
       attempts = greatest(attempts, ${a.attempt}),
@@ -205,13 +228,17 @@ export async function recordDeliveryAttempt(sql: Queryable, deliveryId: string, 
 
 /** Retries are over (24 h passed, or the target is refused for good). */
 export async function markDeliveryFailed(sql: Queryable, deliveryId: string): Promise<boolean> {
+  // The last attempt may have been lost with its worker: it ended without an answer.
+  await sql`
+    update webhook_delivery_attempts set outcome = 'failed', error_kind = 'attempt_lost'
+    where delivery_id = ${deliveryId} and outcome = 'sending'`;
   const rows = await sql`
     update webhook_deliveries set status = 'failed', finished_at = now() where id = ${deliveryId} and status = 'pending' returning id`;
   return rows.length === 1;
 }
 
 export interface DeliveryListRow extends Omit<DeliveryRow, 'payload'> {
-  attempt_log: { attempt: number; outcome: 'delivered' | 'failed'; response_code: number | null; latency_ms: number; error_kind: string | null; attempted_at: string }[];
+  attempt_log: { attempt: number; outcome: 'sending' | 'delivered' | 'failed'; response_code: number | null; latency_ms: number | null; error_kind: string | null; attempted_at: string }[];
 }
 
 /** One page of a webhook's deliveries, newest first, each with its attempts (oldest first). */

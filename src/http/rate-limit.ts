@@ -84,8 +84,11 @@ export async function limitDashboardRequest(
   await enforce(deps, reply, quotas);
 }
 
+/** Routes that start a run: a manual schedule fire is the caller's trigger too. */
+const RUN_TRIGGER_ROUTES = new Set(['/v1/suites/:suiteId/runs', '/v1/suites/:suiteId/schedule/trigger']);
+
 const isRunTrigger = (request: FastifyRequest) =>
-  request.method === 'POST' && request.routeOptions.url === '/v1/suites/:suiteId/runs';
+  request.method === 'POST' && RUN_TRIGGER_ROUTES.has(request.routeOptions.url ?? '');
 
 /**
  * Quotas in fixed one-minute windows kept in Postgres, so every API replica shares them: per

@@ -47,3 +47,11 @@ export interface Ctx {
 export function assertSameTenant(ctx: Ctx, row: { tenant_id: string }): void {
   if (row.tenant_id !== ctx.principal.tenantId) throw forbidden();
 }
+
+/**
+ * For a verb that needs a second scope beyond its route's (the route's own is checked by the auth
+ * hook): same refusal, same message.
+ */
+export function assertScope(ctx: Pick<Ctx, 'principal'>, scope: Scope): void {
+  if (!ctx.principal.scopes.includes(scope)) throw forbidden(`this operation needs the scope ${scope}`);
+}

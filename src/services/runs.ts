@@ -183,14 +183,22 @@ export async function cancelRun({ ctx, input }: { ctx: Ctx; input: { runId: stri
   if (isTerminal(run)) {
     throw new AppError('conflict', `run is already ${run.status}; only a queued or running run can be cancelled`);
   }
+  await requestRunCancel(ctx.deps, run);
+  return present(ctx, await loadRun(ctx, input.runId));
+}
+
+/**
+ * The one way a run is cancelled (POST /v1/runs/:id/cancel, disabling its tenant): its workflow is
+ * asked to stop, so probes stop within seconds and the run ends `cancelled`.
+ */
+export async function requestRunCancel(deps: Pick<Deps, 'sql' | 'temporal'>, run: Pick<RunRow, 'id' | 'workflow_id'>): Promise<void> {
   try {
-    await ctx.deps.temporal.workflow.getHandle(run.workflow_id).cancel();
+    await deps.temporal.workflow.getHandle(run.workflow_id).cancel();
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
     // No workflow behind the run (it could not be scheduled): end it here, the way a workflow would.
-    await finalizeRun({ sql: ctx.deps.sql }, { runId: run.id, status: 'cancelled', failureReason: 'cancelled by request' });
+    await finalizeRun({ sql: deps.sql }, { runId: run.id, status: 'cancelled', failureReason: 'cancelled by request' });
   }
-  return present(ctx, await loadRun(ctx, input.runId));
 }
 
 export async function getRun({ ctx, input }: { ctx: Ctx; input: { runId: string } }): Promise<RunResponse> {
@@ -206,6 +214,8 @@ type TriggerInput = {
   idempotency?: TriggerIdempotency | null;
   /** 'api' unless a suite's schedule fired (services/schedules.ts). */
   triggeredBy?: 'api' | 'schedule';
+  /** The fire that triggers it (unique per suite: a retried fire cannot make a second run). */
+  scheduleFireId?: string;
 };
 
 /**
@@ -253,6 +263,7 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
       },
       seed: randomInt(0, 2 ** 31),
       workflowId: workflowIdForRun(runId),
+      ...(input.scheduleFireId === undefined ? {} : { scheduleFireId: input.scheduleFireId }),
       targets: endpointIds.map((endpointId, index) => ({
         id: randomUUID(),
         endpointId,

@@ -1,9 +1,13 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import type { Queryable } from '../db/client';
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
 import { hitRateLimit } from '../db/rate-limits';
+import { findRun, markWorkflowStarted } from '../db/runs';
 import {
   deleteSchedule as deleteScheduleRow,
   findActiveScheduledRun,
+  findRunOfFire,
   findSchedule,
   findSchedules,
   setSchedulePaused,
@@ -21,8 +25,8 @@ import {
   triggerSuiteSchedule,
   upsertSuiteSchedule,
 } from '../temporal/schedules';
-import { assertSameTenant, type Ctx, type Deps } from './context';
-import { triggerRun, triggerRunInput } from './runs';
+import { assertSameTenant, assertScope, type Ctx, type Deps } from './context';
+import { startRunWorkflow, triggerRun, triggerRunInput } from './runs';
 
 /** The longest interval: a year (Temporal accepts more, but a yearly campaign is a cron job). */
 const MAX_INTERVAL_S = 366 * 24 * 60 * 60;
@@ -100,6 +104,16 @@ export function checkScheduleInterval(deps: Pick<Deps, 'config'>, input: Schedul
   if (input && 'interval_s' in input && input.interval_s < min) {
     throw validationError([{ field: 'schedule.interval_s', message: `must be at least ${min}` }]);
   }
+}
+
+/**
+ * A schedule starts runs on the tenant's behalf, so whatever makes one fire — setting a schedule
+ * that is not paused, resuming it, triggering it — needs `runs:write` besides `suites:write`: a
+ * key that may not start runs must not start them through a schedule. Pausing or removing one
+ * starts nothing and needs `suites:write` alone.
+ */
+export function assertMayFire(ctx: Pick<Ctx, 'principal'>, input: ScheduleInput | undefined): void {
+  if (input && !input.paused) assertScope(ctx, 'runs:write');
 }
 
 const temporalUnavailable = () =>
@@ -191,6 +205,7 @@ async function loadScheduledSuite(ctx: Ctx, suiteId: string): Promise<{ suite: S
 
 /** POST /v1/suites/:suiteId/schedule/pause and …/resume: the stored state first, Temporal in the same transaction. */
 export async function setPaused({ ctx, input }: { ctx: Ctx; input: { suiteId: string; paused: boolean } }): Promise<ScheduleResponse> {
+  if (!input.paused) assertScope(ctx, 'runs:write');
   const { suite } = await loadScheduledSuite(ctx, input.suiteId);
   const row = await ctx.deps.sql.begin(async (tx) => {
     const updated = await setSchedulePaused(tx, suite.id, input.paused);
@@ -201,9 +216,15 @@ export async function setPaused({ ctx, input }: { ctx: Ctx; input: { suiteId: st
   return presentSchedule(row, row.paused ? [] : await fireTimesOrNull(ctx.deps, suite.id));
 }
 
-/** POST /v1/suites/:suiteId/schedule/trigger: one fire now, through the same path as every fire. */
+/**
+ * POST /v1/suites/:suiteId/schedule/trigger: one fire now, through the same path as every fire.
+ * A paused schedule's fire would only be skipped, so it is refused (409) rather than reported as
+ * triggered.
+ */
 export async function triggerNow({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }): Promise<{ triggered: true }> {
+  assertScope(ctx, 'runs:write');
   const { suite, schedule } = await loadScheduledSuite(ctx, input.suiteId);
+  if (schedule.paused) throw conflict('the schedule is paused, and a paused schedule starts no run; resume it first (POST /v1/suites/:suiteId/schedule/resume)');
   try {
     await triggerSuiteSchedule(ctx.deps.temporal, suite.id);
   } catch (error) {
@@ -243,24 +264,46 @@ async function withFireSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A fire's run that its trigger committed but may not have started (it died in between): started now. */
+async function runOfEarlierAttempt(deps: Deps, run: { id: string; status: string }): Promise<ScheduledTriggerOutcome> {
+  if (run.status === 'queued') {
+    const row = await findRun(deps.sql, run.id);
+    try {
+      if (row) await startRunWorkflow(deps, row);
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    if (row) await markWorkflowStarted(deps.sql, row.id);
+  }
+  return { outcome: 'started', runId: run.id };
+}
+
 /**
- * One fire of a suite's schedule (the scheduled trigger workflow's activity). The suite in
- * Postgres decides: no suite or no schedule → the orphaned Temporal Schedule is deleted; paused →
- * the Temporal Schedule is paused too. A fire of a disabled tenant's suite is skipped (the
- * Temporal Schedule stays: re-enabling the tenant resumes it as it was). A fire while the previous
- * scheduled run is unfinished is skipped (overlap policy skip), and so is one past the tenant's
- * trigger quota — the same `triggers:tenant:<id>` window API triggers count in. Otherwise the run
- * is triggered by the service verb POST /v1/suites/:id/runs uses, with triggered_by "schedule".
+ * One fire of a suite's schedule (the scheduled trigger workflow's activity). `fireId` names the
+ * fire (the fire workflow's id, which carries its fire time) and is stored on the run it starts,
+ * unique per suite: an attempt retried after its worker died answers with the run the first
+ * attempt started, never a second run.
+ *
+ * The suite in Postgres decides: no suite or no schedule → the orphaned Temporal Schedule is
+ * deleted; paused → the Temporal Schedule is paused too. A fire of a disabled tenant's suite is
+ * skipped (the Temporal Schedule stays: re-enabling the tenant resumes it as it was). A fire while
+ * the previous scheduled run is unfinished is skipped (overlap policy skip), and so is one past the
+ * tenant's schedule quota (`schedule-fires:tenant:<id>`, RVS_SCHEDULE_FIRE_LIMIT_PER_MINUTE) —
+ * a quota of its own, so schedules never use up the trigger quota CI keys count in. Otherwise the
+ * run is triggered by the service verb POST /v1/suites/:id/runs uses, with triggered_by "schedule".
  *
  * The overlap check and the run it lets through are atomic: both happen under the suite's fire
  * lock, held until the run's row is committed (triggerRun writes it on its own connection), so of
  * two fires landing together (a manual trigger and a scheduled one) the second is skipped.
  */
-export async function fireSchedule(deps: Deps, input: { suiteId: string }): Promise<ScheduledTriggerOutcome> {
+export async function fireSchedule(deps: Deps, input: { suiteId: string; fireId: string }): Promise<ScheduledTriggerOutcome> {
   const skipped = (reason: string): ScheduledTriggerOutcome => {
     scheduleFires.inc({ outcome: 'skipped' });
     return { outcome: 'skipped', reason };
   };
+  // Before anything else: a retried attempt of a fire that already started its run reports that run.
+  const earlier = await findRunOfFire(deps.sql, input.suiteId, input.fireId);
+  if (earlier) return runOfEarlierAttempt(deps, earlier);
   const suite = await findSuite(deps.sql, input.suiteId);
   const schedule = suite ? await findSchedule(deps.sql, input.suiteId) : undefined;
   if (!suite || !schedule) {
@@ -282,18 +325,32 @@ export async function fireSchedule(deps: Deps, input: { suiteId: string }): Prom
   return withFireSlot(() =>
     deps.sql.begin(async (tx): Promise<ScheduledTriggerOutcome> => {
       if (!(await tryLockScheduleFire(tx, suite.id))) return skipped('another fire of this schedule is in progress');
+      // An earlier attempt of this fire may have committed its run since the check above.
+      const mine = await findRunOfFire(tx, suite.id, input.fireId);
+      if (mine) return runOfEarlierAttempt(deps, mine);
       const active = await findActiveScheduledRun(tx, suite.id);
       if (active) return skipped(`the previous scheduled run ${active.id} has not finished`);
-      const { count } = await hitRateLimit(deps.sql, `triggers:tenant:${suite.tenant_id}`);
-      if (count > deps.config.rateLimits.tenantTriggersPerMinute) return skipped('rate limit exceeded for run triggers of this tenant');
+      const { count } = await hitRateLimit(deps.sql, `schedule-fires:tenant:${suite.tenant_id}`);
+      if (count > deps.config.rateLimits.tenantScheduleFiresPerMinute) return skipped('rate limit exceeded for schedule fires of this tenant');
       const ctx: Ctx = {
         // The schedule acts for the suite's tenant; only the tenant id of this principal is used.
         principal: { kind: 'api_key', id: `schedule:${suite.id}`, name: 'schedule', email: null, tenantId: suite.tenant_id, scopes: ['runs:write'] },
         deps,
       };
-      const run = await triggerRun({ ctx, input: { suiteId: suite.id, body: triggerRunInput.parse({}), triggeredBy: 'schedule' } });
-      scheduleFires.inc({ outcome: 'started' });
-      return { outcome: 'started', runId: run.id };
+      try {
+        const run = await triggerRun({
+          ctx,
+          input: { suiteId: suite.id, body: triggerRunInput.parse({}), triggeredBy: 'schedule', scheduleFireId: input.fireId },
+        });
+        scheduleFires.inc({ outcome: 'started' });
+        return { outcome: 'started', runId: run.id };
+      } catch (error) {
+        // The unique (suite, fire) index: another attempt of this fire committed its run first.
+        if (pgErrorCode(error) !== PG_UNIQUE_VIOLATION) throw error;
+        const winner = await findRunOfFire(deps.sql, suite.id, input.fireId);
+        if (!winner) throw error;
+        return runOfEarlierAttempt(deps, winner);
+      }
     }),
   );
 }

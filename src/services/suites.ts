@@ -19,7 +19,7 @@ import { suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
-import { applySchedule, checkScheduleInterval, removeSchedule, scheduleInput, schedulesOf, type ScheduleResponse } from './schedules';
+import { applySchedule, assertMayFire, checkScheduleInterval, removeSchedule, scheduleInput, schedulesOf, type ScheduleResponse } from './schedules';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 
@@ -140,6 +140,7 @@ async function checkBaselineRun(ctx: Ctx, config: SuiteConfig): Promise<void> {
 const deletedMeanwhile = () => conflict('a chain or endpoint this suite names was deleted meanwhile; try again');
 
 export async function createSuite({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createSuiteInput> }) {
+  assertMayFire(ctx, input.schedule);
   const chain = await findChain(ctx.deps.sql, input.chain_id);
   if (!chain || chain.tenant_id !== ctx.principal.tenantId) {
     throw validationError([{ field: 'chain_id', message: 'no such chain in your tenant' }]);
@@ -193,6 +194,7 @@ export async function patchSuite({
 }): Promise<SuiteResponse> {
   const suite = await loadSuite(ctx, input.suiteId);
   const { patch } = input;
+  assertMayFire(ctx, patch.schedule);
   let config: SuiteConfig | undefined;
   if (patch.config !== undefined) {
     const chain = (await findChain(ctx.deps.sql, suite.chain_id))!;

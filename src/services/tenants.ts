@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isPlatformScope } from '../auth/scopes';
 import type { Queryable } from '../db/client';
+import { findUnfinishedRunsOfTenant } from '../db/runs';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
 import {
   DEFAULT_TENANT_SLUG,
@@ -11,10 +12,11 @@ import {
   updateTenant as updateTenantRow,
   type TenantRow,
 } from '../db/tenants';
-import { conflict, forbidden, notFound, unauthorized, validationError } from '../errors';
+import { AppError, conflict, forbidden, notFound, unauthorized, validationError } from '../errors';
 import { page, type Page } from './pagination';
 import { createApiKeyInput, issueApiKey } from './api-keys';
-import type { Ctx } from './context';
+import type { Ctx, Deps } from './context';
+import { requestRunCancel } from './runs';
 
 /**
  * Tenant administration (scope tenants:admin, held only by the platform tenant's credentials).
@@ -128,6 +130,39 @@ export async function updateTenant({
   const row = await updateTenantRow(ctx.deps.sql, input.tenantId, input.patch);
   if (!row) throw notFound('tenant');
   return presentTenant(row);
+}
+
+/**
+ * PATCH /v1/tenants/:tenantId: updateTenant, and when the patch disables the tenant, every run of
+ * it still queued or running is cancelled through the cancel path of POST /v1/runs/:id/cancel
+ * (its workflow is cancelled in Temporal and the run ends `cancelled`): once its credentials are
+ * refused nobody could stop them. Disabling an already disabled tenant cancels again whatever is
+ * left (a run triggered while the first disable landed). Its schedules fire no runs while it is
+ * disabled (fireSchedule skips them).
+ */
+export async function patchTenant({
+  ctx,
+  input,
+}: {
+  ctx: { principal: TenantAdminCtx['principal']; deps: Pick<Deps, 'sql' | 'temporal'> };
+  input: { tenantId: string; patch: z.infer<typeof patchTenantInput> };
+}): Promise<TenantResponse & { cancelled_runs: number }> {
+  const tenant = await updateTenant({ ctx, input });
+  if (input.patch.disabled !== true) return { ...tenant, cancelled_runs: 0 };
+  const runs = await findUnfinishedRunsOfTenant(ctx.deps.sql, tenant.id);
+  let cancelled = 0;
+  for (const run of runs) {
+    try {
+      await requestRunCancel(ctx.deps, run);
+      cancelled++;
+    } catch {
+      throw new AppError(
+        'service_unavailable',
+        `the tenant is disabled, but the workflow service is unavailable: ${runs.length - cancelled} of its ${runs.length} unfinished runs were not cancelled; disable it again to cancel them`,
+      );
+    }
+  }
+  return { ...tenant, cancelled_runs: cancelled };
 }
 
 /**

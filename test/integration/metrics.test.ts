@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -125,7 +125,7 @@ describe('Prometheus /metrics of the API (its own port)', () => {
     const run = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, auth);
     const finished = await waitForRun(stack.app, auth, run.body.id);
     const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
-    await fireSchedule(deps, { suiteId: '00000000-0000-4000-8000-000000000001' });
+    await fireSchedule(deps, { suiteId: '00000000-0000-4000-8000-000000000001', fireId: `test-fire-${randomUUID()}` });
 
     clock += RUN_COUNTS_MAX_AGE_MS;
     const families = await scrape(server.port);

@@ -1,9 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
+import { insertApiKey } from '../../src/db/api-keys';
 import { AppError } from '../../src/errors';
+import { createRunRow, triggerRunInput } from '../../src/services/runs';
 import { fireSchedule } from '../../src/services/schedules';
 import { createSuite as createSuiteVerb } from '../../src/services/suites';
 import { scheduleIdForSuite } from '../../src/temporal/constants';
+import { scheduledTriggerWorkflow } from '../../workflows/scheduled-trigger';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { freePort } from '../helpers/free-port';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
@@ -150,7 +155,7 @@ describe('suite schedules on the Temporal dev server', () => {
     }
     // The deployment's minimum (10 s unless lowered): this stack allows 1 s, a default one does not.
     const strict = { ...stack.config, scheduleMinIntervalS: 10 };
-    const ctx = { principal: { kind: 'api_key' as const, id: 'x', name: 'x', email: null, tenantId: (await stack.sql<{ tenant_id: string }[]>`select tenant_id from suites where id = ${suiteId}`)[0]!.tenant_id, scopes: [] }, deps: { config: strict, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null } };
+    const ctx = { principal: { kind: 'api_key' as const, id: 'x', name: 'x', email: null, tenantId: (await stack.sql<{ tenant_id: string }[]>`select tenant_id from suites where id = ${suiteId}`)[0]!.tenant_id, scopes: ['suites:write' as const, 'runs:write' as const] }, deps: { config: strict, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null } };
     const suite = (await stack.sql<{ chain_id: string; config: Record<string, unknown> }[]>`select chain_id, config from suites where id = ${suiteId}`)[0]!;
     await expect(
       createSuiteVerb({ ctx, input: { chain_id: suite.chain_id, name: 'too often', description: '', config: suite.config, schedule: { interval_s: 5, paused: false } } }),
@@ -178,7 +183,7 @@ describe('suite schedules on the Temporal dev server', () => {
     // A real client whose server is not there (a closed loopback port).
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
     const dead = new Client({ connection });
-    const ctx = { principal: { kind: 'api_key' as const, id: 'x', name: 'x', email: null, tenantId, scopes: [] }, deps: { config: stack.config, sql: stack.sql, box: stack.box, temporal: dead, jwt: null } };
+    const ctx = { principal: { kind: 'api_key' as const, id: 'x', name: 'x', email: null, tenantId, scopes: ['suites:write' as const, 'runs:write' as const] }, deps: { config: stack.config, sql: stack.sql, box: stack.box, temporal: dead, jwt: null } };
     const name = `unreachable-${Date.now()}`;
     const error = await createSuiteVerb({ ctx, input: { chain_id: suite.chain_id, name, description: '', config: suite.config, schedule: { interval_s: 60, paused: false } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
@@ -187,22 +192,138 @@ describe('suite schedules on the Temporal dev server', () => {
     await connection.close().catch(() => undefined);
   });
 
-  it('a fire counts against the tenant\'s trigger quota like an API trigger, and skips while the previous scheduled run is unfinished', async () => {
+  it('schedule fires have a quota of their own: they never use up the tenant\'s trigger quota (CI keys), nor it theirs', async () => {
     const tenant = await stack.newTenant();
     const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
     await patch(stack, `/v1/suites/${suiteId}`, tenant.auth, { schedule: { interval_s: 3600, paused: false } });
     // The API trigger takes the tenant's only trigger of this minute.
     expect((await post(stack.app, `/v1/suites/${suiteId}/runs`, tenant.auth)).status).toBe(201);
     const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
-    const tight = { ...deps, config: { ...stack.config, rateLimits: { ...stack.config.rateLimits, tenantTriggersPerMinute: 1 } } };
-    expect(await fireSchedule(tight, { suiteId })).toEqual({ outcome: 'skipped', reason: 'rate limit exceeded for run triggers of this tenant' });
-    const started = await fireSchedule(deps, { suiteId });
+    const limits = (l: Partial<typeof stack.config.rateLimits>) => ({ ...deps, config: { ...stack.config, rateLimits: { ...stack.config.rateLimits, ...l } } });
+    const fire = () => `test-fire-${randomUUID()}`;
+    // A trigger quota used up by CI does not stop the schedule, and fires do not count in it.
+    const started: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const outcome = await fireSchedule(limits({ tenantTriggersPerMinute: 1, tenantScheduleFiresPerMinute: 2 }), { suiteId, fireId: fire() });
+      expect(outcome.outcome, JSON.stringify(outcome)).toBe('started');
+      if (outcome.outcome === 'started') started.push(outcome.runId);
+      await waitForRun(stack.app, tenant.auth, started.at(-1)!);
+    }
+    const [triggers] = await stack.sql<{ n: number }[]>`
+      select coalesce(sum(count), 0)::int as n from rate_limit_windows where bucket = ${`triggers:tenant:${tenant.tenantId}`}`;
+    expect(triggers!.n).toBe(1);
+    // The schedule's own quota used up (as many fires this minute as it allows): the next fire is skipped.
+    const [window] = await stack.sql<{ n: number }[]>`
+      select coalesce(max(count), 0)::int as n from rate_limit_windows
+      where bucket = ${`schedule-fires:tenant:${tenant.tenantId}`} and window_start = date_trunc('minute', now())`;
+    expect(await fireSchedule(limits({ tenantScheduleFiresPerMinute: window!.n }), { suiteId, fireId: fire() })).toEqual({
+      outcome: 'skipped',
+      reason: 'rate limit exceeded for schedule fires of this tenant',
+    });
+    await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${suiteId}`, headers: tenant.auth, payload: { schedule: null } });
+  });
+
+  it('a fire skips while the previous scheduled run is unfinished', async () => {
+    const tenant = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    await patch(stack, `/v1/suites/${suiteId}`, tenant.auth, { schedule: { interval_s: 3600, paused: false } });
+    const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
+    const started = await fireSchedule(deps, { suiteId, fireId: `test-fire-${randomUUID()}` });
     expect(started.outcome).toBe('started');
-    const again = await fireSchedule(deps, { suiteId });
+    const again = await fireSchedule(deps, { suiteId, fireId: `test-fire-${randomUUID()}` });
     if (again.outcome === 'skipped') expect(again.reason).toMatch(/previous scheduled run .* has not finished/);
     const runs = await runsOf(stack, suiteId);
-    expect(runs.map((r) => r.triggered_by).sort()).toEqual(again.outcome === 'started' ? ['api', 'schedule', 'schedule'] : ['api', 'schedule']);
+    expect(runs).toHaveLength(again.outcome === 'started' ? 2 : 1);
     await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${suiteId}`, headers: tenant.auth, payload: { schedule: null } });
+  });
+
+  it('one fire starts one run: its activity retried after the first run finished (a worker lost before the activity completed) answers with that run', async () => {
+    const tenant = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    await patch(stack, `/v1/suites/${suiteId}`, tenant.auth, { schedule: { interval_s: 3600, paused: false } });
+    // The fire workflow as the Temporal Schedule starts it (id suite-<id>-fire-<fire time>), run
+    // twice under that id: the second run is what a retried attempt of the fire activity sees.
+    const workflowId = `${scheduleIdForSuite(suiteId)}-fire-2026-11-25T10:00:00Z`;
+    const fire = () => stack.client.workflow.execute(scheduledTriggerWorkflow, { workflowId, taskQueue: stack.taskQueue, args: [{ suiteId }] });
+    const first = await fire();
+    expect(first.outcome, JSON.stringify(first)).toBe('started');
+    const runId = (first as { runId: string }).runId;
+    // The run finished before the retry: the overlap check alone would let a second run through.
+    await waitForRun(stack.app, tenant.auth, runId);
+    const retried = await fire();
+    expect(retried).toEqual({ outcome: 'started', runId });
+    expect((await runsOf(stack, suiteId)).map((r) => r.id)).toEqual([runId]);
+    const [row] = await stack.sql<{ schedule_fire_id: string }[]>`select schedule_fire_id from runs where id = ${runId}`;
+    expect(row!.schedule_fire_id).toBe(workflowId);
+    // The fire's activity heartbeats under a 5 s heartbeat timeout: a lost fire is retried in seconds.
+    const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'triggerScheduledRun');
+    expect(Number(scheduled!.activityTaskScheduledEventAttributes!.heartbeatTimeout!.seconds)).toBe(5);
+    // The unique (suite, fire) key is the backstop should two attempts race past the checks.
+    const other = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, tenant.auth);
+    await expect(stack.sql`update runs set schedule_fire_id = ${workflowId} where id = ${other.body.id}`).rejects.toMatchObject({ code: '23505' });
+    await waitForRun(stack.app, tenant.auth, other.body.id);
+    await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${suiteId}`, headers: tenant.auth, payload: { schedule: null } });
+  });
+
+  it('a fire retried after its first attempt committed the run but died before starting its workflow starts that run, not another', async () => {
+    const tenant = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    await patch(stack, `/v1/suites/${suiteId}`, tenant.auth, { schedule: { interval_s: 3600, paused: false } });
+    const fireId = `${scheduleIdForSuite(suiteId)}-fire-2026-11-25T11:00:00Z`;
+    const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
+    // What the first attempt left: the run row of this fire, committed, no workflow.
+    const ctx = { principal: { kind: 'api_key' as const, id: 'schedule', name: 'schedule', email: null, tenantId: tenant.tenantId, scopes: ['runs:write' as const] }, deps };
+    const orphan = await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}), triggeredBy: 'schedule', scheduleFireId: fireId } });
+    expect(orphan.status).toBe('queued');
+    expect(await fireSchedule(deps, { suiteId, fireId })).toEqual({ outcome: 'started', runId: orphan.id });
+    expect(await waitForRun(stack.app, tenant.auth, orphan.id)).toMatchObject({ status: 'success', triggered_by: 'schedule' });
+    expect((await runsOf(stack, suiteId)).map((r) => r.id)).toEqual([orphan.id]);
+    await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${suiteId}`, headers: tenant.auth, payload: { schedule: null } });
+  });
+
+  it('trigger on a paused schedule is 409 and starts nothing; resume, then it fires', async () => {
+    const tenant = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: { workload: { requests_per_target: 5, concurrency: 1, warmup_requests: 0 } } });
+    await patch(stack, `/v1/suites/${suiteId}`, tenant.auth, { schedule: { interval_s: 3600, paused: true } });
+    const refused = await post<{ error: { code: string; message: string } }>(stack.app, `/v1/suites/${suiteId}/schedule/trigger`, tenant.auth);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('paused') });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await runsOf(stack, suiteId)).toHaveLength(0);
+    expect((await post(stack.app, `/v1/suites/${suiteId}/schedule/resume`, tenant.auth)).status).toBe(200);
+    expect((await post(stack.app, `/v1/suites/${suiteId}/schedule/trigger`, tenant.auth)).status).toBe(202);
+    await until(async () => (await runsOf(stack, suiteId)).length > 0, 45_000, 'the triggered run');
+    await post(stack.app, `/v1/suites/${suiteId}/schedule/pause`, tenant.auth);
+  });
+
+  it('whatever makes a schedule fire needs runs:write besides suites:write; pausing or removing one does not', async () => {
+    const admin = await stack.newTenant();
+    const { suiteId } = await createSuite(stack.app, admin.auth, { candidates: [node.url] });
+    // A second key of the same tenant that may edit suites but not start runs.
+    const key = generateApiKey();
+    await insertApiKey(stack.sql, { tenantId: admin.tenantId, name: 'suites only', prefix: key.prefix, secretHash: hashApiKeySecret(key.secret), scopes: ['suites:read', 'suites:write'] });
+    const suitesOnly = { authorization: `Bearer ${key.key}` };
+    const needsRuns = (r: { status: number; body: unknown }) => {
+      expect(r.status, JSON.stringify(r.body)).toBe(403);
+      expect(r.body).toMatchObject({ error: { code: 'forbidden', message: 'this operation needs the scope runs:write' } });
+    };
+    needsRuns(await patch(stack, `/v1/suites/${suiteId}`, suitesOnly, { schedule: { interval_s: 3600 } }));
+    expect(await stack.sql`select 1 from suite_schedules where suite_id = ${suiteId}`).toHaveLength(0);
+    const { chainId, endpointIds } = await createSuite(stack.app, admin.auth, { candidates: [node.url] });
+    needsRuns(
+      await post(stack.app, '/v1/suites', suitesOnly, { chain_id: chainId, name: 'scheduled', config: { targets: [{ endpoint_id: endpointIds[0] }] }, schedule: { cron: '0 * * * *' } }),
+    );
+    // A paused schedule starts nothing: suites:write is enough, and so for pause and removal.
+    expect((await patch(stack, `/v1/suites/${suiteId}`, suitesOnly, { schedule: { interval_s: 3600, paused: true } })).status).toBe(200);
+    needsRuns(await post(stack.app, `/v1/suites/${suiteId}/schedule/resume`, suitesOnly));
+    needsRuns(await post(stack.app, `/v1/suites/${suiteId}/schedule/trigger`, suitesOnly));
+    expect((await post(stack.app, `/v1/suites/${suiteId}/schedule/pause`, suitesOnly)).status).toBe(200);
+    expect((await patch(stack, `/v1/suites/${suiteId}`, suitesOnly, { schedule: null })).status).toBe(200);
+    // With runs:write as well, the same requests go through.
+    expect((await patch(stack, `/v1/suites/${suiteId}`, admin.auth, { schedule: { interval_s: 3600, paused: true } })).status).toBe(200);
+    expect((await post(stack.app, `/v1/suites/${suiteId}/schedule/resume`, admin.auth)).status).toBe(200);
+    await patch(stack, `/v1/suites/${suiteId}`, admin.auth, { schedule: null });
   });
 
   it('a fire for a suite that is gone deletes its orphaned Temporal Schedule', async () => {
@@ -216,7 +337,7 @@ describe('suite schedules on the Temporal dev server', () => {
     // The suite row goes without its schedule (as after a commit that failed once Temporal was changed).
     await stack.sql`delete from suites where id = ${created.body.id}`;
     const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
-    expect(await fireSchedule(deps, { suiteId: created.body.id })).toEqual({ outcome: 'skipped', reason: 'the suite was deleted' });
+    expect(await fireSchedule(deps, { suiteId: created.body.id, fireId: `test-fire-${randomUUID()}` })).toEqual({ outcome: 'skipped', reason: 'the suite was deleted' });
     await expect(stack.client.schedule.getHandle(scheduleIdForSuite(created.body.id)).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
   });
 });

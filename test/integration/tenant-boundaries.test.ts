@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,17 +81,53 @@ describe('tenant boundaries of continuous verification', () => {
     await stack?.close();
   });
 
+  it('disabling a tenant cancels its queued and running runs (as POST /runs/:id/cancel does) and says how many', async () => {
+    const tenant = await stack.newTenant();
+    const other = await stack.newTenant();
+    const long = { baseline: { mode: 'none' }, workload: { requests_per_target: 200_000, concurrency: 1, warmup_requests: 0, timeout_ms: 2_000 } };
+    const { suiteId } = await createSuite(stack.app, tenant.auth, { candidates: [node.url], config: long });
+    const { suiteId: otherSuite } = await createSuite(stack.app, other.auth, { candidates: [node.url], config: long });
+    const running = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, tenant.auth);
+    const queued = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, tenant.auth);
+    const untouched = await post<{ id: string }>(stack.app, `/v1/suites/${otherSuite}/runs`, other.auth);
+    const statusOf = async (id: string) => (await stack.sql<{ status: string; failure_reason: string | null }[]>`select status, failure_reason from runs where id = ${id}`)[0]!;
+    const deadline = Date.now() + 30_000;
+    while ((await statusOf(running.body.id)).status !== 'running') {
+      if (Date.now() > deadline) throw new Error('the run never started probing');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const response = await stack.app.inject({ method: 'PATCH', url: `/v1/tenants/${tenant.tenantId}`, headers: platform, payload: { disabled: true } });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ id: tenant.tenantId, disabled: true, cancelled_runs: 2 });
+    for (const id of [running.body.id, queued.body.id]) {
+      const end = Date.now() + 30_000;
+      while (!['success', 'failed', 'cancelled'].includes((await statusOf(id)).status)) {
+        if (Date.now() > end) throw new Error(`run ${id} still ${(await statusOf(id)).status}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await statusOf(id)).toEqual({ status: 'cancelled', failure_reason: 'cancelled by request' });
+    }
+    // Another tenant's run goes on; disabling again finds nothing left to cancel.
+    expect((await statusOf(untouched.body.id)).status).not.toBe('cancelled');
+    const again = await stack.app.inject({ method: 'PATCH', url: `/v1/tenants/${tenant.tenantId}`, headers: platform, payload: { disabled: true } });
+    expect(again.json()).toMatchObject({ disabled: true, cancelled_runs: 0 });
+    const renamed = await stack.app.inject({ method: 'PATCH', url: `/v1/tenants/${other.tenantId}`, headers: platform, payload: { name: 'renamed' } });
+    expect(renamed.json()).toMatchObject({ cancelled_runs: 0 });
+    expect((await post(stack.app, `/v1/runs/${untouched.body.id}/cancel`, other.auth)).status).toBe(202);
+  });
+
   it('a disabled tenant\'s schedule fire is skipped (counted as skipped) and starts no run; re-enabled, it fires again', async () => {
     const tenant = await stack.newTenant();
     const suiteId = await scheduledSuite(tenant.auth);
     await setDisabled(tenant.tenantId, true);
     const before = await fireCounts();
-    expect(await fireSchedule(deps(), { suiteId })).toEqual({ outcome: 'skipped', reason: 'the tenant is disabled' });
+    expect(await fireSchedule(deps(), { suiteId, fireId: `test-fire-${randomUUID()}` })).toEqual({ outcome: 'skipped', reason: 'the tenant is disabled' });
     expect((await fireCounts()).skipped).toBe((before.skipped ?? 0) + 1);
     expect(await scheduledRuns(suiteId)).toHaveLength(0);
 
     await setDisabled(tenant.tenantId, false);
-    const started = await fireSchedule(deps(), { suiteId });
+    const started = await fireSchedule(deps(), { suiteId, fireId: `test-fire-${randomUUID()}` });
     expect(started.outcome).toBe('started');
     if (started.outcome === 'started') await waitForRun(stack.app, tenant.auth, started.runId);
   });
@@ -98,7 +135,7 @@ describe('tenant boundaries of continuous verification', () => {
   it('concurrent fires of one schedule start exactly one run', async () => {
     const tenant = await stack.newTenant();
     const suiteId = await scheduledSuite(tenant.auth);
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => fireSchedule(deps(), { suiteId })));
+    const outcomes = await Promise.all(Array.from({ length: 4 }, () => fireSchedule(deps(), { suiteId, fireId: `test-fire-${randomUUID()}` })));
     const started = outcomes.filter((o) => o.outcome === 'started');
     expect(started, JSON.stringify(outcomes)).toHaveLength(1);
     expect(await scheduledRuns(suiteId)).toHaveLength(1);

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSuite, post, waitForRun } from '../helpers/api';
+import { workflowIdForRun } from '../../src/temporal/constants';
+import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
 import { isRunning, killHard, startWorkerProcess, until } from '../helpers/worker-process';
@@ -54,5 +55,36 @@ describe('a worker killed in the middle of a probe chunk', () => {
     expect(run.retry_count).toBe(1);
     // Resumed after the last committed batch rather than from the start.
     expect(node.requests.length).toBeLessThan(planned + sentBeforeCrash);
+  });
+
+  it('a run cancelled while its probe\'s worker is dead ends cancelled, not failed by the probe\'s heartbeat timeout', { timeout: 120_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [node.url],
+      config: { workload: { requests_per_target: 200_000, concurrency: 2, warmup_requests: 0 }, retry: { max_attempts: 3, initial_interval_ms: 200 } },
+    });
+    // Two workers: one will lose its probe activity, the other takes the cancel's workflow task
+    // before that activity's heartbeat times out — so Temporal, asked to cancel it, does not retry
+    // it and it ends by its heartbeat timeout instead.
+    for (const worker of workers) if (isRunning(worker)) await killHard(worker);
+    const pair = [0, 1].map(() => startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey! }));
+    workers.push(...pair);
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    const handle = stack.client.workflow.getHandle(workflowIdForRun(created.body.id));
+    let identity = '';
+    await until(async () => {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      identity = pending.find((a) => a.activityType?.name === 'probeChunk' && a.lastWorkerIdentity)?.lastWorkerIdentity ?? '';
+      return identity !== '';
+    }, 60_000, 'the probe under way');
+    const holder = pair.find((worker) => identity.startsWith(`${worker.pid}@`));
+    expect(holder, `activity on ${identity}, workers ${pair.map((w) => w.pid).join(', ')}`).toBeDefined();
+    await killHard(holder!);
+    const cancel = await post(stack.app, `/v1/runs/${created.body.id}/cancel`, auth);
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(202);
+    const run = await waitForRun(stack.app, auth, created.body.id, 90_000);
+    expect({ status: run.status, failure_reason: run.failure_reason }).toEqual({ status: 'cancelled', failure_reason: 'cancelled by request' });
+    const verdict = await get<{ verdict: string; exit_code: number }>(stack.app, `/v1/runs/${created.body.id}/verdict`, auth);
+    expect(verdict.body).toMatchObject({ verdict: 'error', exit_code: 2 });
   });
 });

@@ -35,6 +35,7 @@ describe('loadConfig: defaults', () => {
         authFailuresPerMinute: 60,
         tenantPerMinute: 3000,
         tenantTriggersPerMinute: 300,
+        tenantScheduleFiresPerMinute: 60,
         dashboardPerMinute: 120,
       },
       idempotencyLeaseMs: 60_000,
@@ -114,6 +115,7 @@ describe('loadConfig: valid values', () => {
         authFailuresPerMinute: 60,
         tenantPerMinute: 3000,
         tenantTriggersPerMinute: 300,
+        tenantScheduleFiresPerMinute: 60,
         dashboardPerMinute: 120,
       },
       idempotencyLeaseMs: 60_000,
@@ -171,6 +173,8 @@ describe('loadConfig: rate limits', () => {
 
   it('reads the dashboard quota', () => {
     expect(loadConfig({ RVS_DASHBOARD_RATE_LIMIT_PER_MINUTE: '30' }).rateLimits.dashboardPerMinute).toBe(30);
+    expect(loadConfig({ RVS_SCHEDULE_FIRE_LIMIT_PER_MINUTE: '7' }).rateLimits.tenantScheduleFiresPerMinute).toBe(7);
+    expect(() => loadConfig({ RVS_SCHEDULE_FIRE_LIMIT_PER_MINUTE: '0' })).toThrow(/RVS_SCHEDULE_FIRE_LIMIT_PER_MINUTE/);
   });
 
   it('reads the Idempotency-Key lease (60 s by default)', () => {

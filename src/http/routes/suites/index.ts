@@ -19,6 +19,7 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 201, description: 'the suite, its config with every default applied', schema: Suite },
       errors: {
         400: ['`chain_id` or an endpoint of the config is not the caller\'s, or an endpoint is on another chain', 'an unknown workload preset'],
+        403: ['a `schedule` that is not paused, and the credential lacks `runs:write` (a schedule starts runs)'],
         409: ['`conflict`: the chain or an endpoint was deleted meanwhile'],
       },
     }),
@@ -68,7 +69,10 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
       params: suiteParams,
       body: patchSuiteBody,
       success: { status: 200, description: 'the changed suite', schema: Suite },
-      errors: { 409: ['`conflict`: an endpoint was deleted meanwhile'] },
+      errors: {
+        403: ['a `schedule` that is not paused, and the credential lacks `runs:write` (a schedule starts runs)'],
+        409: ['`conflict`: an endpoint was deleted meanwhile'],
+      },
     }),
     async (request) => suites.patchSuite({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
   );

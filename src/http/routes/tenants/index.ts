@@ -4,7 +4,7 @@ import { createApiKeyInput } from '../../../services/api-keys';
 import * as tenants from '../../../services/tenants';
 import { ctxOf } from '../../auth';
 import { operation } from '../shared/operation';
-import { Tenant, TenantApiKey, TenantPage, tenantParams } from './schemas';
+import { Tenant, TenantApiKey, TenantPage, TenantUpdated, tenantParams } from './schemas';
 
 /**
  * Tenant administration: platform-level, so every route needs tenants:admin, which only the
@@ -66,14 +66,17 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       operationId: 'updateTenant',
       summary: 'Rename, disable or re-enable a tenant',
       description:
-        '`disabled: true` refuses every credential of the tenant (API keys, JWTs naming it, dashboard links of its runs) with 401 from the next request on, until `disabled: false`; nothing is deleted.',
+        '`disabled: true` refuses every credential of the tenant (API keys, JWTs naming it, dashboard links of its runs) with 401 from the next request on, until `disabled: false`; nothing is deleted. It also cancels every queued or running run of the tenant (`cancelled_runs` counts them) and its schedules fire no runs while it is disabled.',
       tag: 'tenants',
       params: tenantParams,
       body: tenants.patchTenantInput,
-      success: { status: 200, description: 'the changed tenant', schema: Tenant },
-      errors: { 409: ['`conflict`: the platform tenant cannot be disabled'] },
+      success: { status: 200, description: 'the changed tenant, with the number of its runs cancelled', schema: TenantUpdated },
+      errors: {
+        409: ['`conflict`: the platform tenant cannot be disabled'],
+        503: ['`service_unavailable`: the tenant was disabled but Temporal could not be reached to cancel its runs; disabling it again retries'],
+      },
     }),
-    async (request) => tenants.updateTenant({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
+    async (request) => tenants.patchTenant({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
   );
 
   // The new key's secret is shown once: an Idempotency-Key replay answers without it.

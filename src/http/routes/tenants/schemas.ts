@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../auth/scopes';
-import { component, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
+import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
 
 export const tenantParams = uuidParam('tenantId');
 
@@ -20,6 +20,16 @@ export const Tenant = component(
 );
 
 export const TenantPage = pageOf('TenantPage', Tenant);
+
+/** PATCH /v1/tenants/:tenantId: the tenant, and what disabling it did to its runs. */
+export const TenantUpdated = component(
+  'TenantUpdated',
+  Tenant.extend({
+    cancelled_runs: int.describe(
+      'runs of the tenant (queued or running) this request asked to cancel, as POST /v1/runs/{runId}/cancel does; 0 unless the patch disables the tenant',
+    ),
+  }),
+);
 
 /** A key issued in a tenant by a tenant administrator (services/api-keys.ts presentApiKey, plus the secret). */
 export const TenantApiKey = component(

@@ -50,10 +50,15 @@ export const WebhookDelivery = component(
     attempt_log: z.array(
       z.object({
         attempt: int.min(1),
-        outcome: z.enum(['delivered', 'failed']),
+        outcome: z
+          .enum(['sending', 'delivered', 'failed'])
+          .describe('`sending`: sent or being sent, no answer yet (written before the request goes out)'),
         response_code: int.nullable(),
-        latency_ms: count,
-        error_kind: z.string().nullable(),
+        latency_ms: count.nullable().describe('null while `sending`, and for an attempt lost with its worker'),
+        error_kind: z
+          .string()
+          .nullable()
+          .describe('as last_error_kind, or `attempt_lost`: the worker sending it died before the answer (the receiver may have had it)'),
         attempted_at: z.iso.datetime(),
       }),
     ),
