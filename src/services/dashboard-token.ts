@@ -13,16 +13,22 @@ export function signDashboardToken(box: SecretBox, runId: string, expiresAt: Dat
 }
 
 export function verifyDashboardToken(box: SecretBox, token: string, runId: string, now: Date): boolean {
+  return dashboardTokenExpiry(box, token, runId, now) !== null;
+}
+
+/** When a valid token for this run expires; null when it is not valid (forged, another run's, expired). */
+export function dashboardTokenExpiry(box: SecretBox, token: string, runId: string, now: Date): Date | null {
   const parts = token.split('.');
-  if (parts.length !== 2) return false;
+  if (parts.length !== 2) return null;
   const [payload, signature] = parts as [string, string];
   const expected = Buffer.from(box.sign(`dashboard:${payload}`));
   const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return false;
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { run?: unknown; exp?: unknown };
-    return claims.run === runId && typeof claims.exp === 'number' && claims.exp * 1000 > now.getTime();
+    const valid = claims.run === runId && typeof claims.exp === 'number' && claims.exp * 1000 > now.getTime();
+    return valid ? new Date((claims.exp as number) * 1000) : null;
   } catch {
-    return false;
+    return null;
   }
 }

@@ -95,15 +95,18 @@ export const Run = component(
     retry_history: z.array(RetryAttempt),
     suite: z.object({ id: uuid, name: z.string(), config: SuiteConfig }),
     chain: z.object({ id: uuid, name: z.string(), slug: z.string(), explorer_url: url.nullable() }),
+    dashboard_url: url.describe(
+      'a read-only link to the run\'s dashboard page, live while the run goes on; its token is signed afresh on every read and expires after 7 days',
+    ),
   }),
 );
 
 /** A run as GET /v1/runs lists it: the run without the suite config it ran with. */
 export const RunSummary = component(
   'RunSummary',
-  Run.omit({ config_snapshot: true })
+  Run.omit({ config_snapshot: true, dashboard_url: true })
     .extend({ suite: z.object({ id: uuid, name: z.string() }) })
-    .describe('A run without config_snapshot and suite.config (GET /v1/runs/{runId} has them): a page stays small whatever the configs.'),
+    .describe('A run without config_snapshot, suite.config and dashboard_url (GET /v1/runs/{runId} has them): a page stays small whatever the configs.'),
 );
 
 
