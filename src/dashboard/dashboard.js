@@ -803,6 +803,44 @@
     return text.length > max ? `${text.slice(0, max)}…` : text;
   }
 
+  const DIFFERENCES_NOTES = {
+    changed: 'answers changed when asked again; not shown',
+    unavailable: 'values not available (a side did not answer again)',
+  };
+
+  /** What differs in one listed mismatch: each path with both values, or why they are not known. */
+  function differencesCell(m) {
+    if (m.differences_status === 'shown' && Array.isArray(m.differences) && m.differences.length > 0) {
+      return el(
+        'td',
+        { 'data-testid': 'mismatch-differences' },
+        el(
+          'table',
+          { className: 'diff' },
+          el('tbody', null, m.differences.map((d) =>
+            el('tr', { 'data-testid': 'mismatch-difference' },
+              el('td', { className: 'mono small', 'data-field': 'path' }, d.path),
+              el('td', { className: 'mono small diff-candidate', 'data-field': 'candidate', title: 'candidate' }, d.candidate),
+              el('td', { className: 'mono small diff-reference', 'data-field': 'reference', title: 'reference' }, d.reference)))),
+        ),
+        m.more_differences ? el('span', { className: 'muted small' }, 'more paths differ') : null,
+      );
+    }
+    const why = DIFFERENCES_NOTES[m.differences_status] || 'values not recorded';
+    return el(
+      'td',
+      { 'data-testid': 'mismatch-differences', className: 'muted small' },
+      `${why}; fingerprints `,
+      el('span', { className: 'mono', title: m.candidate_hash }, shorten(String(m.candidate_hash), 12)),
+      ' ≠ ',
+      el('span', { className: 'mono', title: m.reference_hash }, shorten(String(m.reference_hash), 12)),
+    );
+  }
+
+  /**
+   * The listed mismatches, one row per distinct pair of answers (×n: how many mismatches of the
+   * method had those same two answers), grouped by method, each with what differs.
+   */
   function renderMismatches(data) {
     const check = data.verdict && (data.verdict.checks || []).find((c) => c.name === 'correctness');
     const section = byId('mismatches-section');
@@ -815,27 +853,48 @@
       node.replaceChildren(el('tbody', null, el('tr', null, el('td', { className: 'empty' }, `No mismatches (${fmtInt(check.details && check.details.compared)} pairs compared).`))));
       return;
     }
+    // Verdicts stored before examples were deduplicated may repeat a row: fold identical ones here too.
+    const rows = [];
+    const byKey = new Map();
+    for (const m of mismatches) {
+      const key = JSON.stringify([m.method, m.params, m.candidate_hash, m.reference_hash]);
+      const seen = byKey.get(key);
+      if (seen) seen.occurrences += m.occurrences || 1;
+      else {
+        const row = Object.assign({}, m, { occurrences: m.occurrences || 1 });
+        byKey.set(key, row);
+        rows.push(row);
+      }
+    }
+    rows.sort((a, b) => a.method.localeCompare(b.method));
+    const totals = new Map(((check.details && check.details.mismatches_by_method) || []).map((c) => [c.method, c]));
     node.replaceChildren(
-      el('thead', null, el('tr', null, ['Method', 'Params', 'Candidate hash', 'Reference hash'].map((hd) => el('th', null, hd)))),
+      el('thead', null, el('tr', null, ['Method', 'Params', 'Times', 'What differs (path · candidate · reference)'].map((hd, i) => el('th', { className: i === 2 ? 'num' : null }, hd)))),
       el(
         'tbody',
         null,
-        mismatches.map((m) => {
+        rows.map((m, i) => {
           const params = JSON.stringify(m.params === undefined ? null : m.params);
+          const first = i === 0 || rows[i - 1].method !== m.method;
+          const total = totals.get(m.method);
           return el(
             'tr',
-            { 'data-testid': 'mismatch-row' },
-            el('td', { className: 'mono' }, m.method),
-            el('td', { className: 'mono small', title: params }, shorten(params, 120)),
-            el('td', { className: 'mono small', title: m.candidate_hash }, shorten(String(m.candidate_hash), 16)),
-            el('td', { className: 'mono small', title: m.reference_hash }, shorten(String(m.reference_hash), 16)),
+            { 'data-testid': 'mismatch-row', 'data-method': m.method, className: first ? 'group-first' : null },
+            el('td', { className: 'mono' }, first ? m.method : '', first && total ? el('div', { className: 'muted small' }, `${fmtInt(total.mismatched)} of ${fmtInt(total.compared)} differ`) : null),
+            el('td', { className: 'mono small', title: params }, shorten(params, 80)),
+            el('td', { className: 'num', 'data-field': 'occurrences' }, `×${fmtInt(m.occurrences)}`),
+            differencesCell(m),
           );
         }),
       ),
     );
-    if (check.details.mismatched > mismatches.length) {
-      node.append(el('caption', { className: 'muted small' }, `The first ${mismatches.length} of ${fmtInt(check.details.mismatched)} mismatches.`));
-    }
+    const listed = rows.reduce((sum, m) => sum + m.occurrences, 0);
+    const mismatched = check.details.mismatched;
+    node.append(
+      el('caption', { className: 'muted small' },
+        `${fmtInt(mismatched)} ${mismatched === 1 ? 'mismatch' : 'mismatches'}, one row per distinct pair of answers` +
+          (isNum(mismatched) && listed < mismatched ? `; the rows shown cover ${fmtInt(listed)} of them.` : '.')),
+    );
   }
 
   function renderRetries(data) {

@@ -744,9 +744,17 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
   }
   if (mismatches.length > 0) {
     lines.push('', '<details><summary>Top mismatches</summary>', '');
+    const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
     for (const m of mismatches.slice(0, 5)) {
-      const params = JSON.stringify(m.params).slice(0, 120).replace(/`/g, "'");
-      lines.push(`- \`${m.method}\` \`${params}\`: candidate \`${m.candidate_hash.slice(0, 12)}\` ≠ reference \`${m.reference_hash.slice(0, 12)}\``);
+      const params = JSON.stringify(m.params ?? null).slice(0, 120);
+      const times = (m.occurrences ?? 1) > 1 ? ` (×${m.occurrences})` : '';
+      // What differs, where it is known: each path with both values; else the two fingerprints.
+      const what =
+        m.differences_status === 'shown' && m.differences && m.differences.length > 0
+          ? m.differences.map((d) => `${code(d.path)} candidate ${code(d.candidate)} ≠ reference ${code(d.reference)}`).join('; ') +
+            (m.more_differences ? '; …' : '')
+          : `candidate ${code(m.candidate_hash.slice(0, 12))} ≠ reference ${code(m.reference_hash.slice(0, 12))}`;
+      lines.push(`- ${code(m.method)} ${code(params)}${times}: ${what}`);
     }
     lines.push('', '</details>');
   }

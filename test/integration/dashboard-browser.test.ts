@@ -67,16 +67,15 @@ describe('run dashboard in a real browser', () => {
     stack = await startStack();
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
-    // The candidate answers eth_chainId wrongly now and then: the verdict lists those mismatches.
-    let chainIdCalls = 0;
+    // The candidate answers net_version (a few percent of the calls) wrongly, every time: the verdict lists those mismatches.
+    const answer = (method: string, version: string) => (method === 'net_version' ? version : method === 'eth_chainId' ? '0x1' : '0x1234');
     candidate = await startFakeNode(
       jittered(3, 24, async (req, res) => {
         if (hold) await hold;
-        const wrong = req.method === 'eth_chainId' && ++chainIdCalls % 40 === 0;
-        return answers.ok(wrong ? '0x2' : req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res);
+        return answers.ok(answer(req.method, '2'))(req, res);
       }),
     );
-    reference = await startFakeNode(jittered(6, 36, (req, res) => answers.ok(req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res)));
+    reference = await startFakeNode(jittered(6, 36, (req, res) => answers.ok(answer(req.method, '1'))(req, res)));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
@@ -99,6 +98,7 @@ describe('run dashboard in a real browser', () => {
           methods: [
             { method: 'eth_blockNumber', weight: 1 },
             { method: 'eth_chainId', weight: 1 },
+            { method: 'net_version', weight: 0.1 },
           ],
           requests_per_target: 240,
           concurrency: 2,
@@ -274,14 +274,28 @@ describe('run dashboard in a real browser', () => {
     const path95 = await page.locator('#chart-latency-time svg g[data-role="primary"] path[data-percentile="p95_ms"]').getAttribute('d');
     expect(path95).toMatch(/^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)+$/);
 
-    // Per-method table: two methods × candidate and reference.
-    expect(await page.locator('#methods-table tbody tr').count()).toBe(4);
+    // Per-method table: three methods × candidate and reference.
+    expect(await page.locator('#methods-table tbody tr').count()).toBe(6);
     expect(await page.locator('#methods-table tbody tr[data-method="eth_chainId"][data-role="reference"]').count()).toBe(1);
 
     // Correctness mismatches, comparisons, retries.
     const correctness = verdict.body.checks.find((c: { name: string }) => c.name === 'correctness');
     expect(correctness.details.mismatches.length).toBeGreaterThan(0);
-    expect(await page.locator('[data-testid="mismatch-row"]').count()).toBe(correctness.details.mismatches.length);
+    // The candidate gave the same wrong answer each time: one row counting them all (not a row per
+    // mismatch), with what differs: finalize asked both sides again and got the recorded answers.
+    expect(correctness.details.mismatches).toHaveLength(1);
+    const [mismatch] = correctness.details.mismatches;
+    expect(mismatch).toMatchObject({
+      method: 'net_version',
+      params: [],
+      occurrences: correctness.details.mismatched,
+      differences_status: 'shown',
+      differences: [{ path: '$', candidate: '"2"', reference: '"1"' }],
+    });
+    expect(await page.locator('[data-testid="mismatch-row"]').count()).toBe(1);
+    expect(await page.textContent('[data-testid="mismatch-row"] [data-field="occurrences"]')).toBe(`×${correctness.details.mismatched}`);
+    expect(await page.locator('[data-testid="mismatch-difference"] td').allTextContents()).toEqual(['$', '"2"', '"1"']);
+    await page.locator('#mismatches-section').screenshot({ path: SCREENSHOT.replace('.png', '-mismatches.png') });
     expect(await page.locator('#mismatches-section').isVisible()).toBe(true);
     expect(await page.textContent('#reference-comparison')).toContain('reference');
     expect(await page.textContent('#reference-comparison')).toContain(`${verdict.body.reference_comparison.latency.reference_p95_ms} ms`);

@@ -119,7 +119,33 @@ const checkOf = <N extends string, D extends z.ZodType>(name: N, details: D, app
 
 export const CorrectnessMismatch = component(
   'CorrectnessMismatch',
-  z.object({ method: z.string(), params: z.unknown(), candidate_hash: z.string(), reference_hash: z.string() }),
+  z.object({
+    method: z.string(),
+    params: z.unknown(),
+    candidate_hash: z.string(),
+    reference_hash: z.string(),
+    // Optional: absent from verdicts stored before examples were deduplicated and explained.
+    occurrences: count.optional().describe('mismatches of the method with these same two answers; this one is the first by seq'),
+    differences: z
+      .array(
+        z.object({
+          path: z.string().describe('where the normalised answers part: `$` is the result, `.key`, `[index]`'),
+          candidate: z.string().describe('the value as canonical JSON, at most 64 characters, URLs reduced to scheme and host; `(absent)` when missing'),
+          reference: z.string(),
+        }),
+      )
+      .max(3)
+      .optional()
+      .describe('at most 3 paths; empty unless differences_status is `shown`'),
+    more_differences: z.boolean().optional().describe('more paths differ than are listed'),
+    differences_status: z
+      .enum(['shown', 'changed', 'unavailable'])
+      .optional()
+      .describe(
+        'samples keep fingerprints, not answers, so finalize asks both sides the call once more: `shown` when both answered with the ' +
+          'fingerprints on record, `changed` when an answer was no longer the recorded one, `unavailable` when a side failed or time ran out',
+      ),
+  }),
 );
 
 const intervalMs = z.object({ lower: z.number(), upper: z.number().nullable().describe('null: too few samples to bound it') });
