@@ -31,7 +31,7 @@ import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } f
 import { createPlanner, templateParams } from '../domain/workload';
 
 /**
- * The one way a run ends (issue 12): the run workflow's finalize activity, a cancel of a run
+ * The one way a run ends: the run workflow's finalize activity, a cancel of a run
  * without a workflow and a run that could not be scheduled all come here. Targets still open
  * are closed, stats are aggregated in Postgres, and the verdict is built by computeVerdict —
  * judged for a successful run, its error verdict otherwise.
