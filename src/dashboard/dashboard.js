@@ -162,7 +162,7 @@
   function renderHeader(data) {
     const { run, verdict } = data;
     byId('run-title').textContent = run.suite && run.suite.name ? run.suite.name : 'Run';
-    document.title = `${run.suite ? run.suite.name : 'Run'} · ${run.status} · Run dashboard`;
+    document.title = `${run.suite ? run.suite.name : 'Run'} · ${verdict ? `verdict ${verdict.verdict}` : RUN_STATES[run.status] || run.status} · Run dashboard`;
     const chain = run.chain ? `${run.chain.name} (${run.chain.slug})` : '—';
     byId('run-subtitle').textContent = `Run ${run.id} · chain ${chain} · triggered by ${run.triggered_by}`;
     setBadge('run-status', run.status, RUN_STATES[run.status] || `run ${run.status}`);
