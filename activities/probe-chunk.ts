@@ -24,8 +24,14 @@ import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
 /** A chunk — one activity execution — probes at most this many calls or for at most this long. */
 export const CHUNK_MAX_CALLS = 5_000;
 export const CHUNK_MAX_MS = 30_000;
-/** Within a chunk, samples are committed (then heartbeated) in batches of this many. */
+/**
+ * Within a chunk, samples are committed (then heartbeated) in batches of this many, or of what
+ * came in BATCH_MAX_MS, whichever is first: the run's progress (and the live dashboard) counts
+ * committed samples, and an open loop of 20 calls/s would otherwise show nothing until its
+ * 30-second chunk ended. One small write per second per target is cheap next to the probing.
+ */
 export const BATCH_CALLS = 1_000;
+export const BATCH_MAX_MS = 1_000;
 const HEARTBEAT_EVERY_MS = 1_000;
 
 export interface ProbeDeps {
@@ -166,6 +172,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
               deadlineMs,
               signal: stop.signal,
               batchCalls: BATCH_CALLS,
+              batchMaxMs: BATCH_MAX_MS,
               onBatch: (results, fromSeq, toSeq) => {
                 // A cancelled chunk keeps what it committed before the cancel request, nothing after.
                 if (signal.aborted) return;

@@ -16,6 +16,8 @@ interface Common {
   apiKey: string;
   wait: boolean;
   timeoutMs: number;
+  /** On --timeout, cancel the run instead of leaving it running. */
+  cancelOnTimeout: boolean;
   format: Format;
   output: string | null;
 }
@@ -44,6 +46,7 @@ Options:
   --wait                   wait until the run has finished, then print its verdict and
                            exit with the verdict's exit code
   --timeout <duration>     how long --wait waits, e.g. 90s, 30m, 1h30m (default 30m)
+  --cancel-on-timeout      when --wait times out, cancel the run (default: leave it running)
   --baseline <runId>       (run) compare against this run instead of the suite's baseline
   --threshold key=value    (run) override a threshold for this run, repeatable, e.g.
                            latency_p95_max_ms=300, correctness_enabled=true
@@ -66,6 +69,7 @@ Exit codes:
 const OPTIONS = {
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
+  'cancel-on-timeout': { type: 'boolean' },
   baseline: { type: 'string' },
   threshold: { type: 'string', multiple: true },
   metadata: { type: 'string', multiple: true },
@@ -175,6 +179,8 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
   const wait = values.wait ?? false;
   if (values.timeout !== undefined && !wait) throw new UsageError('--timeout needs --wait');
+  const cancelOnTimeout = values['cancel-on-timeout'] ?? false;
+  if (cancelOnTimeout && !wait) throw new UsageError('--cancel-on-timeout needs --wait');
   const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(values.timeout);
   if (values.output === '') throw new UsageError('--output needs a file name');
 
@@ -202,6 +208,6 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   if (!rawUrl) throw new UsageError('no service URL: set RVS_URL or pass --url');
   const apiKey = (values['api-key'] ?? env.RVS_API_KEY ?? '').trim();
   if (!apiKey) throw new UsageError('no API key: set RVS_API_KEY or pass --api-key');
-  const common: Common = { baseUrl: normaliseBaseUrl(rawUrl), apiKey, wait, timeoutMs, format, output: values.output ?? null };
+  const common: Common = { baseUrl: normaliseBaseUrl(rawUrl), apiKey, wait, timeoutMs, cancelOnTimeout, format, output: values.output ?? null };
   return { ...specific, ...common } as RunCommand | VerdictCommand;
 }

@@ -10,8 +10,10 @@ export interface RunView {
   started_at?: string | null;
   finished_at?: string | null;
   failure_reason?: string | null;
-  progress?: { calls_planned: number; calls_done: number };
+  progress?: { calls_planned: number | null; calls_done: number };
   suite?: { id: string; name: string };
+  /** A read-only link to the run's live dashboard page (servers before it existed send none). */
+  dashboard_url?: string;
   [key: string]: unknown;
 }
 
@@ -180,6 +182,10 @@ export class RvsClient {
 
   getRun(runId: string): Promise<RunView> {
     return this.request<RunView>('GET', `/runs/${runId}`);
+  }
+
+  cancelRun(runId: string): Promise<RunView> {
+    return this.request<RunView>('POST', `/runs/${runId}/cancel`);
   }
 
   /** With waitSeconds the server may hold the request until the verdict exists (long poll). */

@@ -1,3 +1,4 @@
+import { showMsInterval } from '../domain/interval-display';
 import type { Format } from './args';
 import type { RunView, VerdictView } from './client';
 
@@ -23,12 +24,6 @@ interface PercentileView {
 }
 type IntervalsView = Partial<Record<'p50' | 'p95' | 'p99', PercentileView>>;
 
-/** As the verdict's messages write a bound: whole ms from 10 ms up, one decimal below; null is unbounded. */
-function bound(ms: number | null): string {
-  if (ms === null) return '∞';
-  return ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10);
-}
-
 function isIntervals(value: unknown): value is IntervalsView {
   const p95 = (value as IntervalsView | null | undefined)?.p95;
   return typeof p95?.point === 'number' && typeof p95.lower === 'number';
@@ -50,7 +45,8 @@ function percentileLines(report: VerdictReport): string[] {
   }
   if (reference && isIntervals(reference.latency?.reference_intervals_ms)) rows.push([`reference ${String(reference.endpoint_name)}`, reference.latency.reference_intervals_ms]);
   if (rows.length === 0) return [];
-  const cell = (q: PercentileView | undefined) => (q ? `${bound(q.point)} ms [${bound(q.lower)}–${bound(q.upper)}]` : '–');
+  // As the verdict's messages write it: the point rounded together with its interval, never outside it.
+  const cell = (q: PercentileView | undefined) => (q ? showMsInterval(q) : '–');
   const cells = rows.map(([name, q]) => [name, cell(q.p50), cell(q.p95), cell(q.p99)]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => c[i]!.length)));
   return [
@@ -210,5 +206,6 @@ export function formatRun(format: Format, run: RunView, url: string): string {
   const lines = [`run ${run.id} ${run.status}`];
   if (run.suite?.name) lines.push(`  suite: ${run.suite.name}`);
   lines.push(`  url:   ${url}`);
+  if (typeof run.dashboard_url === 'string') lines.push(`  dashboard: ${run.dashboard_url}`);
   return `${lines.join('\n')}\n`;
 }

@@ -149,6 +149,20 @@ export async function main(io: CliIo): Promise<number> {
     }
   };
 
+  /**
+   * --cancel-on-timeout: a CI job that gives up on a run stops it too, instead of leaving it
+   * probing for nobody. The error still says it timed out (exit code 3), and whether the cancel took.
+   */
+  const cancelAfterTimeout = async (runId: string, timeout: WaitTimeout): Promise<Error> => {
+    try {
+      const cancelled = await client.cancelRun(runId);
+      return new WaitTimeout(`${timeout.message}; cancelled it (now ${cancelled.status})`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) return new WaitTimeout(`${timeout.message}; it finished before it could be cancelled`);
+      return new WaitTimeout(`${timeout.message}; cancelling it failed: ${describeError(error)}`);
+    }
+  };
+
   /** With --output the formatted result goes to the file and the text summary to stdout. */
   const output = async (formatted: string, text: () => string) => {
     if (!cmd.output) {
@@ -192,7 +206,9 @@ export async function main(io: CliIo): Promise<number> {
         await output(formatRun(cmd.format, run, client.runUrl(runId)), () => formatRun('text', run, client.runUrl(runId)));
         return 0;
       }
+      // The live page first: a CI log links it while the run is still going.
       io.stderr.write(`run ${runId} ${created.status}: ${client.runUrl(runId)}\n`);
+      if (created.dashboard_url) io.stderr.write(`dashboard (live): ${created.dashboard_url}\n`);
     } else {
       runId = cmd.runId;
     }
@@ -208,7 +224,13 @@ export async function main(io: CliIo): Promise<number> {
       return await emit({ runId, run, verdict });
     }
     const deadline = now() + cmd.timeoutMs;
-    const run = await waitForRun(runId, deadline, created);
+    let run: RunView;
+    try {
+      run = await waitForRun(runId, deadline, created);
+    } catch (error) {
+      if (error instanceof WaitTimeout && cmd.cancelOnTimeout) throw await cancelAfterTimeout(runId, error);
+      throw error;
+    }
     const verdict = await fetchVerdict(runId);
     return await emit({ runId, run, verdict });
   } catch (error) {

@@ -18,6 +18,7 @@
   // ---------------------------------------------------------------- DOM helpers (text only)
 
   const { append, el, svg, byId, isNum } = window.RvsDom;
+  const RvsInterval = window.RvsInterval;
 
   function fill(id, ...children) {
     const node = byId(id);
@@ -39,17 +40,18 @@
     return signed && v > 0 ? `+${text}` : text;
   }
 
-  /** A bound as the verdict writes it: whole ms from 10 ms up, one decimal below; null = unbounded. */
-  function msNumber(v) {
-    if (v === null) return '∞';
-    if (!isNum(v)) return '?';
-    return Math.abs(v) >= 10 ? String(Math.round(v)) : String(Number(v.toFixed(1)));
+  /**
+   * "[112–131]" (ms) for a 95% interval {point, lower, upper|null}, rounded together with its point
+   * (interval.js) so the point shown beside it is never outside it; empty when there is none.
+   */
+  function fmtRange(interval) {
+    if (!interval || !isNum(interval.lower) || !isNum(interval.point)) return '';
+    return RvsInterval.range(interval);
   }
 
-  /** "[112–131]" (ms) for a 95% interval {lower, upper|null}; empty when there is none. */
-  function fmtRange(interval) {
-    if (!interval || !isNum(interval.lower)) return '';
-    return `[${msNumber(interval.lower)}–${msNumber(interval.upper)}]`;
+  /** A percentile's point as rounded with its interval ("120 ms"); `fallback` (ms) when there is no interval. */
+  function fmtPoint(interval, fallback) {
+    return interval && isNum(interval.point) && isNum(interval.lower) ? RvsInterval.point(interval) : fmtMs(fallback);
   }
 
   /** "[−4.1%…+10.5%]" for an interval of a relative difference. */
@@ -83,6 +85,24 @@
     const m = Math.floor(s / 60);
     return m < 60 ? `${m} min ${Math.round(s % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
   }
+
+  /**
+   * The run's own state, in words that cannot be read as the outcome: `success` means the run
+   * completed (every planned call was made); whether the endpoint passed is the verdict's to say.
+   */
+  const RUN_STATES = {
+    queued: 'run queued',
+    claimed: 'run starting',
+    running: 'run in progress',
+    success: 'run completed',
+    failed: 'run failed',
+    cancelled: 'run cancelled',
+  };
+  const RUN_STATE_HINTS = {
+    success: 'The run completed: every planned call was made. The verdict says whether the endpoint passed.',
+    failed: 'The run itself failed (our infrastructure or an endpoint that could not be probed), so no verdict was judged.',
+    cancelled: 'The run was cancelled before it completed.',
+  };
 
   function roleLabel(role) {
     return role === 'reference' ? 'reference' : 'candidate';
@@ -142,10 +162,11 @@
   function renderHeader(data) {
     const { run, verdict } = data;
     byId('run-title').textContent = run.suite && run.suite.name ? run.suite.name : 'Run';
-    document.title = `${run.suite ? run.suite.name : 'Run'} · ${run.status} · Run dashboard`;
+    document.title = `${run.suite ? run.suite.name : 'Run'} · ${verdict ? `verdict ${verdict.verdict}` : RUN_STATES[run.status] || run.status} · Run dashboard`;
     const chain = run.chain ? `${run.chain.name} (${run.chain.slug})` : '—';
     byId('run-subtitle').textContent = `Run ${run.id} · chain ${chain} · triggered by ${run.triggered_by}`;
-    setBadge('run-status', run.status, run.status);
+    setBadge('run-status', run.status, RUN_STATES[run.status] || `run ${run.status}`);
+    byId('run-status').title = RUN_STATE_HINTS[run.status] || 'The run is still going; the verdict is judged when it has completed.';
     if (verdict) setBadge('verdict-badge', verdict.verdict, `verdict: ${verdict.verdict}`);
     else setBadge('verdict-badge', 'pending', TERMINAL.includes(run.status) ? 'verdict: —' : 'verdict pending');
     byId('verdict-summary').textContent = verdict ? verdict.summary : 'The verdict is computed when the run has finished.';
@@ -199,12 +220,23 @@
     return last.replace(/^inconclusive:\s*/, '');
   }
 
-  function checkMeasure(check) {
+  /**
+   * The candidates' p95 {point, lower, upper} as the latency_p95 check measured it; the baseline
+   * checks bound the same p95 of the same calls but store no point of their own (only whole ms).
+   */
+  function candidateP95(verdict, interval, wholeMs) {
+    const p95Check = verdict && (verdict.checks || []).find((c) => c.name === 'latency_p95');
+    const measured = p95Check && p95Check.details && p95Check.details.intervals_ms && p95Check.details.intervals_ms.p95;
+    if (!interval || !isNum(interval.lower)) return null;
+    return { point: measured && isNum(measured.point) ? measured.point : wholeMs, lower: interval.lower, upper: interval.upper };
+  }
+
+  function checkMeasure(check, verdict) {
     const d = check.details || {};
     switch (check.name) {
       case 'latency_p95':
         return [
-          [`p95 ${fmtMs(d.p95)}`, interval(fmtRange(d.intervals_ms && d.intervals_ms.p95))],
+          [`p95 ${fmtPoint(d.intervals_ms && d.intervals_ms.p95, d.p95)}`, interval(fmtRange(d.intervals_ms && d.intervals_ms.p95))],
           `≤ ${fmtMs(d.threshold)}`,
         ];
       case 'latency_vs_reference':
@@ -215,7 +247,10 @@
       case 'latency_vs_baseline':
         if (d.model === 'history' && d.limits) {
           return [
-            [`${fmtMs(d.candidate_p95_ms)} vs median ${fmtMs(d.limits.history_median_ms)} (${fmtPct(d.vs_history_median_pct, true)})`, interval(fmtRange(d.candidate_p95_interval_ms))],
+            [
+              `${fmtPoint(candidateP95(verdict, d.candidate_p95_interval_ms, d.candidate_p95_ms), d.candidate_p95_ms)} vs median ${fmtMs(d.limits.history_median_ms)} (${fmtPct(d.vs_history_median_pct, true)})`,
+              interval(fmtRange(candidateP95(verdict, d.candidate_p95_interval_ms, d.candidate_p95_ms))),
+            ],
             `≤ ${fmtMs(d.limits.history_upper_ms)} band, ${fmtPct(d.max_pct, true)}`,
           ];
         }
@@ -281,7 +316,7 @@
       return;
     }
     const rows = verdict.checks.map((check) => {
-      const [measured, threshold] = checkMeasure(check);
+      const [measured, threshold] = checkMeasure(check, verdict);
       return el(
         'tr',
         { 'data-testid': `check-${check.name}`, 'data-check': check.name, 'data-status': check.status, className: `row-${check.status}` },
@@ -339,7 +374,8 @@
         return el(
           'td',
           { className: `num${i === 0 ? ' group-start' : ''}`, 'data-field': k },
-          el('span', { 'data-field': 'point' }, summary ? fmtMs(summary[k]) : '—'),
+          // With an interval, its own point (rounded with it): the whole-ms statistic can fall outside it.
+          el('span', { 'data-field': 'point' }, summary ? fmtPoint(interval, summary[k]) : '—'),
           interval ? el('span', { className: 'interval', 'data-field': 'interval', title: '95% confidence interval (ms)' }, fmtRange(interval)) : null,
         );
       });
@@ -611,7 +647,7 @@
         const cx = CHART.left + gi * groupW + (groupW - barW * series.length) / 2 + (ti + 0.5) * barW;
         const open = q.upper === null;
         const upper = open ? scale.max : q.upper;
-        const label = `${t.name} ${g} ${fmtMs(q.point)}, 95% interval ${fmtRange(q)} ms`;
+        const label = `${t.name} ${g} ${fmtPoint(q)}, 95% interval ${fmtRange(q)} ms`;
         group.append(
           svg('rect', { x: (cx - barW * 0.42).toFixed(1), y: y(q.point).toFixed(1), width: (barW * 0.84).toFixed(1), height: Math.max(0.5, y(0) - y(q.point)).toFixed(1), fill: colour, 'fill-opacity': 0.55, rx: 1, 'data-percentile': g }, svg('title', null, label)),
           svg('line', { x1: cx, x2: cx, y1: y(q.lower).toFixed(1), y2: y(upper).toFixed(1), className: `whisker${open ? ' open' : ''}`, 'data-percentile': g, 'data-lower': q.lower, 'data-upper': open ? 'unbounded' : q.upper }, svg('title', null, label)),
@@ -621,7 +657,7 @@
         );
         // The point above the whisker; its range too where that fits ("112 [108–116]" needs about 72 px).
         group.append(
-          svg('text', { x: cx, y: Math.max(CHART.top + 9, y(upper) - 6).toFixed(1), className: 'value-label', 'text-anchor': 'middle' }, barW >= 72 ? `${msNumber(q.point)} ${fmtRange(q)}` : msNumber(q.point)),
+          svg('text', { x: cx, y: Math.max(CHART.top + 9, y(upper) - 6).toFixed(1), className: 'value-label', 'text-anchor': 'middle' }, barW >= 72 ? `${RvsInterval.display(q).point} ${fmtRange(q)}` : RvsInterval.display(q).point),
         );
       });
       root.append(group);
@@ -659,20 +695,15 @@
     else if (!ref) fill('reference-comparison', emptyNote('This suite has no reference endpoint.'));
     else {
       const l = ref.latency || {};
+      // Each point as rounded with its interval; the whole-ms statistic only where there is no interval.
       const percentiles = (intervals, points) =>
         ['p50', 'p95', 'p99']
           .map((p) => {
             const q = intervals && intervals[p];
-            const point = points ? points[p] : q && q.point;
-            return `${p} ${fmtMs(point)}${q ? ` ${fmtRange(q)}` : ''}`;
+            return `${p} ${fmtPoint(q, points[p])}${q ? ` ${fmtRange(q)}` : ''}`;
           })
           .join(' · ');
-      // Whole ms like the run's stats; the verdict states only the reference's p95 as such.
-      const referencePoints = (lat) => {
-        const q = lat.reference_intervals_ms;
-        const whole = (p) => (q[p] && isNum(q[p].point) ? Math.round(q[p].point) : null);
-        return { p50: whole('p50'), p95: lat.reference_p95_ms, p99: whole('p99') };
-      };
+      const referencePoints = { p50: null, p95: l.reference_p95_ms, p99: null };
       const candidatePoints = { p50: l.candidate_p50_ms, p95: l.candidate_p95_ms, p99: l.candidate_p99_ms };
       const parts = [
         keyValues([
@@ -684,7 +715,7 @@
             el(
               'span',
               { 'data-testid': 'reference-percentiles' },
-              l.reference_intervals_ms ? percentiles(l.reference_intervals_ms, referencePoints(l)) : `p95 ${fmtMs(l.reference_p95_ms)}`,
+              l.reference_intervals_ms ? percentiles(l.reference_intervals_ms, referencePoints) : `p95 ${fmtMs(l.reference_p95_ms)}`,
             ),
           ],
           ['Candidate vs reference', `${fmtPct(l.vs_reference_pct, true)} ${fmtPctRange(l.vs_reference_interval_pct)}`],
@@ -723,7 +754,7 @@
           ['Model', base.model ? `${base.model}${history ? ` (${runs} passing runs)` : ''}` : 'previous run'],
           [history ? 'Newest baseline run' : 'Baseline run', el('span', { className: 'mono small' }, base.run_id)],
           ['Status', badge(base.status)],
-          ['Candidate p95', `${fmtMs(base.candidate_p95_ms)} ${fmtRange(base.candidate_p95_interval_ms)}`],
+          ['Candidate p95', `${fmtPoint(candidateP95(v, base.candidate_p95_interval_ms, base.candidate_p95_ms), base.candidate_p95_ms)} ${fmtRange(candidateP95(v, base.candidate_p95_interval_ms, base.candidate_p95_ms))}`],
           history
             ? ['History p95', `median ${fmtMs(limits.history_median_ms)}, band ${fmtMs(limits.history_lower_ms)} – ${fmtMs(limits.history_upper_ms)}`]
             : ['Baseline p95', fmtMs(base.baseline_p95_ms)],
@@ -772,6 +803,44 @@
     return text.length > max ? `${text.slice(0, max)}…` : text;
   }
 
+  const DIFFERENCES_NOTES = {
+    changed: 'answers changed when asked again; not shown',
+    unavailable: 'values not available (a side did not answer again)',
+  };
+
+  /** What differs in one listed mismatch: each path with both values, or why they are not known. */
+  function differencesCell(m) {
+    if (m.differences_status === 'shown' && Array.isArray(m.differences) && m.differences.length > 0) {
+      return el(
+        'td',
+        { 'data-testid': 'mismatch-differences' },
+        el(
+          'table',
+          { className: 'diff' },
+          el('tbody', null, m.differences.map((d) =>
+            el('tr', { 'data-testid': 'mismatch-difference' },
+              el('td', { className: 'mono small', 'data-field': 'path' }, d.path),
+              el('td', { className: 'mono small diff-candidate', 'data-field': 'candidate', title: 'candidate' }, d.candidate),
+              el('td', { className: 'mono small diff-reference', 'data-field': 'reference', title: 'reference' }, d.reference)))),
+        ),
+        m.more_differences ? el('span', { className: 'muted small' }, 'more paths differ') : null,
+      );
+    }
+    const why = DIFFERENCES_NOTES[m.differences_status] || 'values not recorded';
+    return el(
+      'td',
+      { 'data-testid': 'mismatch-differences', className: 'muted small' },
+      `${why}; fingerprints `,
+      el('span', { className: 'mono', title: m.candidate_hash }, shorten(String(m.candidate_hash), 12)),
+      ' ≠ ',
+      el('span', { className: 'mono', title: m.reference_hash }, shorten(String(m.reference_hash), 12)),
+    );
+  }
+
+  /**
+   * The listed mismatches, one row per distinct pair of answers (×n: how many mismatches of the
+   * method had those same two answers), grouped by method, each with what differs.
+   */
   function renderMismatches(data) {
     const check = data.verdict && (data.verdict.checks || []).find((c) => c.name === 'correctness');
     const section = byId('mismatches-section');
@@ -784,27 +853,48 @@
       node.replaceChildren(el('tbody', null, el('tr', null, el('td', { className: 'empty' }, `No mismatches (${fmtInt(check.details && check.details.compared)} pairs compared).`))));
       return;
     }
+    // Verdicts stored before examples were deduplicated may repeat a row: fold identical ones here too.
+    const rows = [];
+    const byKey = new Map();
+    for (const m of mismatches) {
+      const key = JSON.stringify([m.method, m.params, m.candidate_hash, m.reference_hash]);
+      const seen = byKey.get(key);
+      if (seen) seen.occurrences += m.occurrences || 1;
+      else {
+        const row = Object.assign({}, m, { occurrences: m.occurrences || 1 });
+        byKey.set(key, row);
+        rows.push(row);
+      }
+    }
+    rows.sort((a, b) => a.method.localeCompare(b.method));
+    const totals = new Map(((check.details && check.details.mismatches_by_method) || []).map((c) => [c.method, c]));
     node.replaceChildren(
-      el('thead', null, el('tr', null, ['Method', 'Params', 'Candidate hash', 'Reference hash'].map((hd) => el('th', null, hd)))),
+      el('thead', null, el('tr', null, ['Method', 'Params', 'Times', 'What differs (path · candidate · reference)'].map((hd, i) => el('th', { className: i === 2 ? 'num' : null }, hd)))),
       el(
         'tbody',
         null,
-        mismatches.map((m) => {
+        rows.map((m, i) => {
           const params = JSON.stringify(m.params === undefined ? null : m.params);
+          const first = i === 0 || rows[i - 1].method !== m.method;
+          const total = totals.get(m.method);
           return el(
             'tr',
-            { 'data-testid': 'mismatch-row' },
-            el('td', { className: 'mono' }, m.method),
-            el('td', { className: 'mono small', title: params }, shorten(params, 120)),
-            el('td', { className: 'mono small', title: m.candidate_hash }, shorten(String(m.candidate_hash), 16)),
-            el('td', { className: 'mono small', title: m.reference_hash }, shorten(String(m.reference_hash), 16)),
+            { 'data-testid': 'mismatch-row', 'data-method': m.method, className: first ? 'group-first' : null },
+            el('td', { className: 'mono' }, first ? m.method : '', first && total ? el('div', { className: 'muted small' }, `${fmtInt(total.mismatched)} of ${fmtInt(total.compared)} differ`) : null),
+            el('td', { className: 'mono small', title: params }, shorten(params, 80)),
+            el('td', { className: 'num', 'data-field': 'occurrences' }, `×${fmtInt(m.occurrences)}`),
+            differencesCell(m),
           );
         }),
       ),
     );
-    if (check.details.mismatched > mismatches.length) {
-      node.append(el('caption', { className: 'muted small' }, `The first ${mismatches.length} of ${fmtInt(check.details.mismatched)} mismatches.`));
-    }
+    const listed = rows.reduce((sum, m) => sum + m.occurrences, 0);
+    const mismatched = check.details.mismatched;
+    node.append(
+      el('caption', { className: 'muted small' },
+        `${fmtInt(mismatched)} ${mismatched === 1 ? 'mismatch' : 'mismatches'}, one row per distinct pair of answers` +
+          (isNum(mismatched) && listed < mismatched ? `; the rows shown cover ${fmtInt(listed)} of them.` : '.')),
+    );
   }
 
   function renderRetries(data) {

@@ -8,16 +8,16 @@
 (function () {
   'use strict';
 
+  const RUN_STATES = { success: 'completed', failed: 'failed', cancelled: 'cancelled' };
   const VERDICT_COLOURS = { pass: '#059669', fail: '#dc2626', error: '#6b7280' };
   const CHART = { width: 900, height: 320, left: 62, right: 16, top: 16, bottom: 44 };
 
   const { el, svg, byId, isNum } = window.RvsDom;
   const fmtMs = (v) => (isNum(v) ? `${v.toLocaleString('en-US', { maximumFractionDigits: 1 })} ms` : '—');
   const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
-  const fmtInterval = (i) => (i ? `${fmtMs(i.lower)} … ${i.upper === null ? '∞' : fmtMs(i.upper)}` : '—');
-  // A bound as the verdict writes it: whole ms from 10 ms up, one decimal below; null is unbounded.
-  const bound = (v) => (v === null ? '∞' : v >= 10 ? String(Math.round(v)) : String(Number(v.toFixed(1))));
-  const fmtRange = (i) => (i && isNum(i.lower) ? `[${bound(i.lower)}–${bound(i.upper)}]` : '');
+  // An interval is rounded together with its point (interval.js): the point is never shown outside it.
+  const fmtRange = (i) => (i && isNum(i.lower) && isNum(i.point) ? window.RvsInterval.range(i) : '');
+  const fmtPoint = (i, fallback) => (i && isNum(i.lower) && isNum(i.point) ? window.RvsInterval.point(i) : fmtMs(fallback));
 
   const params = new URLSearchParams(location.search);
   const token = params.get('token') || '';
@@ -25,7 +25,10 @@
   const parts = location.pathname.split('/').filter(Boolean);
   const runId = decodeURIComponent(parts[parts.length - 2] || '');
   const apiUrl = `/dashboard/api/runs/${encodeURIComponent(runId)}/suite?token=${encodeURIComponent(token)}`;
-  const runPage = (id) => `/dashboard/runs/${encodeURIComponent(id)}${id === runId ? `?token=${encodeURIComponent(token)}` : ''}`;
+  // Each listed run's page with the link the API made for it (read-only, expiring with this one).
+  let runLinks = new Map();
+  const runPage = (id) =>
+    id === runId ? `/dashboard/runs/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}` : runLinks.get(id) || `/dashboard/runs/${encodeURIComponent(id)}`;
 
   function niceScale(max, ticks) {
     if (!(max > 0)) return { max: 1, step: 0.25 };
@@ -103,7 +106,7 @@
       const link = svg('a', { href: runPage(p.run_id) });
       link.append(
         svg('circle', { cx: x(i), cy: y(p.candidate.p95_ms), r: 6, fill: VERDICT_COLOURS[p.verdict] || '#6b7280', stroke: '#fff', 'stroke-width': 1.5, 'data-verdict': p.verdict, 'data-run': p.run_id },
-          svg('title', null, `${fmtTime(p.finished_at)}: p95 ${fmtMs(p.candidate.p95_ms)} [${fmtInterval(interval)}], verdict ${p.verdict}`)),
+          svg('title', null, `${fmtTime(p.finished_at)}: p95 ${fmtPoint(interval, p.candidate.p95_ms)} ${fmtRange(interval)}, verdict ${p.verdict}`)),
       );
       marks.append(link);
     });
@@ -127,20 +130,21 @@
   }
 
   function renderTable(points) {
-    const head = ['Run', 'Finished', 'Status', 'Verdict', 'p50 [95%]', 'p95 [95%]', 'p99 [95%]', 'Match rate', 'Baseline limits'];
+    const head = ['Run', 'Finished', 'Verdict', 'Run state', 'p50 [95%]', 'p95 [95%]', 'p99 [95%]', 'Match rate', 'Baseline limits'];
     // The point, and under it the 95% interval of that percentile.
     const percentileCell = (p, key) => {
       const q = p.candidate.intervals_ms && p.candidate.intervals_ms[key];
       return el('td', { className: 'num', 'data-field': key },
-        el('span', { 'data-field': 'point' }, fmtMs(p.candidate[`${key}_ms`])),
+        el('span', { 'data-field': 'point' }, fmtPoint(q, p.candidate[`${key}_ms`])),
         q ? el('span', { className: 'interval', 'data-field': 'interval', title: '95% confidence interval (ms)' }, fmtRange(q)) : null);
     };
     const rows = points.map((p) =>
       el('tr', { 'data-run': p.run_id },
         el('td', null, el('a', { href: runPage(p.run_id), 'data-testid': 'run-link' }, `${p.run_id.slice(0, 8)}${p.run_id === runId ? ' (this run)' : ''}`)),
         el('td', null, fmtTime(p.finished_at)),
-        el('td', null, el('span', { className: `badge status-${p.status}` }, p.status)),
         el('td', null, el('span', { className: `badge status-${p.verdict}`, 'data-testid': 'trend-verdict' }, p.verdict)),
+        // The run's own state, not its outcome: `success` means it completed.
+        el('td', null, el('span', { className: `badge run-state status-${p.status}`, 'data-testid': 'trend-run-state' }, RUN_STATES[p.status] || p.status)),
         percentileCell(p, 'p50'),
         percentileCell(p, 'p95'),
         percentileCell(p, 'p99'),
@@ -166,11 +170,14 @@
       return;
     }
     const data = await response.json();
+    // Only paths of this page's own origin are followed.
+    runLinks = new Map((data.run_links || []).filter((l) => typeof l.path === 'string' && l.path.startsWith('/dashboard/runs/')).map((l) => [l.run_id, l.path]));
     byId('suite-title').textContent = data.suite.name;
     document.title = `${data.suite.name} · Suite trend`;
     byId('suite-subtitle').textContent = `Suite ${data.suite.id} · ${data.trend.pagination.total} finished runs (the newest ${data.trend.data.length} shown)`;
     renderChart(data.trend.data);
     renderTable(data.trend.data);
+    if (data.link_expires_at) byId('links-note').textContent = `Each run opens read-only with a link of its own; every link on this page expires when this one does, ${fmtTime(data.link_expires_at)}.`;
     byId('footer').textContent = `Data as of ${fmtTime(data.generated_at)}.`;
     byId('app').dataset.state = 'ready';
   }

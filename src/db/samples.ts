@@ -244,8 +244,12 @@ export interface DifferingCounts {
 
 /** A listed mismatch; `recheck` when it is a head-moved difference its re-check confirmed. */
 export interface ClassifiedMismatch extends DifferingSample {
+  /** The candidate target that answered. */
+  target_id: string;
   /** The block the re-check pinned and the hashes of its answers. */
   recheck: { block: string; candidate_hash: string; reference_hash: string } | null;
+  /** Mismatches of the method with the same two answers as shown (the same hash pair); this one is the first by seq. */
+  occurrences: number;
 }
 
 /**
@@ -299,9 +303,11 @@ function differingPairs(
  * (run_rechecks, written by the head re-check before) still differed: that one is `confirmed`
  * and counts as a mismatch.
  *
- * Returns the counts per method and up to `limit` example mismatches per method (the first by
- * seq), from window functions: only counts and a few rows come back however many samples
- * differ. spreadMismatches picks the listed ones from those.
+ * Returns the counts per method and up to `limit` example mismatches per method, from window
+ * functions: only counts and a few rows come back however many samples differ. Examples are
+ * distinct: mismatches of a method with the same two answers as shown (the same pair of hashes —
+ * a candidate that answers one call wrongly every time) are one example, the first by seq, with
+ * their number in `occurrences`. spreadMismatches picks the listed ones from those.
  */
 export async function classifyDifferingSamples(
   sql: postgres.TransactionSql,
@@ -313,6 +319,8 @@ export async function classifyDifferingSamples(
   type Row = DifferingSample & Omit<DifferingCounts, 'method'> & {
     moved_head: boolean;
     mismatch: boolean;
+    target_id: string;
+    occurrences: number;
     block: string | null;
     recheck_candidate_hash: string | null;
     recheck_reference_hash: string | null;
@@ -324,13 +332,17 @@ export async function classifyDifferingSamples(
       select d.seq, d.target_id, d.method, d.candidate_hash, d.reference_hash, d.head_moved as moved_head,
         rc.outcome as recheck, rc.block::text as block,
         rc.candidate_hash as recheck_candidate_hash, rc.reference_hash as recheck_reference_hash,
-        not d.head_moved or coalesce(rc.outcome = 'confirmed', false) as mismatch
+        not d.head_moved or coalesce(rc.outcome = 'confirmed', false) as mismatch,
+        -- The answers an example shows: a confirmed re-check's when there is one.
+        case when d.head_moved and rc.block is not null then rc.candidate_hash else d.candidate_hash end as shown_candidate_hash,
+        case when d.head_moved and rc.block is not null then rc.reference_hash else d.reference_hash end as shown_reference_hash
       from differing d
       left join run_rechecks rc on rc.run_id = ${runId} and rc.target_id = d.target_id and rc.seq = d.seq
-    )
-    select * from (
+    ),
+    counted as (
       select cl.*,
-        row_number() over (partition by method, mismatch order by seq, target_id) as rank,
+        row_number() over (partition by method, mismatch, shown_candidate_hash, shown_reference_hash order by seq, target_id) as pair_rank,
+        (count(*) over (partition by method, mismatch, shown_candidate_hash, shown_reference_hash))::int as occurrences,
         (count(*) filter (where mismatch) over m)::int as mismatched,
         (count(*) filter (where not mismatch) over m)::int as head_moved,
         (count(*) filter (where moved_head and recheck = 'confirmed') over m)::int as confirmed,
@@ -338,6 +350,10 @@ export async function classifyDifferingSamples(
         (count(*) filter (where moved_head and recheck = 'failed') over m)::int as recheck_failed
       from classified cl
       window m as (partition by method)
+    )
+    select * from (
+      select c.*, row_number() over (partition by method, mismatch order by seq, target_id) as rank
+      from counted c where pair_rank = 1
     ) ranked
     where rank = 1 or (mismatch and rank <= ${options.limit})
     order by method, seq, target_id`;
@@ -350,6 +366,8 @@ export async function classifyDifferingSamples(
     const confirmedRecheck = row.moved_head && row.block !== null;
     examples.push({
       seq: row.seq,
+      target_id: row.target_id,
+      occurrences: row.occurrences,
       method,
       candidate_hash: row.candidate_hash,
       reference_hash: row.reference_hash,

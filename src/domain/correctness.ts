@@ -318,11 +318,35 @@ export interface RecheckCounts {
   failed: number;
 }
 
+/** Where two answers part (domain/answer-diff.ts): a path and both values, truncated and redacted. */
+export interface AnswerDifference {
+  /** JSONPath-like: `$` is the result, `.key`, `[index]`. */
+  path: string;
+  /** The value at the path as canonical JSON, truncated and redacted; `(absent)` when the side has none. */
+  candidate: string;
+  reference: string;
+}
+
+/**
+ * How the values of a listed mismatch are known. Samples keep fingerprints, not answers, so
+ * finalize asks both sides the listed calls once more: `shown` when both answered with the
+ * fingerprints on record (the differences are those of the recorded answers), `changed` when an
+ * answer was no longer the recorded one (nothing shown: it would not be what was judged),
+ * `unavailable` when a side failed or the re-asking was out of time.
+ */
+export type DifferencesStatus = 'shown' | 'changed' | 'unavailable';
+
 export interface CorrectnessMismatch {
   method: string;
   params: unknown;
   candidate_hash: string;
   reference_hash: string;
+  /** Differing pairs of this method with exactly these two answers (this hash pair); the listed one is the first by seq. */
+  occurrences?: number;
+  /** At most MAX_DIFFERENCES paths; empty unless differences_status is `shown`. */
+  differences?: AnswerDifference[];
+  more_differences?: boolean;
+  differences_status?: DifferencesStatus;
 }
 
 /** One method's share of the correctness check: how many of its compared pairs differed. */

@@ -9,6 +9,7 @@ import {
   type PersistingDecision,
 } from './statistics/history-baseline';
 import { decideLatency, type LatencyDecision } from './statistics/latency-decision';
+import { showMsInterval } from './interval-display';
 import { nearestRank, orderStatisticRanks, percentileIntervals, quantileInterval, type QuantileInterval, type SortedSamples } from './statistics/quantile-interval';
 import {
   DEFAULT_RUN_DRIFT_SD,
@@ -331,8 +332,13 @@ function showMs(ms: number | null): string {
   return ms >= 10 ? String(Math.round(ms)) : String(round1(ms));
 }
 
-export function showInterval(p: PercentileMs): string {
-  return `${showMs(p.point)} ms [${showMs(p.lower)}–${showMs(p.upper)}]`;
+/**
+ * A percentile with its interval, as measured: the interval's own point (the same order statistic
+ * as its bounds, one decimal). The run's whole-ms statistic beside one-decimal bounds could fall
+ * outside them ("2 ms [1.5–1.6]"); it is shown only where there were no samples to bound.
+ */
+function showPercentile(p: PercentileMs, samples: number, statisticMs: number): string {
+  return showMsInterval(samples > 0 ? p : { ...p, point: statisticMs });
 }
 
 function showIntervalPct(i: IntervalPct): string {
@@ -368,7 +374,7 @@ function latencyP95Check(input: VerdictInput, latencies: SortedSamples): Check {
   return {
     name: 'latency_p95',
     status: pass ? 'pass' : 'fail',
-    message: `p95 ${showInterval({ ...details.intervals_ms.p95, point: p95 })} ${pass ? '<=' : '>'} ${t.latency_p95_max_ms} ms`,
+    message: `p95 ${showPercentile(details.intervals_ms.p95, latencies.length, p95)} ${pass ? '<=' : '>'} ${t.latency_p95_max_ms} ms`,
     details,
   };
 }
@@ -452,8 +458,8 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
   const interval = intervalPct(diff);
   const measurable = decision.reason !== 'no_samples';
   const message = measurable
-    ? `candidate p95 ${showInterval({ ...candidateIntervals.p95, point: candidateP95 })} vs reference ` +
-      `${showInterval({ ...referenceIntervals.p95, point: referenceP95 })} (${formatPct(pct)}, 95% interval ` +
+    ? `candidate p95 ${showPercentile(candidateIntervals.p95, candidateLatencies.length, candidateP95)} vs reference ` +
+      `${showPercentile(referenceIntervals.p95, referenceLatencies.length, referenceP95)} (${formatPct(pct)}, 95% interval ` +
       `${showIntervalPct(interval)}, max ${formatPct(max)}, ${showPairing(pairing)}) — ${decisionClause(decision, regressionFloorMs(input), diff)}`
     : 'no successful calls on the candidate or the reference — inconclusive: nothing to compare (the availability check judges failed calls)';
   const check: Check = {
@@ -552,7 +558,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
   const baselineP95 = Math.round(band.median_us / 1000);
   const pct = driftPct(candidateP95, baselineP95);
   const overMedian = Number.isNaN(judged.vs_median_pct) ? null : round1(judged.vs_median_pct);
-  const what = `candidate p95 ${showInterval({ ...percentileMs(q), point: candidateP95 })} vs the history of ${band.runs} passing runs (median ${showMs(medianMs)} ms, upper limit ${showMs(upperMs)} ms, ${overMedian === null ? 'n/a' : formatPct(overMedian)} over the median, max ${formatPct(max)})`;
+  const what = `candidate p95 ${showPercentile(percentileMs(q), q.n, candidateP95)} vs the history of ${band.runs} passing runs (median ${showMs(medianMs)} ms, upper limit ${showMs(upperMs)} ms, ${overMedian === null ? 'n/a' : formatPct(overMedian)} over the median, max ${formatPct(max)})`;
   const why = {
     no_samples: 'inconclusive: no successful call to compare',
     within_band: 'pass: within the band of the history',
@@ -646,8 +652,8 @@ function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous
   const message =
     decision.reason === 'no_samples'
       ? `${fallback}no successful calls on the candidate or the baseline run — inconclusive: nothing to compare`
-      : `${fallback}candidate p95 ${showInterval({ ...candidateInterval, point: candidateP95 })} vs baseline ` +
-        `${showInterval({ ...baselineInterval, point: baselineP95 })} (${formatPct(pct)}, 95% interval ${showIntervalPct(interval)} ` +
+      : `${fallback}candidate p95 ${showPercentile(candidateInterval, candidateLatencies.length, candidateP95)} vs baseline ` +
+        `${showPercentile(baselineInterval, previous.latencies.length, baselineP95)} (${formatPct(pct)}, 95% interval ${showIntervalPct(interval)} ` +
         `with a 10% run-drift allowance, max ${formatPct(max)}) — ${decisionClause(decision, floor, diff)}`;
   const limits: BaselineLimits = {
     max_pct: max,
@@ -777,7 +783,7 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
     }
   }
   const cell = (point: number, latencies: SortedSamples | undefined, p: 'p50' | 'p95' | 'p99') =>
-    latencies ? showInterval({ ...intervalsMs(latencies)[p], point }) : `${point} ms`;
+    latencies ? showPercentile(intervalsMs(latencies)[p], latencies.length, point) : `${point} ms`;
   const row = (name: string, s: RunStats, latencies: SortedSamples | undefined) =>
     `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
     `${cell(s.latency.successful.p95_ms, latencies, 'p95')} | ${cell(s.latency.successful.p99_ms, latencies, 'p99')} |`;
@@ -792,7 +798,7 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
       const intervals = intervalsMs(target.latencies);
       const calls = target.stats ? `${target.stats.total} | ${target.stats.failed}` : `– | –`;
       lines.push(
-        `| candidate (${escape(target.endpoint_name)}) | ${calls} | ${showInterval(intervals.p50)} | ${showInterval(intervals.p95)} | ${showInterval(intervals.p99)} |`,
+        `| candidate (${escape(target.endpoint_name)}) | ${calls} | ${showMsInterval(intervals.p50)} | ${showMsInterval(intervals.p95)} | ${showMsInterval(intervals.p99)} |`,
       );
     }
   }
@@ -806,9 +812,17 @@ function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, c
   }
   if (mismatches.length > 0) {
     lines.push('', '<details><summary>Top mismatches</summary>', '');
+    const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
     for (const m of mismatches.slice(0, 5)) {
-      const params = JSON.stringify(m.params).slice(0, 120).replace(/`/g, "'");
-      lines.push(`- \`${m.method}\` \`${params}\`: candidate \`${m.candidate_hash.slice(0, 12)}\` ≠ reference \`${m.reference_hash.slice(0, 12)}\``);
+      const params = JSON.stringify(m.params ?? null).slice(0, 120);
+      const times = (m.occurrences ?? 1) > 1 ? ` (×${m.occurrences})` : '';
+      // What differs, where it is known: each path with both values; else the two fingerprints.
+      const what =
+        m.differences_status === 'shown' && m.differences && m.differences.length > 0
+          ? m.differences.map((d) => `${code(d.path)} candidate ${code(d.candidate)} ≠ reference ${code(d.reference)}`).join('; ') +
+            (m.more_differences ? '; …' : '')
+          : `candidate ${code(m.candidate_hash.slice(0, 12))} ≠ reference ${code(m.reference_hash.slice(0, 12))}`;
+      lines.push(`- ${code(m.method)} ${code(params)}${times}: ${what}`);
     }
     lines.push('', '</details>');
   }

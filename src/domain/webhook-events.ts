@@ -85,8 +85,14 @@ function slackEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * The run's own state in words. A run's status `success` says that it completed (every planned
+ * call was made), not that the endpoint passed: the verdict is the outcome, so it leads.
+ */
+const RUN_STATE: Record<string, string> = { success: 'completed', failed: 'failed', cancelled: 'was cancelled' };
+
 const HEADLINES: Record<WebhookEvent, (run: RunEventSummary) => string> = {
-  'run.finished': (run) => `run finished (${run.status}), verdict ${run.verdict}`,
+  'run.finished': (run) => `verdict ${run.verdict} (the run ${RUN_STATE[run.status] ?? run.status})`,
   'run.failed': (run) => `run failed, verdict ${run.verdict}`,
   'verdict.failed': () => 'verdict failed',
   'verdict.changed': (run) => `verdict changed from ${run.previousVerdict ?? 'none'} to ${run.verdict}`,

@@ -35,6 +35,12 @@ export interface ProbeRangeOptions {
   onBatch?: (results: ProbedCall[], fromSeq: number, toSeq: number) => void;
   /** Results per onBatch call (default 1,000). */
   batchCalls?: number;
+  /**
+   * A batch also ends once this long has passed since the last one (when a result arrives), so a
+   * slow schedule (an open loop of 10 calls/s fills 1,000 in 100 s) still hands its results on
+   * every so often: what the run's progress counts is what was committed. Default: no limit.
+   */
+  batchMaxMs?: number;
 }
 
 export interface ProbeRangeResult {
@@ -84,10 +90,13 @@ class Prefix {
   private base: number;
   readonly collected: ProbedCall[] = [];
 
+  private lastEmitMs = performance.now();
+
   constructor(
     from: number,
     private readonly batchCalls: number,
     private readonly onBatch: ProbeRangeOptions['onBatch'],
+    private readonly batchMaxMs = Number.POSITIVE_INFINITY,
   ) {
     this.base = from;
   }
@@ -97,6 +106,7 @@ class Prefix {
     while (this.pending[this.ready] !== undefined) this.ready++;
     // One late answer can complete several batches at once.
     while (this.onBatch && this.ready >= this.batchCalls) this.emit(this.batchCalls);
+    if (this.onBatch && this.ready > 0 && performance.now() - this.lastEmitMs >= this.batchMaxMs) this.emit(this.ready);
   }
 
   /** Hands on everything collected (a gap-free prefix once every started call has settled). */
@@ -106,6 +116,7 @@ class Prefix {
 
   private emit(count: number): void {
     const batch = this.pending.splice(0, count) as ProbedCall[];
+    this.lastEmitMs = performance.now();
     const from = this.base;
     this.base += count;
     this.ready -= count;
@@ -119,7 +130,7 @@ class Prefix {
  * request that was started is awaited, so the results are always a gap-free prefix.
  */
 export async function probeRange(o: ProbeRangeOptions): Promise<ProbeRangeResult> {
-  const prefix = new Prefix(o.from, o.onBatch ? (o.batchCalls ?? 1_000) : Number.POSITIVE_INFINITY, o.onBatch);
+  const prefix = new Prefix(o.from, o.onBatch ? (o.batchCalls ?? 1_000) : Number.POSITIVE_INFINITY, o.onBatch, o.batchMaxMs);
   const nextSeq = o.ratePerSecond ? await openLoop(o, o.ratePerSecond, prefix) : await closedLoop(o, prefix);
   prefix.flush();
   return { results: prefix.collected, nextSeq };

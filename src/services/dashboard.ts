@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import { latencyHistogram } from '../db/histogram';
 import { findRun } from '../db/runs';
-import { AppError, notFound } from '../errors';
+import { AppError, forbidden, notFound } from '../errors';
 import type { Ctx, Deps, Principal } from './context';
-import { verifyDashboardToken } from './dashboard-token';
+import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
 import { getRun, getVerdict, type VerdictResponse } from './runs';
 import { getSuiteTrend } from './suite-trend';
@@ -67,8 +67,8 @@ export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: stri
 }
 
 /**
- * The verdict's dashboard_url carries a freshly signed token: handing it out to a link holder
- * would let anyone with a link renew it forever. The page already has its link.
+ * The verdict's (and the run's) dashboard_url carries a freshly signed token: handing it out to a
+ * link holder would let anyone with a link renew it forever. The page already has its link.
  */
 function withoutLink(verdict: VerdictResponse): Omit<VerdictResponse, 'dashboard_url'> {
   const copy: Partial<VerdictResponse> = { ...verdict };
@@ -98,8 +98,10 @@ export async function getDashboardData(deps: Deps, runId: string) {
   const names = new Map(metrics.targets.map((t) => [t.target_id, t]));
   // Same order as the run's targets (candidates first, then the reference), so colours match the other chart.
   const position = (targetId: string) => metrics.targets.findIndex((t) => t.target_id === targetId);
+  const runWithoutLink: Partial<typeof run> = { ...run };
+  delete runWithoutLink.dashboard_url;
   return {
-    run,
+    run: runWithoutLink as Omit<typeof run, 'dashboard_url'>,
     verdict: verdict && withoutLink(verdict),
     metrics,
     histogram: histogram && {
@@ -127,11 +129,16 @@ export const SUITE_PAGE_POINTS = 100;
 
 /**
  * The suite page's data: the trend of the suite the run belongs to. A run's link token also
- * authorises this, and only this: the suite is the run's own (never a parameter), and the points
- * carry run ids, verdicts and latency figures, no tokens (a link to another run's page works only
- * for whoever has that run's own link). Call only after dashboardAccessAllowed.
+ * authorises this: the suite is the run's own (never a parameter). Every run the page lists gets
+ * a link of its own (`run_links`) so that what the page shows opens: read-only like the token
+ * used, and expiring when it does — never later, so following links can never renew one. What a
+ * run link opens is that run's page and the same suite page again, so a link to one run of a
+ * suite reaches the suite's finished runs and nothing else. Call only after
+ * dashboardAccessAllowed (the token was verified for `runId`).
  */
-export async function getDashboardSuiteTrend(deps: Deps, runId: string) {
+export async function getDashboardSuiteTrend(deps: Deps, runId: string, token: string, now = new Date()) {
+  const expiresAt = dashboardTokenExpiry(deps.box, token, runId, now, deps.config.dashboardLinksNotBefore);
+  if (expiresAt === null) throw forbidden('this dashboard link is invalid or has expired');
   const row = await findRun(deps.sql, runId);
   if (!row) throw notFound('run');
   await assertTenantEnabled(deps, row.tenant_id);
@@ -141,6 +148,16 @@ export async function getDashboardSuiteTrend(deps: Deps, runId: string) {
     run_id: runId,
     suite: { id: row.test_suite_id, name: row.config_snapshot.suite.name },
     trend,
-    generated_at: new Date().toISOString(),
+    run_links: trend.data.map((point) => ({
+      run_id: point.run_id,
+      path: dashboardPath(point.run_id, point.run_id === runId ? token : signDashboardToken(deps.box, point.run_id, expiresAt)),
+    })),
+    link_expires_at: expiresAt.toISOString(),
+    generated_at: now.toISOString(),
   };
+}
+
+/** A run page's path with its token; the verdict's dashboard_url is this under the public base URL. */
+export function dashboardPath(runId: string, token: string): string {
+  return `/dashboard/runs/${runId}?token=${encodeURIComponent(token)}`;
 }

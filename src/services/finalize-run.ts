@@ -16,14 +16,22 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
-import { isHeadDependent, MAX_LISTED_MISMATCHES, pinHeadDependentParams, spreadMismatches, tallyFromCounts, type CorrectnessTally } from '../domain/correctness';
+import {
+  isHeadDependent,
+  MAX_LISTED_MISMATCHES,
+  pinHeadDependentParams,
+  spreadMismatches,
+  tallyFromCounts,
+  type CorrectnessMismatch,
+  type CorrectnessTally,
+} from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
 import { createPlanner, templateParams } from '../domain/workload';
 
 /**
- * The one way a run ends (issue 12): the run workflow's finalize activity, a cancel of a run
+ * The one way a run ends: the run workflow's finalize activity, a cancel of a run
  * without a workflow and a run that could not be scheduled all come here. Targets still open
  * are closed, stats are aggregated in Postgres, and the verdict is built by computeVerdict —
  * judged for a successful run, its error verdict otherwise.
@@ -55,9 +63,34 @@ export type RecheckHeadMoved = (
   reference: RunTargetRow,
 ) => Promise<void>;
 
+/** A listed mismatch to explain: the call, the candidate that answered it and the recorded fingerprints. */
+export interface MismatchToExplain {
+  targetId: string;
+  method: string;
+  params: unknown;
+  candidateHash: string;
+  referenceHash: string;
+}
+
+export type MismatchExplanation = Required<Pick<CorrectnessMismatch, 'differences' | 'more_differences' | 'differences_status'>>;
+
+/**
+ * Asks both sides the listed mismatches' calls once more and says where the answers part
+ * (samples keep fingerprints, not answers). It talks to the endpoints, so the worker provides it;
+ * bounded: at most MAX_LISTED_MISMATCHES calls per side. One explanation per mismatch, in order.
+ */
+export type ExplainMismatches = (
+  sql: postgres.TransactionSql,
+  run: RunRow,
+  candidates: RunTargetRow[],
+  reference: RunTargetRow,
+  mismatches: MismatchToExplain[],
+) => Promise<MismatchExplanation[]>;
+
 export interface FinalizeRunDeps {
   sql: Sql;
   recheck?: RecheckHeadMoved;
+  explain?: ExplainMismatches;
 }
 
 export class RunNotFoundError extends Error {
@@ -173,11 +206,23 @@ async function tallyCorrectness(
     run.pinned_block === null ? null : Number(run.pinned_block),
   );
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
-  const examples = spreadMismatches(classified.examples).map((d) => ({
+  const listed = spreadMismatches(classified.examples).map((d) => ({
+    targetId: d.target_id,
     method: d.method,
     params: d.recheck ? pinHeadDependentParams(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
-    candidate_hash: d.recheck?.candidate_hash ?? d.candidate_hash,
-    reference_hash: d.recheck?.reference_hash ?? d.reference_hash,
+    candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
+    referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
+    occurrences: d.occurrences,
+  }));
+  const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
+  const explanations = deps.explain && listed.length > 0 ? await deps.explain(sql, run, candidates, reference, listed) : [];
+  const examples: CorrectnessMismatch[] = listed.map((m, i) => ({
+    method: m.method,
+    params: m.params,
+    candidate_hash: m.candidateHash,
+    reference_hash: m.referenceHash,
+    occurrences: m.occurrences,
+    ...(explanations[i] ?? unexplained),
   }));
   return tallyFromCounts(counts, classified.counts, examples);
 }

@@ -110,7 +110,7 @@ function presentRun(run: RunRow, targets: RunTargetRow[], retries: RetryRow[], c
   return { ...summary, config_snapshot: config, suite: { ...summary.suite, config } };
 }
 
-export type RunResponse = ReturnType<typeof presentRun>;
+export type RunResponse = ReturnType<typeof presentRun> & { dashboard_url: string };
 
 async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
   const run = await findRun(ctx.deps.sql, runId);
@@ -139,7 +139,17 @@ async function present(ctx: Ctx, run: RunRow): Promise<RunResponse> {
     findRetryHistory(sql, run.id),
     isTerminal(run) ? null : countRunSamples(sql, run.id),
   ]);
-  return presentRun(run, targets, retries, counted ?? finishedCallsDone(targets));
+  return { ...presentRun(run, targets, retries, counted ?? finishedCallsDone(targets)), dashboard_url: dashboardUrl(ctx.deps, run.id) };
+}
+
+/**
+ * A read-only link to the run's dashboard page, signed afresh (valid DASHBOARD_TOKEN_TTL_MS): the
+ * run resource carries it from the moment the run is triggered, so a CI log can link the live
+ * page; the verdict carries one too.
+ */
+function dashboardUrl(deps: Pick<Deps, 'box' | 'config'>, runId: string): string {
+  const token = signDashboardToken(deps.box, runId, new Date(Date.now() + DASHBOARD_TOKEN_TTL_MS));
+  return `${deps.config.publicUrl}/dashboard/runs/${runId}?token=${token}`;
 }
 
 export const listRunsQuery = paginationQuery.extend({
@@ -399,7 +409,5 @@ export async function getVerdict({
   if (!isTerminal(run) || !run.verdict) {
     throw new AppError('run_not_finished', `run is ${run.status}; the verdict is available once it has finished`);
   }
-  const { box, config } = ctx.deps;
-  const token = signDashboardToken(box, run.id, new Date(Date.now() + DASHBOARD_TOKEN_TTL_MS));
-  return { ...run.verdict, dashboard_url: `${config.publicUrl}/dashboard/runs/${run.id}?token=${token}` };
+  return { ...run.verdict, dashboard_url: dashboardUrl(ctx.deps, run.id) };
 }

@@ -101,7 +101,7 @@ describe('the rvs CLI against a real stack', () => {
     expect(result.stdout).toMatch(/\nLatency of successful calls, p50 \/ p95 \/ p99 \[95% confidence interval\]:\n {2}candidate {2}[\d.]+ ms \[[\d.]+–[\d.∞]+\]/);
     expect(result.stdout).toMatch(/Dashboard: http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=/);
     // Progress went to stderr as plain lines (not a TTY), never the key.
-    expect(result.stderr).toMatch(/^run [0-9a-f-]{36} queued: http:\/\/127\.0\.0\.1:\d+\/v1\/runs\//);
+    expect(result.stderr).toMatch(/^run [0-9a-f-]{36} queued: http:\/\/127\.0\.0\.1:\d+\/v1\/runs\/[0-9a-f-]{36}\ndashboard \(live\): http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=\S+\n/);
     expect(result.stderr).toMatch(/\] 50\/50 calls {2}success\n/);
     expect(result.stderr).not.toContain(key);
 
@@ -155,7 +155,9 @@ describe('the rvs CLI against a real stack', () => {
     const { suiteId } = await createSuite(stack.app, auth, { candidates: [fast.url] });
     const result = await rvs(['run', suiteId], { RVS_URL: baseUrl, RVS_API_KEY: key });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^run [0-9a-f-]{36} queued\n {2}suite: suite under test\n {2}url: {3}http:\/\/127\.0\.0\.1:\d+\/v1\/runs\/[0-9a-f-]{36}\n$/);
+    expect(result.stdout).toMatch(
+      /^run [0-9a-f-]{36} queued\n {2}suite: suite under test\n {2}url: {3}http:\/\/127\.0\.0\.1:\d+\/v1\/runs\/[0-9a-f-]{36}\n {2}dashboard: http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=\S+\n$/,
+    );
     expect(result.stderr).toBe('');
   });
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { showMsRange, displayMsInterval } from '../../src/domain/interval-display';
 import { signDashboardToken } from '../../src/services/dashboard-token';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
@@ -43,6 +44,13 @@ async function waitLoaded(page: Page, errors: string[]): Promise<void> {
   }
 }
 
+type Intervals = Record<'p50' | 'p95' | 'p99', { point: number; lower: number; upper: number | null }>;
+
+/** The candidates' percentile intervals as the latency_p95 check measured them. */
+function latencyP95Intervals(verdict: Record<string, any>): Intervals {
+  return (verdict.checks as { name: string; details: { intervals_ms: Intervals } }[]).find((c) => c.name === 'latency_p95')!.details.intervals_ms;
+}
+
 describe('run dashboard in a real browser', () => {
   let stack: Stack;
   let browser: Browser | undefined;
@@ -59,16 +67,15 @@ describe('run dashboard in a real browser', () => {
     stack = await startStack();
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
-    // The candidate answers eth_chainId wrongly now and then: the verdict lists those mismatches.
-    let chainIdCalls = 0;
+    // The candidate answers net_version (a few percent of the calls) wrongly, every time: the verdict lists those mismatches.
+    const answer = (method: string, version: string) => (method === 'net_version' ? version : method === 'eth_chainId' ? '0x1' : '0x1234');
     candidate = await startFakeNode(
       jittered(3, 24, async (req, res) => {
         if (hold) await hold;
-        const wrong = req.method === 'eth_chainId' && ++chainIdCalls % 40 === 0;
-        return answers.ok(wrong ? '0x2' : req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res);
+        return answers.ok(answer(req.method, '2'))(req, res);
       }),
     );
-    reference = await startFakeNode(jittered(6, 36, (req, res) => answers.ok(req.method === 'eth_chainId' ? '0x1' : '0x1234')(req, res)));
+    reference = await startFakeNode(jittered(6, 36, (req, res) => answers.ok(answer(req.method, '1'))(req, res)));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
@@ -91,6 +98,7 @@ describe('run dashboard in a real browser', () => {
           methods: [
             { method: 'eth_blockNumber', weight: 1 },
             { method: 'eth_chainId', weight: 1 },
+            { method: 'net_version', weight: 0.1 },
           ],
           requests_per_target: 240,
           concurrency: 2,
@@ -137,7 +145,7 @@ describe('run dashboard in a real browser', () => {
     const callsAtEnd = apiCalls;
     const endedAt = Date.now();
     expect(callsAtEnd).toBeGreaterThan(1);
-    expect(await live.textContent('#run-status')).toBe('success');
+    expect(await live.textContent('#run-status')).toBe('run completed');
 
     const run = await waitForRun(stack.app, auth, runId);
     expect(run.status).toBe('success');
@@ -153,9 +161,16 @@ describe('run dashboard in a real browser', () => {
     expect(response!.status()).toBe(200);
     await page.waitForSelector('#app[data-state="loaded"]');
 
-    // Header.
-    expect(await page.textContent('#run-status')).toBe('success');
+    // Header: the verdict first; the run's own state beside it in words that are no outcome, and not in a pass's green.
+    expect(await page.textContent('#run-status')).toBe('run completed');
+    expect(await page.getAttribute('#run-status', 'title')).toContain('The verdict says whether the endpoint passed');
     expect(await page.textContent('#verdict-badge')).toBe(`verdict: ${verdict.body.verdict}`);
+    expect(await page.locator('.hero-title .badge').evaluateAll((nodes) => nodes.map((n) => n.id))).toEqual(['verdict-badge', 'run-status']);
+    type Computed = { getComputedStyle(node: unknown): { backgroundColor: string } };
+    const background = (selector: string) =>
+      page.locator(selector).evaluate((node) => (globalThis as unknown as Computed).getComputedStyle(node).backgroundColor);
+    expect(await background('#run-status')).not.toBe(await background('#verdict-badge'));
+    expect(await background('#run-status')).toBe('rgb(243, 244, 246)');
     expect(await page.textContent('#verdict-summary')).toBe(verdict.body.summary);
     expect(await page.textContent('#progress-text')).toContain('480 / 480 calls');
     expect(await page.getAttribute('#temporal-link', 'href')).toBe(`http://localhost:8233/namespaces/default/workflows/run-${runId}`);
@@ -171,21 +186,21 @@ describe('run dashboard in a real browser', () => {
     }
     const p95 = page.locator('[data-testid="check-latency_p95"]');
     expect(await p95.getAttribute('data-status')).toBe('pass');
-    expect(await p95.textContent()).toContain(`p95 ${run.stats.latency.successful.p95_ms} ms`);
+    expect(await p95.textContent()).toContain(`p95 ${displayMsInterval(latencyP95Intervals(verdict.body).p95).point} ms`);
     expect(await p95.textContent()).toContain('≤ 500 ms');
 
     // Stats: the run's candidates, then each target.
     const runRow = page.locator('[data-testid="stats-row-run"]');
     expect(await runRow.locator('[data-field="calls_total"]').textContent()).toBe('240');
     expect(await runRow.locator('[data-field="calls_failed"]').textContent()).toBe('0');
-    expect(await runRow.locator('[data-field="p95_ms"] [data-field="point"]').first().textContent()).toBe(`${run.stats.latency.successful.p95_ms} ms`);
+    // The point shown with an interval is the interval's own, rounded with it (the whole-ms statistic can fall outside it).
+    expect(await runRow.locator('[data-field="p95_ms"] [data-field="point"]').first().textContent()).toBe(`${displayMsInterval(latencyP95Intervals(verdict.body).p95).point} ms`);
     expect(await page.locator('[data-testid="stats-row-primary"]').count()).toBe(1);
     expect(await page.locator('[data-testid="stats-row-reference"]').count()).toBe(1);
     expect(await page.locator('#stats-table tbody tr').count()).toBe(3);
 
     // Every percentile of the successful calls with its 95% interval, "[lo–hi]" as the verdict states it.
-    const bound = (ms: number | null) => (ms === null ? '∞' : ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10));
-    const range = (q: { lower: number; upper: number | null }) => `[${bound(q.lower)}–${bound(q.upper)}]`;
+    const range = showMsRange;
     const latencyP95 = verdict.body.checks.find((c: { name: string }) => c.name === 'latency_p95');
     const runIntervals = latencyP95.details.intervals_ms;
     const referenceIntervals = verdict.body.reference_comparison.latency.reference_intervals_ms;
@@ -196,6 +211,11 @@ describe('run dashboard in a real browser', () => {
     ] as const) {
       for (const p of ['p50', 'p95', 'p99']) {
         expect(await row.locator(`[data-field="${p}_ms"] [data-field="interval"]`).textContent()).toBe(range(intervals[p]));
+        // Never a point outside its own interval.
+        const shown = displayMsInterval(intervals[p]);
+        expect(await row.locator(`[data-field="${p}_ms"] [data-field="point"]`).first().textContent()).toBe(`${shown.point} ms`);
+        expect(Number(shown.lower)).toBeLessThanOrEqual(Number(shown.point));
+        if (shown.upper !== '∞') expect(Number(shown.point)).toBeLessThanOrEqual(Number(shown.upper));
       }
     }
     expect(await p95.locator('[data-field="interval"]').textContent()).toBe(range(runIntervals.p95));
@@ -216,7 +236,7 @@ describe('run dashboard in a real browser', () => {
     }
     // Closed loop: the comparison is unpaired, and the page says why.
     expect(await page.textContent('[data-testid="reference-pairing"]')).toBe('unpaired: closed loop');
-    expect(await page.textContent('[data-testid="reference-percentiles"]')).toContain(`p95 ${verdict.body.reference_comparison.latency.reference_p95_ms} ms ${range(referenceIntervals.p95)}`);
+    expect(await page.textContent('[data-testid="reference-percentiles"]')).toContain(`p95 ${displayMsInterval(referenceIntervals.p95).point} ms ${range(referenceIntervals.p95)}`);
 
     // 240 successful calls cannot show a 99% success rate (about 381 would): availability is
     // inconclusive, shown in a neutral colour of its own with its one-sentence reason, and it does not fail the verdict.
@@ -254,14 +274,28 @@ describe('run dashboard in a real browser', () => {
     const path95 = await page.locator('#chart-latency-time svg g[data-role="primary"] path[data-percentile="p95_ms"]').getAttribute('d');
     expect(path95).toMatch(/^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)+$/);
 
-    // Per-method table: two methods × candidate and reference.
-    expect(await page.locator('#methods-table tbody tr').count()).toBe(4);
+    // Per-method table: three methods × candidate and reference.
+    expect(await page.locator('#methods-table tbody tr').count()).toBe(6);
     expect(await page.locator('#methods-table tbody tr[data-method="eth_chainId"][data-role="reference"]').count()).toBe(1);
 
     // Correctness mismatches, comparisons, retries.
     const correctness = verdict.body.checks.find((c: { name: string }) => c.name === 'correctness');
     expect(correctness.details.mismatches.length).toBeGreaterThan(0);
-    expect(await page.locator('[data-testid="mismatch-row"]').count()).toBe(correctness.details.mismatches.length);
+    // The candidate gave the same wrong answer each time: one row counting them all (not a row per
+    // mismatch), with what differs: finalize asked both sides again and got the recorded answers.
+    expect(correctness.details.mismatches).toHaveLength(1);
+    const [mismatch] = correctness.details.mismatches;
+    expect(mismatch).toMatchObject({
+      method: 'net_version',
+      params: [],
+      occurrences: correctness.details.mismatched,
+      differences_status: 'shown',
+      differences: [{ path: '$', candidate: '"2"', reference: '"1"' }],
+    });
+    expect(await page.locator('[data-testid="mismatch-row"]').count()).toBe(1);
+    expect(await page.textContent('[data-testid="mismatch-row"] [data-field="occurrences"]')).toBe(`×${correctness.details.mismatched}`);
+    expect(await page.locator('[data-testid="mismatch-difference"] td').allTextContents()).toEqual(['$', '"2"', '"1"']);
+    await page.locator('#mismatches-section').screenshot({ path: SCREENSHOT.replace('.png', '-mismatches.png') });
     expect(await page.locator('#mismatches-section').isVisible()).toBe(true);
     expect(await page.textContent('#reference-comparison')).toContain('reference');
     expect(await page.textContent('#reference-comparison')).toContain(`${verdict.body.reference_comparison.latency.reference_p95_ms} ms`);
@@ -346,17 +380,41 @@ describe('run dashboard in a real browser', () => {
     expect(await page.locator('[data-testid="trend-verdict"]').allTextContents()).toEqual(points.map((p) => p.verdict));
     // Each run's p95 with its interval: a whisker in the chart and "[lo–hi]" in the table.
     expect(await page.locator('#chart-trend svg [data-testid="trend-points"] line').count()).toBe(4);
-    const bound = (ms: number | null) => (ms === null ? '∞' : ms >= 10 ? String(Math.round(ms)) : String(Math.round(ms * 10) / 10));
     for (const p of points) {
       for (const key of ['p50', 'p95', 'p99']) {
         const q = p.candidate.intervals_ms[key];
-        expect(await page.locator(`#trend-table tr[data-run="${p.run_id}"] [data-field="${key}"] [data-field="interval"]`).textContent()).toBe(`[${bound(q.lower)}–${bound(q.upper)}]`);
+        const cell = page.locator(`#trend-table tr[data-run="${p.run_id}"] [data-field="${key}"]`);
+        expect(await cell.locator('[data-field="interval"]').textContent()).toBe(showMsRange(q));
+        expect(await cell.locator('[data-field="point"]').textContent()).toBe(`${displayMsInterval(q).point} ms`);
       }
     }
+    // The run's state is no outcome: "completed", beside the verdict.
+    expect(await page.locator('[data-testid="trend-run-state"]').allTextContents()).toEqual(points.map(() => 'completed'));
+    // Every run link opens what it shows: this run with its own link, the others with links of their own
+    // that expire with this one.
     const hrefs = await page.locator('[data-testid="run-link"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('href')));
-    expect(hrefs).toEqual(points.map((p) => (p.run_id === last ? `/dashboard/runs/${last}?token=${encodeURIComponent(token)}` : `/dashboard/runs/${p.run_id}`)));
-    await page.screenshot({ path: '/tmp/suite-trend.png', fullPage: true });
+    expect(hrefs).toHaveLength(4);
+    for (const [i, href] of hrefs.entries()) {
+      const target = new URL(href!, origin);
+      expect(target.pathname).toBe(`/dashboard/runs/${points[i]!.run_id}`);
+      const runToken = target.searchParams.get('token')!;
+      if (points[i]!.run_id === last) expect(runToken).toBe(token);
+      else expect(JSON.parse(Buffer.from(runToken.split('.')[0]!, 'base64url').toString())).toEqual(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString().replace(last, points[i]!.run_id)));
+    }
+    await page.screenshot({ path: SCREENSHOT.replace('.png', '-suite.png'), fullPage: true });
     expect(errors).toEqual([]);
+
+    // Another run's link opens that run's page (not "This dashboard link is not valid"), and its suite page again.
+    const other = points.find((p) => p.run_id !== last)!.run_id;
+    await page.click(`#trend-table tr[data-run="${other}"] a`);
+    await waitLoaded(page, errors);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/runs/${other}`);
+    expect(await page.textContent('#run-subtitle')).toContain(other);
+    expect(await page.textContent('#verdict-badge')).toBe(`verdict: ${points.find((p) => p.run_id === other)!.verdict}`);
+    await page.screenshot({ path: SCREENSHOT.replace('.png', '-other-run.png'), fullPage: true });
+    await page.click('#suite-link');
+    await page.waitForSelector('#app[data-state="ready"]');
+    expect(await page.locator('[data-testid="run-link"]').count()).toBe(4);
 
     // Back to the run page through its link.
     await page.click(`#trend-table tr[data-run="${last}"] a`);

@@ -220,6 +220,86 @@ describe('run dashboard', () => {
     }
   });
 
+  it("opens each run the suite page lists, with a link of that run's own that expires with the one used, and nothing of another suite", async () => {
+    // A second run of the same suite, and a run of another suite of the same tenant.
+    const setup = await get<{ test_suite_id: string }>(stack.app, `/v1/runs/${runId}`, auth);
+    const sibling = await post<{ id: string }>(stack.app, `/v1/suites/${setup.body.test_suite_id}/runs`, auth);
+    expect((await waitForRun(stack.app, auth, sibling.body.id)).status).toBe('success');
+    const elsewhere = await createSuite(stack.app, auth, { candidates: [node.url] });
+    const foreign = await post<{ id: string }>(stack.app, `/v1/suites/${elsewhere.suiteId}/runs`, auth);
+    await waitForRun(stack.app, auth, foreign.body.id);
+
+    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + HOUR);
+    const used = signDashboardToken(stack.box, runId, expiresAt);
+    const response = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}/suite?token=${used}` });
+    expect(response.statusCode).toBe(200);
+    const body = response.json<{ run_links: { run_id: string; path: string }[]; link_expires_at: string; trend: { data: { run_id: string }[] } }>();
+    expect(body.link_expires_at).toBe(expiresAt.toISOString());
+    expect(body.run_links.map((l) => l.run_id)).toEqual(body.trend.data.map((p) => p.run_id));
+    expect(body.run_links.map((l) => l.run_id).sort()).toEqual([runId, sibling.body.id].sort());
+    for (const link of body.run_links) {
+      const url = new URL(link.path, 'http://x');
+      expect(url.pathname).toBe(`/dashboard/runs/${link.run_id}`);
+      const linkToken = url.searchParams.get('token')!;
+      if (link.run_id === runId) expect(linkToken).toBe(used);
+      // Same expiry as the link used, never later: following links cannot renew one.
+      const claims = JSON.parse(Buffer.from(linkToken.split('.')[0]!, 'base64url').toString('utf8'));
+      expect(claims).toEqual({ run: link.run_id, exp: expiresAt.getTime() / 1000 });
+      const page = await stack.app.inject({ method: 'GET', url: link.path });
+      expect(page.statusCode, link.run_id).toBe(200);
+      const data = await stack.app.inject({ method: 'GET', url: link.path.replace('/dashboard/runs/', '/dashboard/api/runs/') });
+      expect(data.statusCode, link.run_id).toBe(200);
+      expect(data.json<{ run: { id: string } }>().run.id).toBe(link.run_id);
+      // Each opens its own run only.
+      const cross = link.run_id === runId ? sibling.body.id : runId;
+      expect((await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${cross}?token=${linkToken}` })).statusCode).toBe(403);
+    }
+    expect(response.body).not.toContain(foreign.body.id);
+    // An expired link gets no links at all.
+    const expired = signDashboardToken(stack.box, runId, new Date(Date.now() - 1000));
+    expect((await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}/suite?token=${expired}` })).statusCode).toBe(403);
+  });
+
+  it('gives the Run resource a dashboard_url from its trigger on, which opens the live page; the page\'s data never carries one', async () => {
+    const slow = await startFakeNode(answers.delay(40));
+    try {
+      const setup = await createSuite(stack.app, auth, {
+        candidates: [slow.url],
+        // Open loop, 10 calls/s for 6 s: one 30-second chunk holds the whole run.
+        config: { workload: { requests_per_target: 60, rate_per_second: 10, concurrency: 2, warmup_requests: 0 } },
+      });
+      const created = await post<{ id: string; dashboard_url: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      expect(created.status).toBe(201);
+      const link = new URL(created.body.dashboard_url);
+      expect(link.origin).toBe('http://rvs.test');
+      expect(link.pathname).toBe(`/dashboard/runs/${created.body.id}`);
+      const page = await stack.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+      expect(page.statusCode).toBe(200);
+      const data = await stack.app.inject({ method: 'GET', url: `${link.pathname.replace('/dashboard/runs/', '/dashboard/api/runs/')}${link.search}` });
+      expect(data.statusCode).toBe(200);
+      expect(data.json<{ run: Record<string, unknown> }>().run).not.toHaveProperty('dashboard_url');
+      expect(data.body).not.toContain('token=');
+
+      // Progress is committed while the chunk goes on, not only when it ends.
+      let seen: { status: string; progress: { calls_done: number; calls_planned: number } } | null = null;
+      for (const until = Date.now() + 30_000; Date.now() < until; ) {
+        const run = await get<{ status: string; dashboard_url: string; progress: { calls_done: number; calls_planned: number } }>(stack.app, `/v1/runs/${created.body.id}`, auth);
+        expect(run.body.dashboard_url).toMatch(new RegExp(`^http://rvs\\.test/dashboard/runs/${created.body.id}\\?token=`));
+        if (run.body.progress.calls_done > 0 || ['success', 'failed', 'cancelled'].includes(run.body.status)) {
+          seen = run.body;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(seen?.status).toBe('running');
+      expect(seen!.progress.calls_done).toBeGreaterThan(0);
+      expect(seen!.progress.calls_done).toBeLessThan(seen!.progress.calls_planned);
+      await waitForRun(stack.app, auth, created.body.id);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('links to the Temporal UI only when Temporal runs on this machine', () => {
     const config = (address: string | undefined, namespace = 'default') => ({
       temporal: { address, namespace, taskQueue: 'q', cliPath: undefined, tls: null, apiKey: undefined },

@@ -285,7 +285,7 @@ describe('webhooks', () => {
     expect(slackAttempt!.verified).not.toBeNull();
     const message = JSON.parse(slackAttempt!.body);
     expect(Object.keys(message).sort()).toEqual(['blocks', 'text']);
-    expect(message.text).toContain('suite under test: run finished (success), verdict pass');
+    expect(message.text).toContain('suite under test: verdict pass (the run completed)');
     expect(message.blocks.map((b: any) => b.type)).toEqual(['header', 'section', 'section', 'actions']);
     expect(message.blocks[3].elements[0].url).toBe(payload.data.dashboard_url);
     expect(message.blocks[2].text.text).toContain('```');

@@ -37,6 +37,7 @@ describe('parseCliArgs', () => {
       apiKey: KEY,
       wait: false,
       timeoutMs: DEFAULT_TIMEOUT_MS,
+      cancelOnTimeout: false,
       format: 'text',
       output: null,
     });
@@ -45,7 +46,7 @@ describe('parseCliArgs', () => {
   it('parses every run option', () => {
     const command = parseCliArgs(
       [
-        'run', SUITE.toUpperCase(), '--wait', '--timeout', '1h30m', '--baseline', RUN,
+        'run', SUITE.toUpperCase(), '--wait', '--timeout', '1h30m', '--cancel-on-timeout', '--baseline', RUN,
         '--threshold', 'latency_p95_max_ms=300', '--threshold', 'correctness_enabled=true',
         '--threshold', 'latency_vs_reference_max_pct=-5.5',
         '--metadata', 'commit=abc123', '--metadata', 'note=a=b c',
@@ -64,6 +65,7 @@ describe('parseCliArgs', () => {
       apiKey: 'rvs_flag_key',
       wait: true,
       timeoutMs: 90 * 60 * 1000,
+      cancelOnTimeout: true,
       format: 'junit',
       output: 'out.xml',
     });
@@ -77,6 +79,7 @@ describe('parseCliArgs', () => {
       apiKey: KEY,
       wait: true,
       timeoutMs: 45_000,
+      cancelOnTimeout: false,
       format: 'json',
       output: null,
     });
@@ -84,6 +87,7 @@ describe('parseCliArgs', () => {
 
   it.each([
     { argv: [], env: ENV, message: /missing command/ },
+    { argv: ['run', SUITE, '--cancel-on-timeout'], env: ENV, message: /--cancel-on-timeout needs --wait/ },
     { argv: ['deploy', SUITE], env: ENV, message: /unknown command "deploy"/ },
     { argv: ['run'], env: ENV, message: /missing suite id/ },
     { argv: ['run', 'not-a-uuid'], env: ENV, message: /suite id must be a UUID/ },

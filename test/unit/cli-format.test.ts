@@ -299,10 +299,10 @@ describe('formatText', () => {
     const text = formatText({ runId: RUN_ID, verdict: v, run });
     expect(text.split('\n').slice(3, 8)).toEqual([
       'Latency of successful calls, p50 / p95 / p99 [95% confidence interval]:',
-      '  candidate       45 ms [44–46]  87 ms [84–93]   112 ms [108–∞]',
-      '  candidate fast  4 ms [4–4.1]   10 ms [9.5–10]  12 ms [11–13]',
-      '  candidate slow  45 ms [44–46]  87 ms [84–93]   112 ms [108–∞]',
-      '  reference ref   45 ms [44–46]  87 ms [84–93]   112 ms [108–∞]',
+      '  candidate       45 ms [44–47]   87 ms [84–94]     112 ms [108–∞]',
+      '  candidate fast  4 ms [3.9–4.1]  10 ms [9.5–10.4]  12 ms [11–13]',
+      '  candidate slow  45 ms [44–47]   87 ms [84–94]     112 ms [108–∞]',
+      '  reference ref   45 ms [44–47]   87 ms [84–94]     112 ms [108–∞]',
     ]);
   });
 

@@ -183,6 +183,53 @@ describe('rvs run', () => {
     expect(h.stdout()).toBe('');
   });
 
+  it('--wait: prints the run\'s live dashboard link at the start, before any progress', async () => {
+    const dashboard = `http://rvs.test/dashboard/runs/${RUN}?token=live`;
+    const h = harness(['run', SUITE, '--wait'], {
+      [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: dashboard } }],
+      [`GET /runs/${RUN}`]: [{ status: 200, body: runBody('success', 100) }],
+      [`GET /runs/${RUN}/verdict`]: [{ status: 200, body: verdictBody() }],
+    });
+    expect(await h.run()).toBe(0);
+    const lines = h.stderr().split('\n');
+    expect(lines[0]).toBe(`run ${RUN} queued: ${BASE}/runs/${RUN}`);
+    expect(lines[1]).toBe(`dashboard (live): ${dashboard}`);
+    expect(lines[2]).toMatch(/calls {2}queued$/);
+  });
+
+  it('without --wait: prints the run\'s dashboard link with it', async () => {
+    const dashboard = `http://rvs.test/dashboard/runs/${RUN}?token=live`;
+    const h = harness(['run', SUITE], { [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: dashboard } }] });
+    expect(await h.run()).toBe(0);
+    expect(h.stdout()).toBe(`run ${RUN} queued\n  suite: smoke\n  url:   ${BASE}/runs/${RUN}\n  dashboard: ${dashboard}\n`);
+  });
+
+  it('--wait --timeout --cancel-on-timeout: cancels the run it gave up on, and still exits 3', async () => {
+    const h = harness(['run', SUITE, '--wait', '--timeout', '5s', '--cancel-on-timeout'], {
+      [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: runBody('queued') }],
+      [`GET /runs/${RUN}`]: [{ status: 200, body: runBody('running', 10) }],
+      [`POST /runs/${RUN}/cancel`]: [{ status: 202, body: runBody('running', 10) }],
+    });
+    expect(await h.run()).toBe(3);
+    expect(h.seen.at(-1)).toMatchObject({ method: 'POST', url: `${BASE}/runs/${RUN}/cancel` });
+    expect(h.stderr().trimEnd().split('\n').at(-1)).toBe(`rvs: timed out waiting for run ${RUN}; it is still running; cancelled it (now running)`);
+  });
+
+  it('--cancel-on-timeout: a run that finished meanwhile (409) is said so; without the flag nothing is cancelled', async () => {
+    const h = harness(['verdict', RUN, '--wait', '--timeout', '2s', '--cancel-on-timeout'], {
+      [`GET /runs/${RUN}`]: [{ status: 200, body: runBody('running', 10) }],
+      [`POST /runs/${RUN}/cancel`]: [apiError(409, 'conflict', 'run is already finished')],
+    });
+    expect(await h.run()).toBe(3);
+    expect(h.stderr().trimEnd().split('\n').at(-1)).toBe(`rvs: timed out waiting for run ${RUN}; it is still running; it finished before it could be cancelled`);
+    const plain = harness(['run', SUITE, '--wait', '--timeout', '5s'], {
+      [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: runBody('queued') }],
+      [`GET /runs/${RUN}`]: [{ status: 200, body: runBody('running', 10) }],
+    });
+    expect(await plain.run()).toBe(3);
+    expect(plain.seen.some((s) => s.url.endsWith('/cancel'))).toBe(false);
+  });
+
   it('--output writes the formatted verdict to the file, stdout gets the text; the step summary gets the markdown', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rvs-cli-'));
     try {

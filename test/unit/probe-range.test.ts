@@ -188,6 +188,32 @@ describe('probeRange: streamed batches', () => {
     expect(sentWhenFirstBatch).toBeLessThan(12);
   });
 
+  it('ends a batch after batchMaxMs too, so a slow schedule hands on (and commits) its results while it goes', async () => {
+    const { client, sent } = fakeNode();
+    const batches: { fromSeq: number; toSeq: number; sentSoFar: number }[] = [];
+    await probeRange({
+      client,
+      plan,
+      from: 0,
+      to: 30,
+      concurrency: 2,
+      // 30 calls over about 0.6 s: far fewer than a batch of 1,000.
+      ratePerSecond: 50,
+      batchCalls: 1_000,
+      batchMaxMs: 100,
+      onBatch: (results, fromSeq, toSeq) => {
+        expect(results.map((r) => r.seq)).toEqual(Array.from({ length: toSeq - fromSeq }, (_, i) => fromSeq + i));
+        batches.push({ fromSeq, toSeq, sentSoFar: sent.length });
+      },
+    });
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    // Gap-free and in order, covering every seq once.
+    expect(batches.map((b) => [b.fromSeq, b.toSeq])).toEqual(batches.map((b, i) => [i === 0 ? 0 : batches[i - 1]!.toSeq, b.toSeq]));
+    expect(batches.at(-1)!.toSeq).toBe(30);
+    // The first batch was handed on while later calls were still to be sent.
+    expect(batches[0]!.sentSoFar).toBeLessThan(30);
+  });
+
   it('stops sending and rejects when onBatch throws', async () => {
     const { client, sent } = fakeNode();
     const run = probeRange({

@@ -806,8 +806,27 @@ describe('computeVerdict: markdown_summary', () => {
     expect(lines.some((l) => l.startsWith('| latency_vs_baseline | ✅ pass | candidate p95 150 ms [') && l.includes('vs baseline 145 ms ['))).toBe(true);
     expect(lines).toContain('| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |');
     expect(lines.some((l) => /^\| candidate \| 2000 \| 0 \| \d+ ms \[\d+–\d+\] \| 150 ms \[145–157\] \| \d+ ms \[\d+–\d+\] \|$/.test(l))).toBe(true);
-    expect(lines.some((l) => l.startsWith('| reference (trusted reference) |') && l.includes('| 100 ms [97–104] |'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('| reference (trusted reference) |') && l.includes('| 100 ms [96–105] |'))).toBe(true);
     expect(result.markdown_summary).not.toContain('Top mismatches');
+  });
+
+  it('never shows a point outside its own interval: a sub-2 ms p95 whose statistic rounds to a whole 2 ms', () => {
+    // The run's stats are whole ms (SQL rounds the p95 of 1.55 ms up to 2); the intervals carry one decimal.
+    const c = steady(1.55, 2000);
+    const r = steady(1.45, 2000);
+    const rounded = (s: RunStats): RunStats => ({
+      ...s,
+      latency: { ...s.latency, successful: { ...s.latency.successful, p95_ms: Math.round(s.latency.successful.p95_ms) } },
+    });
+    const result = computeVerdict(input({ candidate: rounded(c.stats), candidateLatencies: c.latencies, reference: reference(rounded(r.stats), r.latencies) }));
+    const shown = [result.markdown_summary, ...result.checks.map((check) => check.message)].join('\n');
+    const triples = [...shown.matchAll(/([\d.]+) ms \[([\d.]+)–([\d.]+|∞)\]/g)];
+    expect(triples.length).toBeGreaterThanOrEqual(8);
+    for (const [text, point, lower, upper] of triples) {
+      expect(Number(lower), text).toBeLessThanOrEqual(Number(point));
+      if (upper !== '∞') expect(Number(point), text).toBeLessThanOrEqual(Number(upper));
+    }
+    expect(result.markdown_summary).not.toContain('| 2 ms [1.5–1.6] |');
   });
 
   it('explains an inconclusive check in one sentence', () => {

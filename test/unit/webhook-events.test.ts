@@ -73,6 +73,14 @@ describe('payloads', () => {
     });
   });
 
+  it('slack: a finished run leads with the verdict and calls its status what it is (completed), never "success" beside "fail"', () => {
+    const failed = slackPayload('run.finished', { ...run, status: 'success', verdict: 'fail' });
+    expect((failed.blocks[0] as { text: { text: string } }).text.text).toBe('mainnet <rpc> & co: verdict fail (the run completed)');
+    expect(failed.text).not.toContain('success');
+    const cancelled = slackPayload('run.finished', { ...run, status: 'cancelled', verdict: 'error' });
+    expect((cancelled.blocks[0] as { text: { text: string } }).text.text).toBe('mainnet <rpc> & co: verdict error (the run was cancelled)');
+  });
+
   it('slack: stays inside Block Kit limits for a long summary and has no button without a link', () => {
     const message = slackPayload('run.finished', { ...run, suite: { ...run.suite, name: 'n'.repeat(300) }, markdownSummary: 'x'.repeat(10_000), dashboardUrl: null });
     const header = message.blocks[0] as { text: { text: string } };

@@ -69,11 +69,12 @@ function tokenOf(request: FastifyRequest): unknown {
  */
 export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const domScript = loadAsset('dom.js', 'text/javascript; charset=utf-8');
+  const intervalScript = loadAsset('interval.js', 'text/javascript; charset=utf-8');
   const script = loadAsset('dashboard.js', 'text/javascript; charset=utf-8');
   const suiteScript = loadAsset('suite.js', 'text/javascript; charset=utf-8');
   const style = loadAsset('dashboard.css', 'text/css; charset=utf-8');
   const icon = loadAsset('favicon.svg', 'image/svg+xml');
-  const assetUrls = { DOM_SCRIPT_URL: domScript.url, SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
+  const assetUrls = { DOM_SCRIPT_URL: domScript.url, INTERVAL_SCRIPT_URL: intervalScript.url, SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
   const page = fillTemplate(readFileSync(path.join(ASSET_DIR, 'dashboard.html'), 'utf8'), assetUrls);
   const suitePage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'suite.html'), 'utf8'), { ...assetUrls, SUITE_SCRIPT_URL: suiteScript.url });
   const forbiddenPage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'forbidden.html'), 'utf8'), assetUrls);
@@ -91,7 +92,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
   };
   const hidden = { hide: true } as Record<string, unknown>;
 
-  for (const asset of [domScript, script, suiteScript, style, icon]) {
+  for (const asset of [domScript, intervalScript, script, suiteScript, style, icon]) {
     app.get(asset.url.split('?')[0]!, { config: { scope: 'public' }, schema: hidden }, async (_request, reply) =>
       reply
         .headers({ 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' })
@@ -138,7 +139,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
         description:
           'Read by the page at /dashboard/runs/{runId}/suite?token=…, linked from the run page. The run\'s link token also ' +
           'authorises this: the last 100 finished runs of that run\'s suite (the suite is the run\'s own, never a parameter), ' +
-          'nothing more.',
+          'each with a link to its own page (`run_links`), read-only and expiring with the token used.',
         tag: 'dashboard',
         params,
         success: { status: 200, description: 'the suite and its trend page', schema: DashboardSuiteTrend },
@@ -149,7 +150,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
       }
-      return getDashboardSuiteTrend(deps, request.params.runId);
+      return getDashboardSuiteTrend(deps, request.params.runId, tokenOf(request) as string);
     },
   );
 

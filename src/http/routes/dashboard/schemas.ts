@@ -5,7 +5,7 @@ import { role, Run, RunMetrics, SuiteTrendPage, verdictFields } from '../runs/sc
 export const DashboardData = component(
   'DashboardData',
   z.object({
-    run: Run,
+    run: Run.omit({ dashboard_url: true }).describe('the Run without dashboard_url: a link holder never gets a renewed link'),
     verdict: z.object(verdictFields).nullable().describe('the Verdict without dashboard_url; null until the run is finished'),
     metrics: RunMetrics,
     histogram: z
@@ -37,6 +37,10 @@ export const DashboardSuiteTrend = component(
     run_id: uuid.describe('the run whose link was used'),
     suite: z.object({ id: uuid, name: z.string() }),
     trend: SuiteTrendPage,
+    run_links: z
+      .array(z.object({ run_id: uuid, path: z.string().describe('/dashboard/runs/{run_id}?token=…') }))
+      .describe('a link to each listed run\'s page: read-only, expiring with the token used (never later)'),
+    link_expires_at: isoTimestamp.describe('when the token used, and every link in run_links, expires'),
     generated_at: isoTimestamp,
   }),
 );

@@ -95,15 +95,18 @@ export const Run = component(
     retry_history: z.array(RetryAttempt),
     suite: z.object({ id: uuid, name: z.string(), config: SuiteConfig }),
     chain: z.object({ id: uuid, name: z.string(), slug: z.string(), explorer_url: url.nullable() }),
+    dashboard_url: url.describe(
+      'a read-only link to the run\'s dashboard page, live while the run goes on; its token is signed afresh on every read and expires after 7 days',
+    ),
   }),
 );
 
 /** A run as GET /v1/runs lists it: the run without the suite config it ran with. */
 export const RunSummary = component(
   'RunSummary',
-  Run.omit({ config_snapshot: true })
+  Run.omit({ config_snapshot: true, dashboard_url: true })
     .extend({ suite: z.object({ id: uuid, name: z.string() }) })
-    .describe('A run without config_snapshot and suite.config (GET /v1/runs/{runId} has them): a page stays small whatever the configs.'),
+    .describe('A run without config_snapshot, suite.config and dashboard_url (GET /v1/runs/{runId} has them): a page stays small whatever the configs.'),
 );
 
 
@@ -116,7 +119,33 @@ const checkOf = <N extends string, D extends z.ZodType>(name: N, details: D, app
 
 export const CorrectnessMismatch = component(
   'CorrectnessMismatch',
-  z.object({ method: z.string(), params: z.unknown(), candidate_hash: z.string(), reference_hash: z.string() }),
+  z.object({
+    method: z.string(),
+    params: z.unknown(),
+    candidate_hash: z.string(),
+    reference_hash: z.string(),
+    // Optional: absent from verdicts stored before examples were deduplicated and explained.
+    occurrences: count.optional().describe('mismatches of the method with these same two answers; this one is the first by seq'),
+    differences: z
+      .array(
+        z.object({
+          path: z.string().describe('where the normalised answers part: `$` is the result, `.key`, `[index]`'),
+          candidate: z.string().describe('the value as canonical JSON, at most 64 characters, URLs reduced to scheme and host; `(absent)` when missing'),
+          reference: z.string(),
+        }),
+      )
+      .max(3)
+      .optional()
+      .describe('at most 3 paths; empty unless differences_status is `shown`'),
+    more_differences: z.boolean().optional().describe('more paths differ than are listed'),
+    differences_status: z
+      .enum(['shown', 'changed', 'unavailable'])
+      .optional()
+      .describe(
+        'samples keep fingerprints, not answers, so finalize asks both sides the call once more: `shown` when both answered with the ' +
+          'fingerprints on record, `changed` when an answer was no longer the recorded one, `unavailable` when a side failed or time ran out',
+      ),
+  }),
 );
 
 const intervalMs = z.object({ lower: z.number(), upper: z.number().nullable().describe('null: too few samples to bound it') });

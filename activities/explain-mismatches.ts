@@ -1,0 +1,80 @@
+import type postgres from 'postgres';
+import { findEndpoint } from '../src/db/endpoints';
+import type { RunRow, RunTargetRow } from '../src/db/runs';
+import { answerDifferences } from '../src/domain/answer-diff';
+import { fingerprint } from '../src/domain/correctness';
+import type { JsonRpcClient } from '../src/probe/json-rpc-client';
+import type { MismatchExplanation, MismatchToExplain } from '../src/services/finalize-run';
+import { openEndpointClient } from './endpoint-client';
+import type { RecheckDeps } from './recheck-head-moved';
+
+/** Calls asked at once (each to both sides). */
+const EXPLAIN_CONCURRENCY = 4;
+/** No call starts later than this after the first: finalize waits for nothing longer. */
+const EXPLAIN_BUDGET_MS = 20_000;
+
+const UNAVAILABLE: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
+
+/** The side's answer to the call; undefined when it failed (timeout, error, refused address). */
+async function answerOf(client: JsonRpcClient | null, m: MismatchToExplain): Promise<{ result: unknown } | undefined> {
+  if (client === null) return undefined;
+  try {
+    return { result: await client.result(m.method, Array.isArray(m.params) ? m.params : []) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Samples keep fingerprints, not answers: to show what differs in a listed mismatch, both sides
+ * are asked the same call once more (at most MAX_LISTED_MISMATCHES calls per side, within
+ * EXPLAIN_BUDGET_MS). Only when both answers still have the fingerprints on record are their
+ * differences shown — then they are exactly the recorded answers' differences; an answer that
+ * changed since (a moving head, a node that answers differently) is said so instead. The values
+ * go through answerDifferences (bounded, URLs redacted); requests go through the probe client
+ * (address guard, timeouts, response caps), the endpoint's secrets decrypted here only.
+ */
+export async function explainMismatches(
+  deps: RecheckDeps,
+  tx: postgres.TransactionSql,
+  run: RunRow,
+  candidates: readonly RunTargetRow[],
+  reference: RunTargetRow,
+  mismatches: readonly MismatchToExplain[],
+): Promise<MismatchExplanation[]> {
+  const workload = run.config_snapshot.suite.config.workload;
+  const clients = new Map<string, JsonRpcClient | null>();
+  const open = async (target: RunTargetRow): Promise<void> => {
+    const endpoint = await findEndpoint(tx, target.endpoint_id);
+    try {
+      clients.set(target.id, endpoint ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: EXPLAIN_CONCURRENCY }) : null);
+    } catch {
+      clients.set(target.id, null);
+    }
+  };
+  const explanations: MismatchExplanation[] = mismatches.map(() => UNAVAILABLE);
+  const deadlineMs = Date.now() + EXPLAIN_BUDGET_MS;
+  try {
+    await open(reference);
+    for (const target of candidates) if (mismatches.some((m) => m.targetId === target.id)) await open(target);
+    let next = 0;
+    const worker = async () => {
+      while (next < mismatches.length && Date.now() < deadlineMs) {
+        const index = next++;
+        const m = mismatches[index]!;
+        const [candidate, ref] = await Promise.all([answerOf(clients.get(m.targetId) ?? null, m), answerOf(clients.get(reference.id) ?? null, m)]);
+        if (!candidate || !ref) continue;
+        if (fingerprint(m.method, candidate.result) !== m.candidateHash || fingerprint(m.method, ref.result) !== m.referenceHash) {
+          explanations[index] = { differences: [], more_differences: false, differences_status: 'changed' };
+          continue;
+        }
+        const diff = answerDifferences(m.method, candidate.result, ref.result);
+        explanations[index] = { differences: diff.differences, more_differences: diff.more, differences_status: 'shown' };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(EXPLAIN_CONCURRENCY, mismatches.length) }, worker));
+  } finally {
+    await Promise.all([...clients.values()].map((c) => c?.close()));
+  }
+  return explanations;
+}
