@@ -305,8 +305,10 @@ describe('run dashboard in a real browser', () => {
       },
     });
     const runIds: string[] = [];
+    // The third run is a pull request's: marked with its branch and commit, hollow in the chart.
+    const triggers = [{ branch: 'main', commit: 'a'.repeat(40) }, {}, { branch: 'feature/x', commit: 'BCDEF0123456' }, { branch: 'main' }];
     for (let i = 0; i < 4; i++) {
-      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth, triggers[i]);
       expect((await waitForRun(stack.app, auth, created.body.id)).status).toBe('success');
       runIds.push(created.body.id);
     }
@@ -353,6 +355,11 @@ describe('run dashboard in a real browser', () => {
         expect(await page.locator(`#trend-table tr[data-run="${p.run_id}"] [data-field="${key}"] [data-field="interval"]`).textContent()).toBe(`[${bound(q.lower)}–${bound(q.upper)}]`);
       }
     }
+    // Branch and commit per run; only runs of the baseline branch (or naming none) carry the mark.
+    expect(points.map((p) => p.on_baseline_branch)).toEqual([true, false, true, true]);
+    const branchCells = await page.locator('#trend-table tbody [data-field="branch"]').allTextContents();
+    expect(branchCells).toEqual(['mainbaseline', 'feature/x @ bcdef01', '—baseline', 'main @ aaaaaaabaseline']);
+    expect(await circles.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-baseline-branch')))).toEqual(['true', 'true', 'false', 'true']);
     const hrefs = await page.locator('[data-testid="run-link"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('href')));
     expect(hrefs).toEqual(points.map((p) => (p.run_id === last ? `/dashboard/runs/${last}?token=${encodeURIComponent(token)}` : `/dashboard/runs/${p.run_id}`)));
     await page.screenshot({ path: '/tmp/suite-trend.png', fullPage: true });
