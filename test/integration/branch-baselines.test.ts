@@ -5,6 +5,9 @@ import { startStack, type Stack } from '../helpers/stack';
 
 type Auth = { authorization: string };
 const WORKLOAD = { requests_per_target: 30, concurrency: 2, warmup_requests: 2, timeout_ms: 2_000 };
+// These tests are about which runs form a baseline, not about its decision: a floor of 1 s keeps a
+// loaded machine's slow loopback run from failing a verdict (and then, rightly, not joining).
+const THRESHOLDS = { latency_regression_min_ms: 1_000 };
 
 /**
  * Branch-aware baselines: `history` and `previous_success` read only runs of the suite's
@@ -36,7 +39,7 @@ describe('branch-aware baselines', () => {
 
   it('previous_success: a PR branch\'s passing runs do not move main\'s baseline, main\'s do; runs naming no branch count as main', async () => {
     const { auth } = await stack.newTenant();
-    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url], config: { workload: WORKLOAD, baseline: { mode: 'previous_success' } } });
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url], config: { workload: WORKLOAD, thresholds: THRESHOLDS, baseline: { mode: 'previous_success' } } });
     const pr = (n: number) => ({ branch: 'feature/x', commit: `${n}`.repeat(7) });
 
     const m1 = await runOn(auth, suiteId, { branch: 'main', commit: 'aaaaaaa' });
@@ -61,6 +64,8 @@ describe('branch-aware baselines', () => {
     // The verdict says which branch and commit it judged and what baseline branch it read.
     expect(p4.verdict).toMatchObject({ branch: 'feature/x', commit: '4444444', baseline_branch: 'main' });
     expect(p4.verdict.baseline_comparison.run_id).toBe(plain.id);
+    expect(p4.verdict.markdown_summary).toContain('Branch `feature/x` @ `4444444` · baseline branch `main` (compared with it; never joins it)');
+    expect(plain.verdict.markdown_summary).not.toContain('baseline branch');
 
     // The trend, whole and filtered: points carry branch, commit and whether they are on the baseline branch.
     const trend = (await get<{ data: any[] }>(stack.app, `/v1/suites/${suiteId}/trend`, auth)).body.data;
@@ -87,7 +92,7 @@ describe('branch-aware baselines', () => {
     const { auth } = await stack.newTenant();
     const { suiteId } = await createSuite(stack.app, auth, {
       candidates: [node.url],
-      config: { workload: WORKLOAD, baseline: { mode: 'history', min_runs: 2, window: 10, branch: 'trunk' } },
+      config: { workload: WORKLOAD, thresholds: THRESHOLDS, baseline: { mode: 'history', min_runs: 2, window: 10, branch: 'trunk' } },
     });
     const suite = await get<any>(stack.app, `/v1/suites/${suiteId}`, auth);
     expect(suite.body.config.baseline.branch).toBe('trunk');
