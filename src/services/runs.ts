@@ -270,7 +270,6 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
       throw validationError([{ field: 'baseline_run_id', message: 'no such run in your tenant' }]);
     }
   }
-  const runId = randomUUID();
   const perRun = body.targets ? await resolveRunTargets(ctx, suite, body.targets) : null;
   const suiteConfig = {
     ...suite.config,
@@ -283,6 +282,7 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
   ];
   const names = new Map((await findEndpoints(sql, endpointIds)).map((e) => [e.id, e.name]));
   for (const own of perRun?.ownEndpoints ?? []) names.set(own.id, own.name);
+  const runId = randomUUID();
   const { workload } = suiteConfig;
   const callsPlanned =
     workload.requests_per_target ??
