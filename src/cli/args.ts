@@ -28,6 +28,10 @@ export interface RunCommand extends Common {
   baselineRunId: string | null;
   thresholds: Record<string, number | boolean | string>;
   metadata: Record<string, string>;
+  /** Endpoints probed instead of the suite's candidates, for this run only (secrets: never printed). */
+  targets: { url: string; headers: Record<string, string> }[];
+  branch: string | null;
+  commit: string | null;
 }
 
 export interface VerdictCommand extends Common {
@@ -51,6 +55,15 @@ Options:
   --threshold key=value    (run) override a threshold for this run, repeatable, e.g.
                            latency_p95_max_ms=300, correctness_enabled=true
   --metadata key=value     (run) attach metadata to the run, repeatable
+  --target-url <url>       (run) probe this endpoint instead of the suite's candidates, for this
+                           run only (e.g. a preview deployment); repeatable. Default:
+                           $RVS_TARGET_URL (prefer it for URLs with keys: flags show in ps)
+  --target-header name=value
+                           (run) send this header to every --target-url, repeatable
+  --branch <name>          (run) the branch built (default: $GITHUB_HEAD_REF, $GITHUB_REF_NAME
+                           or $CI_COMMIT_REF_NAME); only runs of the suite's baseline branch
+                           join its baseline, other branches compare against it
+  --commit <sha>           (run) the commit built (default: $GITHUB_SHA or $CI_COMMIT_SHA)
   --format <format>        text | json | markdown | junit (default text)
   --output <file>          write the formatted verdict to <file>; stdout gets the text summary
   --url <url>              service URL, with or without /v1 (default: $RVS_URL)
@@ -60,6 +73,7 @@ Options:
 
 Environment:
   RVS_URL, RVS_API_KEY     service URL and API key
+  RVS_TARGET_URL           (run) default --target-url
   GITHUB_STEP_SUMMARY      when set, the verdict's Markdown summary is appended to this file
 
 Exit codes:
@@ -73,6 +87,10 @@ const OPTIONS = {
   baseline: { type: 'string' },
   threshold: { type: 'string', multiple: true },
   metadata: { type: 'string', multiple: true },
+  'target-url': { type: 'string', multiple: true },
+  'target-header': { type: 'string', multiple: true },
+  branch: { type: 'string' },
+  commit: { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
   url: { type: 'string' },
@@ -150,6 +168,37 @@ function pairs<V>(flag: string, values: string[] | undefined, parse: (value: str
   return result;
 }
 
+/**
+ * Header values are secrets (API keys, bearer tokens): a mistake names the header, never the value.
+ * Name and value rules are the API's, which says what is wrong with them.
+ */
+function targetHeaders(values: string[] | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of values ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError('--target-header: expected name=value');
+    const name = pair.slice(0, eq).trim();
+    if (Object.keys(headers).some((seen) => seen.toLowerCase() === name.toLowerCase())) {
+      throw new UsageError(`--target-header: ${name} given more than once`);
+    }
+    headers[name] = pair.slice(eq + 1);
+  }
+  return headers;
+}
+
+/** The first variable CI set to something (GitHub sets GITHUB_HEAD_REF to "" outside pull requests). */
+function firstSet(env: Record<string, string | undefined>, names: readonly string[]): string | null {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return null;
+}
+
+/** GitHub Actions (a pull request's head branch first, else the pushed ref) and GitLab CI. */
+export const BRANCH_VARIABLES = ['GITHUB_HEAD_REF', 'GITHUB_REF_NAME', 'CI_COMMIT_REF_NAME'] as const;
+export const COMMIT_VARIABLES = ['GITHUB_SHA', 'CI_COMMIT_SHA'] as const;
+
 function uuidArg(what: string, value: string | undefined): string {
   if (value === undefined) throw new UsageError(`missing ${what}`);
   if (!UUID.test(value)) throw new UsageError(`${what} must be a UUID, got "${value}"`);
@@ -187,7 +236,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   // The call itself first, then where to send it: a typo is reported before missing configuration.
   let specific: Omit<RunCommand, keyof Common> | Omit<VerdictCommand, keyof Common>;
   if (command === 'verdict') {
-    for (const flag of ['baseline', 'threshold', 'metadata'] as const) {
+    for (const flag of ['baseline', 'threshold', 'metadata', 'target-url', 'target-header', 'branch', 'commit'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run only`);
     }
     specific = { command, runId: uuidArg('run id', id) };
@@ -195,12 +244,21 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
     if (!wait && (format === 'markdown' || format === 'junit')) {
       throw new UsageError(`--format ${format} formats a verdict: add --wait`);
     }
+    const targetUrls = values['target-url'] ?? (env.RVS_TARGET_URL?.trim() ? [env.RVS_TARGET_URL.trim()] : []);
+    const headers = targetHeaders(values['target-header']);
+    if (Object.keys(headers).length > 0 && targetUrls.length === 0) throw new UsageError('--target-header needs --target-url');
+    if (targetUrls.some((url) => url.trim() === '')) throw new UsageError('--target-url needs a URL');
+    if (values.branch === '') throw new UsageError('--branch needs a name');
+    if (values.commit === '') throw new UsageError('--commit needs a commit id');
     specific = {
       command,
       suiteId: uuidArg('suite id', id),
       baselineRunId: values.baseline === undefined ? null : uuidArg('--baseline run id', values.baseline),
       thresholds: pairs('threshold', values.threshold, parseThresholdValue),
       metadata: pairs('metadata', values.metadata, (value) => value),
+      targets: targetUrls.map((url) => ({ url: url.trim(), headers })),
+      branch: values.branch ?? firstSet(env, BRANCH_VARIABLES),
+      commit: values.commit ?? firstSet(env, COMMIT_VARIABLES),
     };
   }
 

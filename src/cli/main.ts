@@ -73,9 +73,15 @@ export async function main(io: CliIo): Promise<number> {
   const pollIntervalMs = io.pollIntervalMs ?? 1_000;
   let command: ReturnType<typeof parseCliArgs> | undefined;
   const fail = (error: unknown) => {
-    const apiKey = command && 'apiKey' in command ? command.apiKey : undefined;
+    const secrets = command && 'apiKey' in command ? [command.apiKey] : [];
+    // The API never echoes a target's URL or header values; this keeps anything else from doing so.
+    if (command && command.command === 'run') {
+      for (const target of command.targets) secrets.push(target.url, ...Object.values(target.headers));
+    }
     let line = oneLine(describeError(error));
-    if (apiKey) line = line.split(apiKey).join('****');
+    for (const secret of secrets.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length)) {
+      line = line.split(secret).join('****');
+    }
     io.stderr.write(`rvs: ${line}\n`);
     return EXIT_NO_VERDICT;
   };
@@ -199,6 +205,11 @@ export async function main(io: CliIo): Promise<number> {
       if (cmd.baselineRunId) body.baseline_run_id = cmd.baselineRunId;
       if (Object.keys(cmd.thresholds).length > 0) body.thresholds = cmd.thresholds;
       if (Object.keys(cmd.metadata).length > 0) body.metadata = cmd.metadata;
+      if (cmd.targets.length > 0) {
+        body.targets = cmd.targets.map((t) => (Object.keys(t.headers).length > 0 ? { url: t.url, headers: t.headers } : { url: t.url }));
+      }
+      if (cmd.branch) body.branch = cmd.branch;
+      if (cmd.commit) body.commit = cmd.commit;
       created = await client.triggerRun(cmd.suiteId, body, randomUUID());
       runId = created.id;
       if (!cmd.wait) {

@@ -104,9 +104,12 @@
         marks.append(svg('line', { x1: x(i), x2: x(i), y1: y(interval.lower), y2: y(top), stroke: '#334155', 'stroke-width': 1.5, 'stroke-dasharray': interval.upper === null ? '3 3' : null }));
       }
       const link = svg('a', { href: runPage(p.run_id) });
+      const colour = VERDICT_COLOURS[p.verdict] || '#6b7280';
+      // A run of another branch than the baseline's is hollow: it compared against the baseline, never joined it.
+      const onBaseline = p.on_baseline_branch !== false;
       link.append(
-        svg('circle', { cx: x(i), cy: y(p.candidate.p95_ms), r: 6, fill: VERDICT_COLOURS[p.verdict] || '#6b7280', stroke: '#fff', 'stroke-width': 1.5, 'data-verdict': p.verdict, 'data-run': p.run_id },
-          svg('title', null, `${fmtTime(p.finished_at)}: p95 ${fmtPoint(interval, p.candidate.p95_ms)} ${fmtRange(interval)}, verdict ${p.verdict}`)),
+        svg('circle', { cx: x(i), cy: y(p.candidate.p95_ms), r: 6, fill: onBaseline ? colour : '#fff', stroke: onBaseline ? '#fff' : colour, 'stroke-width': onBaseline ? 1.5 : 2.5, 'data-verdict': p.verdict, 'data-run': p.run_id, 'data-baseline-branch': String(onBaseline) },
+          svg('title', null, `${fmtTime(p.finished_at)}: p95 ${fmtPoint(interval, p.candidate.p95_ms)} ${fmtRange(interval)}, verdict ${p.verdict}${branchText(p) ? `, ${branchText(p)}` : ''}`)),
       );
       marks.append(link);
     });
@@ -117,8 +120,16 @@
     legend.replaceChildren(
       ...Object.entries(VERDICT_COLOURS).map(([verdict, colour]) =>
         el('span', { className: 'legend-item' }, svg('svg', { width: 14, height: 14, viewBox: '0 0 14 14', 'aria-hidden': 'true' }, svg('circle', { cx: 7, cy: 7, r: 6, fill: colour })), ` ${verdict}`)),
+      el('span', { className: 'legend-item' }, svg('svg', { width: 14, height: 14, viewBox: '0 0 14 14', 'aria-hidden': 'true' }, svg('circle', { cx: 7, cy: 7, r: 5, fill: '#fff', stroke: '#334155', 'stroke-width': 2 })), ' other branch (compared, never joins the baseline)'),
       el('span', { className: 'legend-item' }, svg('svg', { width: 26, height: 12, viewBox: '0 0 26 12', 'aria-hidden': 'true' }, svg('rect', { x: 2, y: 1, width: 22, height: 10, fill: '#2563eb', 'fill-opacity': 0.2 })), ' history limits (dashed: median)'),
     );
+  }
+
+  /** "feature/x @ 1a2b3c4", the branch alone, the commit alone, or '' when the trigger named neither. */
+  function branchText(p) {
+    const commit = p.commit ? p.commit.slice(0, 7) : '';
+    if (p.branch && commit) return `${p.branch} @ ${commit}`;
+    return p.branch || commit;
   }
 
   function baselineText(b) {
@@ -130,7 +141,7 @@
   }
 
   function renderTable(points) {
-    const head = ['Run', 'Finished', 'Verdict', 'Run state', 'p50 [95%]', 'p95 [95%]', 'p99 [95%]', 'Match rate', 'Baseline limits'];
+    const head = ['Run', 'Finished', 'Branch', 'Verdict', 'Run state', 'p50 [95%]', 'p95 [95%]', 'p99 [95%]', 'Match rate', 'Baseline limits'];
     // The point, and under it the 95% interval of that percentile.
     const percentileCell = (p, key) => {
       const q = p.candidate.intervals_ms && p.candidate.intervals_ms[key];
@@ -142,6 +153,9 @@
       el('tr', { 'data-run': p.run_id },
         el('td', null, el('a', { href: runPage(p.run_id), 'data-testid': 'run-link' }, `${p.run_id.slice(0, 8)}${p.run_id === runId ? ' (this run)' : ''}`)),
         el('td', null, fmtTime(p.finished_at)),
+        el('td', { 'data-field': 'branch', title: p.commit || '' },
+          branchText(p) || '—',
+          p.on_baseline_branch === false ? null : el('span', { className: 'badge', 'data-testid': 'baseline-branch', title: 'on the baseline branch: may join the baseline' }, 'baseline')),
         el('td', null, el('span', { className: `badge status-${p.verdict}`, 'data-testid': 'trend-verdict' }, p.verdict)),
         // The run's own state, not its outcome: `success` means it completed.
         el('td', null, el('span', { className: `badge run-state status-${p.status}`, 'data-testid': 'trend-run-state' }, RUN_STATES[p.status] || p.status)),

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from './client';
-import { listTenantPage } from './tenant-page';
 
 export interface EndpointRow {
   id: string;
@@ -13,6 +12,8 @@ export interface EndpointRow {
   header_names: string[];
   headers_encrypted: string | null;
   timeout_ms: number;
+  /** Set for an endpoint given to one run only (a trigger's `targets`): the run owns it. */
+  owner_run_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,14 +28,17 @@ export interface NewEndpoint {
   headerNames: string[];
   headersEncrypted: string | null;
   timeoutMs: number;
+  /** A run's own endpoint (inserted after its run row, before its targets). */
+  ownerRunId?: string;
+  id?: string;
 }
 
 export async function insertEndpoint(sql: Queryable, e: NewEndpoint): Promise<EndpointRow> {
   const [row] = await sql<EndpointRow[]>`
     insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted,
-                           header_names, headers_encrypted, timeout_ms)
-    values (${randomUUID()}, ${e.tenantId}, ${e.chainId}, ${e.name}, ${e.protocol}, ${e.urlRedacted},
-            ${e.urlEncrypted}, ${e.headerNames}, ${e.headersEncrypted}, ${e.timeoutMs})
+                           header_names, headers_encrypted, timeout_ms, owner_run_id)
+    values (${e.id ?? randomUUID()}, ${e.tenantId}, ${e.chainId}, ${e.name}, ${e.protocol}, ${e.urlRedacted},
+            ${e.urlEncrypted}, ${e.headerNames}, ${e.headersEncrypted}, ${e.timeoutMs}, ${e.ownerRunId ?? null})
     returning *`;
   return row!;
 }
@@ -48,12 +52,18 @@ export async function findEndpoints(sql: Queryable, ids: readonly string[]): Pro
   return sql<EndpointRow[]>`select * from endpoints where id = any(${ids as string[]}::uuid[])`;
 }
 
-export function listEndpoints(
+/** The tenant's own endpoints, newest first: endpoints owned by a run are not the tenant's to list. */
+export async function listEndpoints(
   sql: Queryable,
   tenantId: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: EndpointRow[]; total: number }> {
-  return listTenantPage<EndpointRow>(sql, 'endpoints', tenantId, page);
+  const rows = await sql<EndpointRow[]>`
+    select * from endpoints where tenant_id = ${tenantId} and owner_run_id is null
+    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
+  const [count] = await sql<{ n: number }[]>`
+    select count(*)::int as n from endpoints where tenant_id = ${tenantId} and owner_run_id is null`;
+  return { rows, total: count!.n };
 }
 
 export interface EndpointPatch {
@@ -84,7 +94,7 @@ export async function updateEndpoint(
   );
   const [row] = await sql<EndpointRow[]>`
     update endpoints set ${sql(columns)}, updated_at = now()
-    where id = ${id} and tenant_id = ${tenantId}
+    where id = ${id} and tenant_id = ${tenantId} and owner_run_id is null
     returning *`;
   return row;
 }
@@ -104,6 +114,6 @@ export async function endpointReferences(
 }
 
 export async function deleteEndpoint(sql: Queryable, id: string, tenantId: string): Promise<boolean> {
-  const rows = await sql`delete from endpoints where id = ${id} and tenant_id = ${tenantId} returning id`;
+  const rows = await sql`delete from endpoints where id = ${id} and tenant_id = ${tenantId} and owner_run_id is null returning id`;
   return rows.length > 0;
 }

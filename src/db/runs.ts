@@ -2,11 +2,18 @@ import { targetStats, type MeasuredStats, type RunStats } from '../domain/stats'
 import type { SuiteConfig } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
 import type { RunStatus, TargetRole, TargetStatus } from '../domain/run-model';
+import { baselineBranchOf, DEFAULT_BASELINE_BRANCH } from '../domain/branch';
 import type { Queryable } from './client';
+import { insertEndpoint, type NewEndpoint } from './endpoints';
 
 /** What a run executes: the suite config as it was when the run was requested, thresholds overridden. */
 export interface RunConfigSnapshot {
-  suite: { id: string; name: string; config: SuiteConfig };
+  /**
+   * `config.targets` are the targets the run probes; `suite_targets` the suite's own, kept only
+   * when the trigger replaced them: per-run targets stand in for the suite's candidates, so the
+   * baseline history matches runs on those (findPassingHistory).
+   */
+  suite: { id: string; name: string; config: SuiteConfig; suite_targets?: SuiteConfig['targets'] };
   chain: { id: string; name: string; slug: string; explorer_url: string | null };
 }
 
@@ -30,6 +37,11 @@ export interface RunRow {
   seed: string;
   pinned_block: string | null;
   workflow_id: string;
+  /** The branch and commit the trigger named (null: none, counted as the baseline branch). */
+  branch: string | null;
+  commit_sha: string | null;
+  /** The suite's baseline branch when the run was requested (null for runs stored before branches). */
+  baseline_branch: string | null;
   created_at: Date;
 }
 
@@ -45,6 +57,10 @@ export interface RunTargetRow {
   calls_planned: number | null;
   started_at: Date | null;
   finished_at: Date | null;
+  /** The endpoint's redacted URL (scheme, host and port). */
+  endpoint_url: string;
+  /** The endpoint was given for this run only (a trigger's per-run target). */
+  ephemeral: boolean;
 }
 
 export interface RetryRow {
@@ -72,16 +88,22 @@ export interface NewRun {
   workflowId: string;
   /** The schedule fire that started the run (its fire workflow's id); absent for API triggers. */
   scheduleFireId?: string;
+  branch?: string | null;
+  commitSha?: string | null;
+  baselineBranch?: string | null;
+  /** Endpoints given for this run only; inserted owned by it, before the targets that name them. */
+  ownEndpoints?: (Omit<NewEndpoint, 'ownerRunId' | 'tenantId'> & { id: string })[];
   targets: { id: string; endpointId: string; endpointName: string; role: TargetRole; callsPlanned: number | null }[];
 }
 
 export async function insertRun(sql: Queryable, run: NewRun): Promise<void> {
   await sql`
     insert into runs (id, tenant_id, test_suite_id, triggered_by, status, baseline_run_id, metadata,
-                      config_snapshot, seed, workflow_id, schedule_fire_id)
+                      config_snapshot, seed, workflow_id, schedule_fire_id, branch, commit_sha, baseline_branch)
     values (${run.id}, ${run.tenantId}, ${run.suiteId}, ${run.triggeredBy}, 'queued', ${run.baselineRunId},
             ${sql.json(run.metadata as never)}, ${sql.json(run.configSnapshot as never)}, ${run.seed}, ${run.workflowId},
-            ${run.scheduleFireId ?? null})`;
+            ${run.scheduleFireId ?? null}, ${run.branch ?? null}, ${run.commitSha ?? null}, ${run.baselineBranch ?? null})`;
+  for (const endpoint of run.ownEndpoints ?? []) await insertEndpoint(sql, { ...endpoint, tenantId: run.tenantId, ownerRunId: run.id });
   await sql`
     insert into run_targets ${sql(
       run.targets.map((t, index) => ({
@@ -112,7 +134,10 @@ export async function findRunOfTenant(sql: Queryable, id: string, tenantId: stri
 }
 
 export async function findRunTargets(sql: Queryable, runId: string): Promise<RunTargetRow[]> {
-  return sql<RunTargetRow[]>`select * from run_targets where run_id = ${runId} order by order_index`;
+  return sql<RunTargetRow[]>`
+    select t.*, e.url_redacted as endpoint_url, e.owner_run_id is not null as ephemeral
+    from run_targets t join endpoints e on e.id = t.endpoint_id
+    where t.run_id = ${runId} order by t.order_index`;
 }
 
 export async function findRetryHistory(sql: Queryable, runId: string): Promise<RetryRow[]> {
@@ -260,14 +285,25 @@ export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Pr
     select * from runs
     where test_suite_id = ${run.test_suite_id} and tenant_id = ${run.tenant_id} and status = 'success'
       and verdict->>'verdict' = 'pass'
+      and (branch is null or branch = ${baselineBranchOfRun(run)})
       and requested_at < ${run.requested_at} and id <> ${run.id}
     order by requested_at desc, id desc limit 1`;
   return row;
 }
 
 /**
+ * The branch whose runs form the run's baseline: its suite's baseline branch when it was
+ * requested. Only runs of that branch (or naming none) qualify, whatever the run's own branch: a
+ * pull request's run compares against the baseline branch and never joins it.
+ */
+export function baselineBranchOfRun(run: Pick<RunRow, 'baseline_branch' | 'config_snapshot'>): string {
+  return run.baseline_branch ?? baselineBranchOf(run.config_snapshot.suite.config.baseline);
+}
+
+/**
  * The suite's history for the `history` baseline: the last `window` earlier runs of the same suite,
- * in the run's tenant, with the same candidate endpoints, whose verdict passed — newest first,
+ * in the run's tenant, on the baseline branch (or naming none), with the same candidate endpoints
+ * — a run's per-run targets count as the suite's targets they replaced — whose verdict passed — newest first,
  * with the candidate p95 in µs each stored in its latency_p95 check (p95_ms × 1000 for runs
  * judged before it was stored).
  */
@@ -276,7 +312,8 @@ export async function findPassingHistory(
   run: RunRow,
   window: number,
 ): Promise<{ run_id: string; p95_us: number }[]> {
-  const candidates = run.config_snapshot.suite.config.targets.map((t) => t.endpoint_id).sort();
+  const { suite } = run.config_snapshot;
+  const candidates = (suite.suite_targets ?? suite.config.targets).map((t) => t.endpoint_id).sort();
   const rows = await sql<{ run_id: string; p95_us: string | number | null }[]>`
     select r.id as run_id,
       coalesce(
@@ -286,9 +323,11 @@ export async function findPassingHistory(
     from runs r
     where r.test_suite_id = ${run.test_suite_id} and r.tenant_id = ${run.tenant_id} and r.status = 'success'
       and r.verdict->>'verdict' = 'pass'
+      and (r.branch is null or r.branch = ${baselineBranchOfRun(run)})
       and r.requested_at < ${run.requested_at} and r.id <> ${run.id}
       and (select array_agg(t->>'endpoint_id' order by t->>'endpoint_id' collate "C")
-           from jsonb_array_elements(r.config_snapshot->'suite'->'config'->'targets') t) = ${candidates}::text[]
+           from jsonb_array_elements(coalesce(r.config_snapshot->'suite'->'suite_targets', r.config_snapshot->'suite'->'config'->'targets')) t)
+          = ${candidates}::text[]
     order by r.requested_at desc, r.id desc limit ${window}`;
   return rows.filter((r) => r.p95_us !== null).map((r) => ({ run_id: r.run_id, p95_us: Number(r.p95_us) }));
 }
@@ -318,7 +357,8 @@ export async function listRuns(
   // RunRow that lists should show must be added here too.
   const rows = await sql<RunListRow[]>`
     select id, tenant_id, test_suite_id, triggered_by, status, requested_at, claimed_at, started_at, finished_at,
-           failure_reason, baseline_run_id, acknowledged_count, metadata, stats, seed, pinned_block, workflow_id, created_at,
+           failure_reason, baseline_run_id, acknowledged_count, metadata, stats, seed, pinned_block, workflow_id,
+           branch, commit_sha, baseline_branch, created_at,
            jsonb_build_object('suite', (config_snapshot -> 'suite') - 'config', 'chain', config_snapshot -> 'chain') as config_snapshot
     from runs ${where} order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs ${where}`;
@@ -326,7 +366,10 @@ export async function listRuns(
 }
 
 export async function findTargetsOfRuns(sql: Queryable, runIds: readonly string[]): Promise<RunTargetRow[]> {
-  return sql<RunTargetRow[]>`select * from run_targets where run_id = any(${runIds as string[]}::uuid[]) order by order_index`;
+  return sql<RunTargetRow[]>`
+    select t.*, e.url_redacted as endpoint_url, e.owner_run_id is not null as ephemeral
+    from run_targets t join endpoints e on e.id = t.endpoint_id
+    where t.run_id = any(${runIds as string[]}::uuid[]) order by t.order_index`;
 }
 
 export async function findRetriesOfRuns(sql: Queryable, runIds: readonly string[]): Promise<(RetryRow & { run_id: string })[]> {
@@ -382,6 +425,9 @@ export interface SuiteTrendRow {
   match_rate_pct: number | null;
   baseline_model: string | null;
   baseline_limits: unknown;
+  branch: string | null;
+  commit_sha: string | null;
+  baseline_branch: string | null;
 }
 
 /**
@@ -394,10 +440,17 @@ export async function listSuiteTrend(
   sql: Queryable,
   tenantId: string,
   suiteId: string,
-  paging: { limit: number; offset: number },
+  paging: { limit: number; offset: number; branch?: string | null },
 ): Promise<{ rows: SuiteTrendRow[]; total: number }> {
   const where = sql`
-    where r.tenant_id = ${tenantId} and r.test_suite_id = ${suiteId} and r.finished_at is not null`;
+    where r.tenant_id = ${tenantId} and r.test_suite_id = ${suiteId} and r.finished_at is not null
+    ${
+      paging.branch
+        ? // A run naming no branch counts as the baseline branch it was requested under.
+          sql`and (r.branch = ${paging.branch}
+                   or (r.branch is null and coalesce(r.baseline_branch, ${DEFAULT_BASELINE_BRANCH}) = ${paging.branch}))`
+        : sql``
+    }`;
   const rows = await sql<SuiteTrendRow[]>`
     select r.id, r.status, r.requested_at, r.finished_at,
       r.verdict->>'verdict' as verdict,
@@ -407,7 +460,8 @@ export async function listSuiteTrend(
       (select (c->'details'->>'match_rate_pct')::float8 from jsonb_array_elements(r.verdict->'checks') c
         where c->>'name' = 'correctness' and jsonb_typeof(c->'details'->'match_rate_pct') = 'number' limit 1) as match_rate_pct,
       r.verdict->'baseline_comparison'->>'model' as baseline_model,
-      r.verdict->'baseline_comparison'->'limits' as baseline_limits
+      r.verdict->'baseline_comparison'->'limits' as baseline_limits,
+      r.branch, r.commit_sha, r.baseline_branch
     from runs r ${where}
     order by r.requested_at desc, r.id desc limit ${paging.limit} offset ${paging.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs r ${where}`;

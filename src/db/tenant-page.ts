@@ -1,7 +1,7 @@
 import type { Queryable } from './client';
 
-/** The tables whose rows a tenant lists, newest first. */
-export type TenantTable = 'chains' | 'endpoints' | 'suites';
+/** The tables whose rows a tenant lists, newest first (endpoints list in db/endpoints.ts: runs own some). */
+export type TenantTable = 'chains' | 'suites';
 
 /** One page of a tenant's rows (created_at desc, id desc) and the total count. */
 export async function listTenantPage<Row extends object>(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { branchName, DEFAULT_BASELINE_BRANCH } from './branch';
 import { exceedsJsonDepth } from './canonical-json';
 import { MAX_JSON_DEPTH } from './json-bounds';
 
@@ -114,6 +115,11 @@ export const suiteConfigSchema = z
         window: z.number().int().min(1).max(50).default(10),
         /** history: fewer passing runs than this fall back to the previous run's samples. */
         min_runs: z.number().int().min(2).max(50).default(5),
+        /**
+         * history / previous_success read only runs of this branch (and runs naming none); runs
+         * of other branches compare against it and never join it.
+         */
+        branch: branchName.default(DEFAULT_BASELINE_BRANCH),
       })
       .refine((b) => b.min_runs <= b.window, { path: ['min_runs'], message: 'must be at most window' })
       .prefault({}),

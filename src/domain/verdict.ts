@@ -283,6 +283,8 @@ export interface VerdictInput {
    * reference exists and thresholds.correctness_enabled; omitted, it counts as nothing compared.
    */
   correctness?: CorrectnessTally;
+  /** What CI built (the trigger's branch and commit) and the baseline branch read; omitted: not shown. */
+  source?: { branch: string | null; commit: string | null; baselineBranch: string };
 }
 
 /** Percent drift of `value` against `base`, one decimal; a base of 0 ms counts as 1 ms. */
@@ -762,10 +764,28 @@ function formatPct(pct: number): string {
 
 const STATUS_CELL: Record<CheckStatus, string> = { pass: '✅ pass', fail: '❌ fail', inconclusive: '❔ inconclusive' };
 
+/**
+ * "Branch `feature/x` @ `1a2b3c4` · baseline branch `main` (compared with it; never joins it)".
+ * A branch is named by whoever pushed it: inside code spans, with backticks and line breaks
+ * (git allows the first) taken out, it cannot become a link or markup in a pull-request comment.
+ */
+function sourceMarkdown(source: NonNullable<VerdictInput['source']>): string | null {
+  if (source.branch === null && source.commit === null) return null;
+  const code = (text: string) => `\`${text.replace(/[`\r\n]/g, '\'')}\``;
+  const parts = [
+    source.branch === null ? 'No branch' : `Branch ${code(source.branch)}`,
+    ...(source.commit === null ? [] : [`@ ${code(source.commit.slice(0, 12))}`]),
+  ];
+  const other = source.branch !== null && source.branch !== source.baselineBranch;
+  return `${parts.join(' ')} · baseline branch ${code(source.baselineBranch)}${other ? ' (compared with it; never joins it)' : ''}`;
+}
+
 function markdown(input: VerdictInput, verdict: VerdictValue, summary: string, checks: Check[]): string {
   const icon = { pass: '✅', fail: '❌', error: '⚠️' }[verdict];
   const lines = [`### ${icon} ${input.suiteName}: ${verdict.toUpperCase()}`, '', summary, ''];
   const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const sourceLine = input.source && sourceMarkdown(input.source);
+  if (sourceLine) lines.push(sourceLine, '');
   if (checks.length > 0) {
     lines.push('| Check | Status | Result |', '| --- | --- | --- |');
     for (const check of checks) {

@@ -19,8 +19,8 @@ import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 
-/** Endpoint fields without defaults, so PATCH can leave them out. */
-const endpointFields = {
+/** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
+export const endpointFields = {
   name: z.string().trim().min(1).max(200),
   url: z
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -132,9 +132,10 @@ export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<
   return presentEndpoint(row);
 }
 
+/** An endpoint a run owns (a trigger's per-run target) is its run's, not a tenant endpoint: 404 here. */
 async function loadEndpoint(ctx: Ctx, endpointId: string): Promise<EndpointRow> {
   const row = await findEndpoint(ctx.deps.sql, endpointId);
-  if (!row) throw notFound('endpoint');
+  if (!row || row.owner_run_id !== null) throw notFound('endpoint');
   assertSameTenant(ctx, row);
   return row;
 }

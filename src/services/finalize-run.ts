@@ -3,6 +3,7 @@ import type { Queryable, Sql } from '../db/client';
 import { referenceMethodLatency } from '../db/metrics';
 import { loadPairing } from '../db/paired-samples';
 import {
+  baselineBranchOfRun,
   findPassingHistory,
   findPreviousSuccessfulRun,
   findRun,
@@ -282,6 +283,7 @@ async function finalizeLocked(
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: run.config_snapshot.suite.name,
+    source: { branch: run.branch, commit: run.commit_sha, baselineBranch: baselineBranchOfRun(run) },
     thresholds,
     candidate: stats,
     candidateLatencies,

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { findChain } from '../db/chains';
-import { findEndpoints } from '../db/endpoints';
+import { findEndpoints, type NewEndpoint } from '../db/endpoints';
 import {
   findRetryHistory,
   findRun,
@@ -24,18 +24,46 @@ import { countRunSamples, countSamplesOfRuns } from '../db/samples';
 import { findSuite } from '../db/suites';
 import { RUN_STATUSES, TERMINAL_RUN_STATUSES } from '../domain/run-model';
 import { emptyStats } from '../domain/stats';
-import { boundedJsonDepth, thresholdOverridesSchema } from '../domain/suite-config';
+import { baselineBranchOf, branchName, commitId, DEFAULT_BASELINE_BRANCH } from '../domain/branch';
+import { redactUrl } from '../domain/redact-url';
+import { boundedJsonDepth, thresholdOverridesSchema, WORKLOAD_LIMITS, type SuiteConfig } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
-import { AppError, notFound, validationError } from '../errors';
+import { AppError, notFound, validationError, type ErrorDetail } from '../errors';
 import { SEARCH_ATTRIBUTE_KEYS, workflowIdForRun } from '../temporal/constants';
 import { runWorkflow } from '../../workflows/run-workflow';
 import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx, type Deps } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
+import { endpointFields } from './endpoints';
 import { finalizeQueuedRun, finalizeRun } from './finalize-run';
 
 /** DESIGN §6: a CI attaches build facts, not payloads; every run read (lists too) carries it. */
 export const MAX_RUN_METADATA_BYTES = 16 * 1024;
+
+/**
+ * One target of a run that replaces the suite's candidates: an endpoint of the tenant by id, or an
+ * endpoint given for this run only (a preview deployment), validated and guarded exactly as
+ * POST /v1/endpoints validates one. One flat object rather than a union, so a bad URL is reported
+ * on `targets.N.url` and not as "matches no option".
+ */
+export const runTargetInput = z
+  .strictObject({
+    endpoint_id: z.uuid().optional(),
+    url: endpointFields.url.optional(),
+    name: endpointFields.name.optional(),
+    headers: endpointFields.headers.optional(),
+  })
+  .superRefine((target, ctx) => {
+    if ((target.endpoint_id === undefined) === (target.url === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give either endpoint_id (an endpoint of yours) or url (an endpoint for this run only)' });
+      return;
+    }
+    for (const field of ['name', 'headers'] as const) {
+      if (target.endpoint_id !== undefined && target[field] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'only with url: an endpoint_id target keeps its endpoint\'s own' });
+      }
+    }
+  });
 
 export const triggerRunInput = z.strictObject({
   baseline_run_id: z.uuid().nullable().default(null),
@@ -43,6 +71,15 @@ export const triggerRunInput = z.strictObject({
     .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_RUN_METADATA_BYTES, 'must be at most 16 KiB as JSON')
     .default({}),
   thresholds: thresholdOverridesSchema.default({}),
+  targets: z
+    .array(runTargetInput)
+    .min(1)
+    .max(WORKLOAD_LIMITS.maxTargets)
+    .nullable()
+    .default(null)
+    .describe('replaces the suite\'s candidate targets for this run only (the reference stays the suite\'s)'),
+  branch: branchName.nullable().default(null).describe('the branch CI built; runs of branches other than the suite\'s baseline.branch never join its baseline'),
+  commit: commitId.nullable().default(null).describe('the commit CI built (7–64 hex digits)'),
 });
 
 /** A run as lists show it: everything but the suite config it ran with (see presentRun). */
@@ -79,6 +116,8 @@ function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retries: Re
       order_index: t.order_index,
       status: t.status,
       metadata: t.metadata,
+      endpoint_url: t.endpoint_url,
+      ephemeral: t.ephemeral,
     })),
     retry_history: retries.map((r) => ({
       target_id: r.target_id,
@@ -91,6 +130,9 @@ function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retries: Re
       failed_at: r.failed_at,
       next_attempt_at: r.next_attempt_at,
     })),
+    branch: run.branch,
+    commit: run.commit_sha,
+    baseline_branch: run.baseline_branch ?? DEFAULT_BASELINE_BRANCH,
     suite: { id: snapshot.suite.id, name: snapshot.suite.name },
     chain: {
       id: snapshot.chain.id,
@@ -248,12 +290,18 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
       throw validationError([{ field: 'baseline_run_id', message: 'no such run in your tenant' }]);
     }
   }
-  const suiteConfig = { ...suite.config, thresholds: { ...suite.config.thresholds, ...body.thresholds } };
+  const perRun = body.targets ? await resolveRunTargets(ctx, suite, body.targets) : null;
+  const suiteConfig = {
+    ...suite.config,
+    thresholds: { ...suite.config.thresholds, ...body.thresholds },
+    ...(perRun ? { targets: perRun.targets } : {}),
+  };
   const endpointIds = [
     ...suiteConfig.targets.map((t) => t.endpoint_id),
     ...(suiteConfig.reference_endpoint_id ? [suiteConfig.reference_endpoint_id] : []),
   ];
   const names = new Map((await findEndpoints(sql, endpointIds)).map((e) => [e.id, e.name]));
+  for (const own of perRun?.ownEndpoints ?? []) names.set(own.id, own.name);
   const runId = randomUUID();
   const { workload } = suiteConfig;
   const callsPlanned =
@@ -268,12 +316,16 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
       baselineRunId: body.baseline_run_id,
       metadata: body.metadata,
       configSnapshot: {
-        suite: { id: suite.id, name: suite.name, config: suiteConfig },
+        suite: { id: suite.id, name: suite.name, config: suiteConfig, ...(perRun ? { suite_targets: suite.config.targets } : {}) },
         chain: { id: chain.id, name: chain.name, slug: chain.slug, explorer_url: chain.explorer_url },
       },
       seed: randomInt(0, 2 ** 31),
       workflowId: workflowIdForRun(runId),
       ...(input.scheduleFireId === undefined ? {} : { scheduleFireId: input.scheduleFireId }),
+      branch: body.branch,
+      commitSha: body.commit,
+      baselineBranch: baselineBranchOf(suite.config.baseline),
+      ownEndpoints: (perRun?.ownEndpoints ?? []).map((own) => ({ ...own, timeoutMs: workload.timeout_ms })),
       targets: endpointIds.map((endpointId, index) => ({
         id: randomUUID(),
         endpointId,
@@ -285,6 +337,61 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
     if (input.idempotency) await linkIdempotencyResource(tx, input.idempotency, input.idempotency.key, runId);
   });
   return (await findRun(sql, runId))!;
+}
+
+type RunTargetInput = z.infer<typeof runTargetInput>;
+
+/**
+ * The candidates a trigger's `targets` name: endpoints of the tenant (its own, not another run's,
+ * on the suite's chain) by id, and endpoints given for this run only, encrypted and redacted
+ * exactly like POST /v1/endpoints stores them — written with the run, owned by it. Nothing is
+ * written here; a bad target refuses the whole trigger.
+ */
+async function resolveRunTargets(
+  ctx: Ctx,
+  suite: { chain_id: string; config: SuiteConfig },
+  targets: RunTargetInput[],
+): Promise<{ targets: SuiteConfig['targets']; ownEndpoints: (Omit<NewEndpoint, 'tenantId' | 'timeoutMs'> & { id: string })[] }> {
+  const { sql, box } = ctx.deps;
+  const byId = targets.flatMap((t, i) => (t.endpoint_id === undefined ? [] : [{ id: t.endpoint_id, field: `targets.${i}.endpoint_id` }]));
+  const found = new Map((await findEndpoints(sql, byId.map((t) => t.id))).map((e) => [e.id, e]));
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const { id, field } of byId) {
+    const endpoint = found.get(id);
+    if (!endpoint || endpoint.tenant_id !== ctx.principal.tenantId || endpoint.owner_run_id !== null) {
+      details.push({ field, message: 'no such endpoint in your tenant' });
+    } else if (endpoint.chain_id !== suite.chain_id) {
+      details.push({ field, message: 'endpoint belongs to another chain than the suite' });
+    } else if (id === suite.config.reference_endpoint_id) {
+      details.push({ field, message: 'the suite\'s reference must not also be a target' });
+    } else if (seen.has(id)) {
+      details.push({ field, message: 'an endpoint may appear only once' });
+    }
+    seen.add(id);
+  }
+  if (details.length > 0) throw validationError(details);
+  const ownEndpoints: (Omit<NewEndpoint, 'tenantId' | 'timeoutMs'> & { id: string })[] = [];
+  const resolved = targets.map((t) => {
+    if (t.endpoint_id !== undefined) return { endpoint_id: t.endpoint_id, role: 'primary' as const };
+    const url = t.url!;
+    const headers = t.headers ?? {};
+    const headerNames = Object.keys(headers);
+    const id = randomUUID();
+    ownEndpoints.push({
+      id,
+      chainId: suite.chain_id,
+      // The host (and port) is what the redacted URL shows too: never userinfo, path or query.
+      name: t.name ?? new URL(url).host,
+      protocol: 'json-rpc-http',
+      urlRedacted: redactUrl(url),
+      urlEncrypted: box.encrypt(url),
+      headerNames,
+      headersEncrypted: headerNames.length > 0 ? box.encrypt(JSON.stringify(headers)) : null,
+    });
+    return { endpoint_id: id, role: 'primary' as const };
+  });
+  return { targets: resolved, ownEndpoints };
 }
 
 /**
@@ -379,7 +486,7 @@ export function describeCause(error: unknown): CauseSummary {
   return chain[0]!;
 }
 
-export type VerdictResponse = ComputedVerdict & { dashboard_url: string };
+export type VerdictResponse = ComputedVerdict & { dashboard_url: string; branch: string | null; commit: string | null; baseline_branch: string };
 
 export const verdictQuery = z.strictObject({
   wait: z
@@ -409,5 +516,11 @@ export async function getVerdict({
   if (!isTerminal(run) || !run.verdict) {
     throw new AppError('run_not_finished', `run is ${run.status}; the verdict is available once it has finished`);
   }
-  return { ...run.verdict, dashboard_url: dashboardUrl(ctx.deps, run.id) };
+  return {
+    ...run.verdict,
+    dashboard_url: dashboardUrl(ctx.deps, run.id),
+    branch: run.branch,
+    commit: run.commit_sha,
+    baseline_branch: run.baseline_branch ?? baselineBranchOf(run.config_snapshot.suite.config.baseline),
+  };
 }

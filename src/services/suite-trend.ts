@@ -1,11 +1,14 @@
 import { listSuiteTrend, type SuiteTrendRow } from '../db/runs';
 import { findSuite } from '../db/suites';
+import { branchName, DEFAULT_BASELINE_BRANCH, isBaselineBranch } from '../domain/branch';
 import type { BaselineLimits, BaselineModelUsed, PercentileMs, VerdictValue } from '../domain/verdict';
 import { notFound } from '../errors';
 import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx } from './context';
 
-export const suiteTrendQuery = paginationQuery;
+export const suiteTrendQuery = paginationQuery.extend({
+  branch: branchName.optional(),
+});
 
 const finiteOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
@@ -38,6 +41,10 @@ function presentPoint(row: SuiteTrendRow) {
       intervals_ms: intervalsOf(row.intervals_ms),
     },
     match_rate_pct: finiteOrNull(row.match_rate_pct),
+    branch: row.branch,
+    commit: row.commit_sha,
+    // Whether the run belongs to (and could join) the baseline it was requested under.
+    on_baseline_branch: isBaselineBranch(row.branch, row.baseline_branch ?? DEFAULT_BASELINE_BRANCH),
     baseline:
       row.baseline_model === null && row.baseline_limits === null
         ? null
@@ -59,11 +66,11 @@ export async function getSuiteTrend({
   input,
 }: {
   ctx: Ctx;
-  input: { suiteId: string; limit: number; offset: number };
+  input: { suiteId: string; limit: number; offset: number; branch?: string };
 }): Promise<Page<SuiteTrendPoint>> {
   const suite = await findSuite(ctx.deps.sql, input.suiteId);
   if (!suite) throw notFound('suite');
   assertSameTenant(ctx, suite);
-  const { rows, total } = await listSuiteTrend(ctx.deps.sql, ctx.principal.tenantId, suite.id, input);
+  const { rows, total } = await listSuiteTrend(ctx.deps.sql, ctx.principal.tenantId, suite.id, { ...input, branch: input.branch ?? null });
   return page(rows.map(presentPoint), total, input.limit, input.offset);
 }

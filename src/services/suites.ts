@@ -116,7 +116,8 @@ async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): P
   const details: ErrorDetail[] = [];
   for (const w of wanted) {
     const endpoint = found.get(w.id);
-    if (!endpoint || endpoint.tenant_id !== ctx.principal.tenantId) {
+    // An endpoint owned by a run (a trigger's per-run target) is no endpoint a suite may name.
+    if (!endpoint || endpoint.tenant_id !== ctx.principal.tenantId || endpoint.owner_run_id !== null) {
       details.push({ field: w.field, message: 'no such endpoint in your tenant' });
     } else if (endpoint.chain_id !== chainId) {
       details.push({ field: w.field, message: 'endpoint belongs to another chain' });

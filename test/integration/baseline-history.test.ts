@@ -29,7 +29,7 @@ describe('history baseline', () => {
       config: { workload: { requests_per_target: 120, concurrency: 2, warmup_requests: 4, timeout_ms: 2_000 } },
     });
     const suite = await get<any>(stack.app, `/v1/suites/${setup.suiteId}`, auth);
-    expect(suite.body.config.baseline).toEqual({ mode: 'history', run_id: null, window: 10, min_runs: 5 });
+    expect(suite.body.config.baseline).toEqual({ mode: 'history', run_id: null, window: 10, min_runs: 5, branch: 'main' });
     expect(suite.body.config.thresholds).toMatchObject({ fail_on_inconclusive: false, success_rate_min_pct: 99 });
 
     const runOnce = async () => {

@@ -85,7 +85,7 @@ describe('baseline runs stay within their tenant', () => {
     const config = { ...suite.json().config, baseline: { mode: 'run', run_id: run.body.id } };
     const patched = await stack.app.inject({ method: 'PATCH', url: `/v1/suites/${setup.suiteId}`, headers: auth, payload: { config } });
     expect(patched.statusCode, patched.body).toBe(200);
-    expect(patched.json().config.baseline).toEqual({ mode: 'run', run_id: run.body.id, window: 10, min_runs: 5 });
+    expect(patched.json().config.baseline).toEqual({ mode: 'run', run_id: run.body.id, window: 10, min_runs: 5, branch: 'main' });
     const created = await post(stack.app, '/v1/suites', auth, { chain_id: setup.chainId, name: 'own baseline', config });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   });

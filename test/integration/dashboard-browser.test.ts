@@ -339,8 +339,10 @@ describe('run dashboard in a real browser', () => {
       },
     });
     const runIds: string[] = [];
+    // The third run is a pull request's: marked with its branch and commit, hollow in the chart.
+    const triggers = [{ branch: 'main', commit: 'a'.repeat(40) }, {}, { branch: 'feature/x', commit: 'BCDEF0123456' }, { branch: 'main' }];
     for (let i = 0; i < 4; i++) {
-      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth, triggers[i]);
       expect((await waitForRun(stack.app, auth, created.body.id)).status).toBe('success');
       runIds.push(created.body.id);
     }
@@ -388,6 +390,11 @@ describe('run dashboard in a real browser', () => {
         expect(await cell.locator('[data-field="point"]').textContent()).toBe(`${displayMsInterval(q).point} ms`);
       }
     }
+    // Branch and commit per run; only runs of the baseline branch (or naming none) carry the mark.
+    expect(points.map((p) => p.on_baseline_branch)).toEqual([true, false, true, true]);
+    const branchCells = await page.locator('#trend-table tbody [data-field="branch"]').allTextContents();
+    expect(branchCells).toEqual(['mainbaseline', 'feature/x @ bcdef01', '—baseline', 'main @ aaaaaaabaseline']);
+    expect(await circles.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-baseline-branch')))).toEqual(['true', 'true', 'false', 'true']);
     // The run's state is no outcome: "completed", beside the verdict.
     expect(await page.locator('[data-testid="trend-run-state"]').allTextContents()).toEqual(points.map(() => 'completed'));
     // Every run link opens what it shows: this run with its own link, the others with links of their own

@@ -64,6 +64,8 @@ describe('a run, end to end through HTTP, Temporal and Postgres', () => {
         order_index: 0,
         status: 'success',
         metadata: { stats: expect.objectContaining({ calls: { total: 50, successful: 50, failed: 0 } }) },
+        endpoint_url: `${node.url}/`,
+        ephemeral: false,
       },
     ]);
     // A target's stats have exactly the run's shape (strict: no field missing, none extra).

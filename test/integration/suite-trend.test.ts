@@ -61,6 +61,10 @@ describe('suite trend', () => {
         baseline: verdict.baseline_comparison
           ? { model: verdict.baseline_comparison.model, limits: verdict.baseline_comparison.limits }
           : null,
+        // Triggered without a branch: counted as the baseline branch.
+        branch: null,
+        commit: null,
+        on_baseline_branch: true,
       });
       expect(point.candidate.intervals_ms.p95).toMatchObject({ point: expect.any(Number), lower: expect.any(Number) });
     }

@@ -33,6 +33,9 @@ describe('parseCliArgs', () => {
       baselineRunId: null,
       thresholds: {},
       metadata: {},
+      targets: [],
+      branch: null,
+      commit: null,
       baseUrl: 'http://rvs.test:3000/v1',
       apiKey: KEY,
       wait: false,
@@ -61,6 +64,9 @@ describe('parseCliArgs', () => {
       baselineRunId: RUN,
       thresholds: { latency_p95_max_ms: 300, correctness_enabled: true, latency_vs_reference_max_pct: -5.5 },
       metadata: { commit: 'abc123', note: 'a=b c' },
+      targets: [],
+      branch: null,
+      commit: null,
       baseUrl: 'https://other.example/rvs/v1',
       apiKey: 'rvs_flag_key',
       wait: true,
@@ -193,5 +199,61 @@ describe('parseThresholdValue', () => {
     ['Infinity', 'Infinity'],
   ])('%s → %j', (text, value) => {
     expect(parseThresholdValue(text)).toBe(value);
+  });
+});
+
+describe('rvs run: per-run targets, branch and commit', () => {
+  const TARGET = 'https://preview-42.example.com/v3/S3cretPathKey';
+
+  it('sends --target-url endpoints with every --target-header, and takes branch and commit from flags', () => {
+    const command = parseCliArgs(
+      ['run', SUITE, '--target-url', TARGET, '--target-url', 'http://127.0.0.1:8545', '--target-header', 'x-api-key=S3cretHeader=1', '--branch', 'feature/x', '--commit', 'ABCDEF1'],
+      { ...ENV, GITHUB_HEAD_REF: 'ignored', GITHUB_SHA: 'f'.repeat(40) },
+    );
+    expect(command).toMatchObject({
+      targets: [
+        { url: TARGET, headers: { 'x-api-key': 'S3cretHeader=1' } },
+        { url: 'http://127.0.0.1:8545', headers: { 'x-api-key': 'S3cretHeader=1' } },
+      ],
+      branch: 'feature/x',
+      commit: 'ABCDEF1',
+    });
+  });
+
+  it.each([
+    { env: { GITHUB_HEAD_REF: 'pr-branch', GITHUB_REF_NAME: '12/merge', GITHUB_SHA: 'a'.repeat(40) }, branch: 'pr-branch', commit: 'a'.repeat(40) },
+    // A push: GitHub sets GITHUB_HEAD_REF to the empty string.
+    { env: { GITHUB_HEAD_REF: '', GITHUB_REF_NAME: 'main', GITHUB_SHA: 'b'.repeat(40) }, branch: 'main', commit: 'b'.repeat(40) },
+    { env: { CI_COMMIT_REF_NAME: 'gitlab-branch', CI_COMMIT_SHA: 'c'.repeat(40) }, branch: 'gitlab-branch', commit: 'c'.repeat(40) },
+    { env: {}, branch: null, commit: null },
+  ])('fills branch and commit from CI variables: $env', ({ env, branch, commit }) => {
+    expect(parseCliArgs(['run', SUITE], { ...ENV, ...env })).toMatchObject({ branch, commit });
+  });
+
+  it('takes the target URL from RVS_TARGET_URL when no flag names one', () => {
+    expect(parseCliArgs(['run', SUITE], { ...ENV, RVS_TARGET_URL: TARGET })).toMatchObject({ targets: [{ url: TARGET, headers: {} }] });
+    expect(parseCliArgs(['run', SUITE, '--target-url', 'http://127.0.0.1:1'], { ...ENV, RVS_TARGET_URL: TARGET })).toMatchObject({
+      targets: [{ url: 'http://127.0.0.1:1', headers: {} }],
+    });
+  });
+
+  it.each([
+    { argv: ['run', SUITE, '--target-header', 'x-api-key=v'], message: /--target-header needs --target-url/ },
+    { argv: ['run', SUITE, '--target-url', TARGET, '--target-header', 'S3cretNoEquals'], message: /--target-header: expected name=value$/ },
+    { argv: ['run', SUITE, '--target-url', TARGET, '--target-header', 'a=S3cret1', '--target-header', 'A=S3cret2'], message: /A given more than once/ },
+    { argv: ['run', SUITE, '--target-url', ''], message: /--target-url needs a URL/ },
+    { argv: ['run', SUITE, '--branch', ''], message: /--branch needs a name/ },
+    { argv: ['verdict', RUN, '--target-url', TARGET], message: /--target-url applies to rvs run only/ },
+    { argv: ['verdict', RUN, '--branch', 'main'], message: /--branch applies to rvs run only/ },
+  ])('rejects $argv without repeating a secret', ({ argv, message }) => {
+    let thrown: unknown;
+    try {
+      parseCliArgs(argv, ENV);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toMatch(message);
+    expect((thrown as Error).message).not.toMatch(/S3cret/);
   });
 });

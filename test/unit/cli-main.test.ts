@@ -385,3 +385,31 @@ describe('GITHUB_STEP_SUMMARY that cannot be written', () => {
     expect(h.stderr()).toMatch(/^rvs: cannot write .*out\.txt: ENOENT/);
   });
 });
+
+describe('rvs run with per-run targets and a branch', () => {
+  const TARGET = 'https://user:S3cretPass@preview-7.example.com/v3/S3cretPathKey?key=S3cretQuery';
+
+  it('sends the targets, the branch and the commit CI set, in the trigger body', async () => {
+    const h = harness(
+      ['run', SUITE, '--target-url', TARGET, '--target-header', 'x-api-key=S3cretHeader'],
+      { [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: runBody('queued') }] },
+      { ...ENV, GITHUB_HEAD_REF: 'feature/fast-path', GITHUB_SHA: 'ab'.repeat(20) },
+    );
+    expect(await h.run()).toBe(0);
+    expect(h.seen[0]!.body).toEqual({
+      targets: [{ url: TARGET, headers: { 'x-api-key': 'S3cretHeader' } }],
+      branch: 'feature/fast-path',
+      commit: 'ab'.repeat(20),
+    });
+    expect(h.stdout() + h.stderr()).not.toMatch(/S3cret/);
+  });
+
+  it('never prints a target URL or header value, even if an error message carried one', async () => {
+    const h = harness(['run', SUITE, '--target-url', TARGET, '--target-header', 'x-api-key=S3cretHeader'], {
+      [`POST /suites/${SUITE}/runs`]: [apiError(400, 'validation_error', `request is invalid: ${TARGET} S3cretHeader`, [{ field: 'targets.0.url', message: 'bad' }])],
+    });
+    expect(await h.run()).toBe(3);
+    expect(h.stderr()).toContain('targets.0.url');
+    expect(h.stderr()).not.toMatch(/S3cret/);
+  });
+});

@@ -7,7 +7,7 @@ const RUN = '22222222-2222-4222-8222-222222222222';
 describe('suite config: baseline and the verdict-statistics thresholds', () => {
   it('defaults a new suite to the history baseline (window 10, min_runs 5) and the new thresholds', () => {
     const config = suiteConfigSchema.parse({ targets: [TARGET] });
-    expect(config.baseline).toEqual({ mode: 'history', run_id: null, window: 10, min_runs: 5 });
+    expect(config.baseline).toEqual({ mode: 'history', run_id: null, window: 10, min_runs: 5, branch: 'main' });
     expect(config.thresholds).toMatchObject({ fail_on_inconclusive: false, success_rate_min_pct: 99, latency_regression_min_ms: 5 });
   });
 
@@ -26,6 +26,12 @@ describe('suite config: baseline and the verdict-statistics thresholds', () => {
     { baseline: { window: 4, min_runs: 3 }, ok: true },
     { baseline: { mode: 'run', run_id: RUN }, ok: true },
     { baseline: { mode: 'run' }, ok: false, path: 'baseline.run_id' },
+    { baseline: { branch: 'master' }, ok: true },
+    { baseline: { branch: 'release/v1.2' }, ok: true },
+    { baseline: { branch: '' }, ok: false, path: 'baseline.branch' },
+    { baseline: { branch: 'two words' }, ok: false, path: 'baseline.branch' },
+    { baseline: { branch: 'line\nbreak' }, ok: false, path: 'baseline.branch' },
+    { baseline: { branch: 'x'.repeat(256) }, ok: false, path: 'baseline.branch' },
   ])('baseline $baseline → ok $ok', ({ baseline, ok, path }) => {
     const result = suiteConfigSchema.safeParse({ targets: [TARGET], baseline });
     expect(result.success).toBe(ok);

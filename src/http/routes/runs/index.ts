@@ -14,6 +14,9 @@ const listRunsQuery = runs.listRunsQuery.extend({
 const verdictQuery = runs.verdictQuery.extend({
   wait: runs.verdictQuery.shape.wait.describe('seconds (0–60) to hold the request until the run has finished (long poll)'),
 });
+const suiteTrendQuery = suiteTrend.suiteTrendQuery.extend({
+  branch: suiteTrend.suiteTrendQuery.shape.branch.describe('only runs of this branch (runs naming none count as the baseline branch they were requested under)'),
+});
 const listSamplesQuery = runData.listSamplesQuery.extend({
   target_id: runData.listSamplesQuery.shape.target_id.describe('only samples of this target'),
   method: runData.listSamplesQuery.shape.method.describe('only calls of this JSON-RPC method'),
@@ -31,13 +34,19 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Trigger a run of a suite',
       description:
         'Starts the Temporal workflow `run-<id>` and answers at once with the queued run. The body is optional. ' +
+        '`targets` replaces the suite\'s candidates for this run only (endpoint ids of the tenant, or ephemeral endpoints `{url, name?, headers?}` kept encrypted and owned by the run); ' +
+        '`branch` and `commit` name what CI built: only runs of the suite\'s `baseline.branch` (or naming none) form and join its baseline. ' +
         'Run triggers have their own, stricter quota.',
       tag: 'runs',
       params: suiteParams,
       body: runs.triggerRunInput,
       success: { status: 201, description: 'the run, queued', schema: Run },
       errors: {
-        400: ['`baseline_run_id` names no run of the caller\'s tenant'],
+        400: [
+          '`baseline_run_id` names no run of the caller\'s tenant',
+          'a `targets` item names no endpoint of the caller\'s tenant on the suite\'s chain, repeats one or names the reference',
+          'an ephemeral target\'s `url` is not http(s), or its host is link-local or reserved (never probed); a header is refused',
+        ],
         429: ['over the run-trigger quota of the credential or of its tenant'],
         503: ['the workflow service is unavailable; the run was recorded as failed'],
       },
@@ -64,7 +73,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         'Intervals are null for runs judged before they were stored; baseline is null for a run without a baseline comparison.',
       tag: 'runs',
       params: suiteParams,
-      querystring: suiteTrend.suiteTrendQuery,
+      querystring: suiteTrendQuery,
       success: { status: 200, description: 'a page of trend points', schema: SuiteTrendPage },
     }),
     async (request) => suiteTrend.getSuiteTrend({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),

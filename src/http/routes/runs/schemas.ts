@@ -49,6 +49,8 @@ export const RunTarget = component(
     order_index: count,
     status: z.enum(TARGET_STATUSES),
     metadata: z.object({ stats: RunStats.optional().describe('this target\'s own stats, once it finished (tests: the target itself)') }),
+    endpoint_url: z.string().describe('the endpoint\'s URL, redacted: scheme, host and port; userinfo, path segments and query values are ****'),
+    ephemeral: z.boolean().describe('the endpoint was given in the trigger for this run only (owned by the run; not in GET /v1/endpoints)'),
   }),
 );
 
@@ -93,6 +95,9 @@ export const Run = component(
     workflow_id: z.string().describe('the Temporal workflow id, run-<id>'),
     targets: z.array(RunTarget),
     retry_history: z.array(RetryAttempt),
+    branch: z.string().nullable().describe('the branch the trigger named; null: none, counted as the baseline branch'),
+    commit: z.string().nullable().describe('the commit the trigger named, lower-case hex'),
+    baseline_branch: z.string().describe('the suite\'s baseline branch when the run was requested: history and previous_success read only its runs'),
     suite: z.object({ id: uuid, name: z.string(), config: SuiteConfig }),
     chain: z.object({ id: uuid, name: z.string(), slug: z.string(), explorer_url: url.nullable() }),
     dashboard_url: url.describe(
@@ -387,6 +392,9 @@ export const Verdict = component(
   z.object({
     ...verdictFields,
     dashboard_url: url.describe('the run in the web dashboard, with a signed, expiring, read-only token'),
+    branch: z.string().nullable().describe('the run\'s branch (null: none, counted as the baseline branch)'),
+    commit: z.string().nullable().describe('the run\'s commit'),
+    baseline_branch: z.string().describe('the branch whose runs the baseline comparison read'),
   }),
 );
 
@@ -460,6 +468,9 @@ export const SuiteTrendPoint = component(
         .strictObject({ model: baselineModelUsed.nullable(), limits: BaselineLimits.nullable() })
         .nullable()
         .describe('the baseline comparison\'s model and limits in force; null when the run had no baseline'),
+      branch: z.string().nullable().describe('the branch the trigger named; null: none (counted as the baseline branch)'),
+      commit: z.string().nullable().describe('the commit the trigger named'),
+      on_baseline_branch: z.boolean().describe('the run is on the suite\'s baseline branch (or named none): it may join the baseline; false for other branches, which only compare against it'),
     })
     .describe('One finished run of a suite: its verdict and what it was judged on.'),
 );

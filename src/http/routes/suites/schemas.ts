@@ -51,6 +51,10 @@ export const SuiteConfig = component(
         run_id: uuid.nullable(),
         window: int.optional().describe('history: earlier passing runs in the band (1–50, default 10); absent from suites stored before it existed'),
         min_runs: int.optional().describe('history: below this many passing runs, compare with the previous passing run (default 5)'),
+        branch: z
+          .string()
+          .optional()
+          .describe('history / previous_success read only runs of this branch (and runs naming none); other branches compare against it and never join it (default "main"; absent from suites stored before it existed, which means "main")'),
       }),
       workload: Workload,
       thresholds: Thresholds,
