@@ -1,9 +1,10 @@
 // Compiles the CLI (src/cli, and the pure src/domain modules it shares with the service) into
-// plain JavaScript under dist/. npm packages stay external: they are the CLI package's
-// dependencies (yaml, zod), installed beside it, so nothing of the server (Fastify, Temporal,
-// postgres, tsx) reaches a machine that installs the CLI.
+// plain JavaScript under dist/: one file per entry point, with its two libraries (yaml, zod)
+// bundled in, so installing the package needs Node and nothing from a registry, and nothing of
+// the server (Fastify, Temporal, postgres, tsx) comes along. `npm run lint` keeps src/cli from
+// importing anything else.
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
@@ -17,18 +18,18 @@ const { version } = JSON.parse(await readFile(join(here, 'package.json'), 'utf8'
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
 await build({
-  entryPoints: { rvs: join(root, 'src/cli/rvs.ts'), action: join(root, 'src/cli/action.ts') },
+  entryPoints: { cli: join(root, 'src/cli/package-entry.ts') },
   outdir: dist,
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  packages: 'external',
-  banner: { js: '#!/usr/bin/env node' },
   define: { RVS_CLI_VERSION: JSON.stringify(version) },
   logLevel: 'warning',
 });
-await chmod(join(dist, 'rvs.js'), 0o755);
+const shim = (call) => `#!/usr/bin/env node\n'use strict';\nrequire('./cli.js').${call}();\n`;
+await writeFile(join(dist, 'rvs.js'), shim('runCli'), { mode: 0o755 });
+await writeFile(join(dist, 'action.js'), shim('runActionCli'));
 
 // The file's JSON Schema ships with the CLI (`rvs schema` prints the same document), for editors
 // without access to a running service.

@@ -133,8 +133,3 @@ export async function runAction(io: Pick<CliIo, 'env' | 'stdout' | 'stderr' | 'f
   return code;
 }
 
-if (require.main === module) {
-  void runAction({ env: process.env, stdout: process.stdout, stderr: process.stderr }).then((code) => {
-    process.exitCode = code;
-  });
-}

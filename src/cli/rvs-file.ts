@@ -112,6 +112,7 @@ export function loadRvsFile(text: string, fileName: string, env: Record<string, 
         return issue.keys.map((key) => problemAt([...issue.path, key], 'unknown field', true));
       }
       if (issue.code === 'invalid_union') message = 'does not match any allowed form';
+      if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) message = 'required';
       return [problemAt(issue.path, message)];
     });
     throw new RvsFileError(fileName, sortProblems(problems.flat()));
