@@ -24,6 +24,9 @@ await build({
   platform: 'node',
   target: 'node20',
   format: 'cjs',
+  // In the action's checkout only packages/cli has node_modules (npm install there); in this
+  // repository the root's serve, with the same versions.
+  nodePaths: [join(here, 'node_modules')],
   define: { RVS_CLI_VERSION: JSON.stringify(version) },
   logLevel: 'warning',
 });
