@@ -103,7 +103,12 @@ export function loadRvsFile(text: string, fileName: string, env: Record<string, 
   };
 
   // maxAliasCount bounds "billion laughs" expansions of anchors and aliases.
-  const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    throw new RvsFileError(fileName, [{ line: 0, column: 0, path: '', message: (error as Error).message }]);
+  }
   const parsed = rvsFileSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
