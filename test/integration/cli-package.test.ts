@@ -181,6 +181,21 @@ describe('the packed CLI, installed into an empty prefix, and the GitHub Action 
     expect(refused).toMatchObject({ code: 3, stdout: '::error::input api-key is required\n' });
   });
 
+  it("the README's curl-only recipe gates a run: exit 1 on a failing threshold, 0 on a pass", async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const script = /<!-- curl-recipe:[^\n]*-->\n```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+    const work = join(dir, 'curl');
+    await mkdir(work, { recursive: true });
+    const failing = await createSuite(stack.app, auth, { candidates: [slow.url], config: { thresholds: { latency_p95_max_ms: 0 } } });
+    const fail = await spawnBare('bash', ['-c', script], work, { RVS_URL: baseUrl, RVS_API_KEY: key, SUITE_ID: failing.suiteId });
+    expect(fail.code, fail.stderr).toBe(1);
+    expect(fail.stdout).toMatch(/^run http:\/\/127\.0\.0\.1:\d+\/v1\/runs\/[0-9a-f-]{36}\n"verdict":"fail"\n$/);
+    const passing = await createSuite(stack.app, auth, { candidates: [fast.url] });
+    const pass = await spawnBare('bash', ['-c', script], work, { RVS_URL: baseUrl, RVS_API_KEY: key, SUITE_ID: passing.suiteId });
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(pass.stdout).toMatch(/"verdict":"pass"\n$/);
+  });
+
   it('action.yml passes every input it declares to the entry point, and runs the entry point the package builds', async () => {
     const action = parse(await readFile(join(ROOT, 'action.yml'), 'utf8')) as {
       inputs: Record<string, { required?: boolean; default?: string }>;
