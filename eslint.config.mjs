@@ -12,7 +12,7 @@ function layerRules(rules) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/'] },
+  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'packages/*/dist/', 'packages/*/node_modules/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -62,6 +62,13 @@ export default tseslint.config(
       files: ['src/probe/**/*.ts'],
       regex: '^\\.\\./(?!domain/)',
       message: 'src/probe imports only src/domain (no database access: activities store what it measures).',
+    },
+    {
+      // The CLI is installed on its own (packages/cli bundles src/cli and what it imports): nothing
+      // of the server may come along, and the only npm libraries are the two it bundles (yaml, zod).
+      files: ['src/cli/**/*.ts'],
+      regex: '^(\\.\\./(?!domain/)|(?!\\.|node:|yaml$|zod$))',
+      message: 'src/cli imports only src/cli, src/domain, node: built-ins, yaml and zod (what packages/cli bundles).',
     },
     {
       files: ['src/services/**/*.ts'],

@@ -39,11 +39,33 @@ export interface VerdictCommand extends Common {
   runId: string;
 }
 
-export type Command = { command: 'help' } | { command: 'version' } | RunCommand | VerdictCommand;
+/** rvs apply -f <file> [--dry-run]: the file's chains, endpoints and suites into the tenant. */
+export interface ApplyCommand {
+  command: 'apply';
+  baseUrl: string;
+  apiKey: string;
+  file: string;
+  dryRun: boolean;
+}
+
+/** rvs export [--output <file>]: the tenant's configuration as a file. */
+export interface ExportCommand {
+  command: 'export';
+  baseUrl: string;
+  apiKey: string;
+  output: string | null;
+}
+
+export type ConfigCommand = ApplyCommand | ExportCommand;
+
+export type Command = { command: 'help' } | { command: 'version' } | { command: 'schema' } | RunCommand | VerdictCommand | ConfigCommand;
 
 export const USAGE = `Usage:
   rvs run <suiteId> [options]      trigger a run of a suite
   rvs verdict <runId> [options]    print the verdict of a run
+  rvs apply -f <file> [--dry-run]  create or update the file's chains, endpoints and suites
+  rvs export [--output <file>]     write the tenant's chains, endpoints and suites as a file
+  rvs schema                       print the JSON Schema of that file
   rvs --help | --version
 
 Options:
@@ -66,6 +88,9 @@ Options:
   --commit <sha>           (run) the commit built (default: $GITHUB_SHA or $CI_COMMIT_SHA)
   --format <format>        text | json | markdown | junit (default text)
   --output <file>          write the formatted verdict to <file>; stdout gets the text summary
+                           (export: write the file there instead of to stdout)
+  -f, --file <file>        (apply) the file to apply (YAML or JSON), - for stdin
+  --dry-run                (apply) print the plan (create / update / unchanged) and change nothing
   --url <url>              service URL, with or without /v1 (default: $RVS_URL)
   --api-key <key>          API key (default: $RVS_API_KEY; prefer the variable: flags show in ps)
   -h, --help               show this help
@@ -76,7 +101,8 @@ Environment:
   RVS_TARGET_URL           (run) default --target-url
   GITHUB_STEP_SUMMARY      when set, the verdict's Markdown summary is appended to this file
 
-Exit codes:
+Exit codes (apply and export: 0 done, 3 a bad file or any error, and then the file applied
+nothing or, for an API error mid-way, only what the output lists as done):
   0  verdict pass          1  verdict fail          2  verdict error (run failed or cancelled)
   3  rvs could not get a verdict: usage, authentication, connection or API error, timeout`;
 
@@ -95,6 +121,8 @@ const OPTIONS = {
   output: { type: 'string' },
   url: { type: 'string' },
   'api-key': { type: 'string' },
+  file: { type: 'string', short: 'f' },
+  'dry-run': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -205,6 +233,45 @@ function uuidArg(what: string, value: string | undefined): string {
   return value.toLowerCase();
 }
 
+type ParsedValues = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
+
+function serviceOf(values: ParsedValues, env: Record<string, string | undefined>): { baseUrl: string; apiKey: string } {
+  const rawUrl = values.url ?? env.RVS_URL;
+  if (!rawUrl) throw new UsageError('no service URL: set RVS_URL or pass --url');
+  const apiKey = (values['api-key'] ?? env.RVS_API_KEY ?? '').trim();
+  if (!apiKey) throw new UsageError('no API key: set RVS_API_KEY or pass --api-key');
+  return { baseUrl: normaliseBaseUrl(rawUrl), apiKey };
+}
+
+/** apply, export and schema: no run, so none of the run and verdict flags. */
+function configCommand(
+  command: 'apply' | 'export' | 'schema',
+  values: ParsedValues,
+  extra: string[],
+  env: Record<string, string | undefined>,
+): Command {
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  for (const flag of ['wait', 'timeout', 'baseline', 'threshold', 'metadata', 'format'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run and rvs verdict only`);
+  }
+  if (command !== 'apply') {
+    for (const flag of ['file', 'dry-run'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
+    }
+  }
+  if (command === 'schema') {
+    if (values.output !== undefined) throw new UsageError('--output does not apply to rvs schema (it prints to stdout)');
+    return { command };
+  }
+  if (command === 'apply') {
+    if (values.output !== undefined) throw new UsageError('--output does not apply to rvs apply');
+    if (!values.file) throw new UsageError('rvs apply needs -f <file>');
+    return { command, file: values.file, dryRun: values['dry-run'] ?? false, ...serviceOf(values, env) };
+  }
+  if (values.output === '') throw new UsageError('--output needs a file name');
+  return { command, output: values.output ?? null, ...serviceOf(values, env) };
+}
+
 export function parseCliArgs(argv: readonly string[], env: Record<string, string | undefined>): Command {
   let parsed;
   try {
@@ -219,8 +286,12 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   if (values.version) return { command: 'version' };
 
   const [command, id, ...extra] = positionals;
-  if (command === undefined) throw new UsageError('missing command (run or verdict); see rvs --help');
+  if (command === undefined) throw new UsageError('missing command (run, verdict, apply, export or schema); see rvs --help');
   if (command === 'help') return { command: 'help' };
+  if (command === 'apply' || command === 'export' || command === 'schema') return configCommand(command, values, positionals.slice(1), env);
+  for (const flag of ['file', 'dry-run'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
+  }
   if (command !== 'run' && command !== 'verdict') throw new UsageError(`unknown command "${command}"; see rvs --help`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
 

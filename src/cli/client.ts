@@ -120,7 +120,7 @@ export class RvsClient {
     return `${this.options.baseUrl}/runs/${runId}`;
   }
 
-  async request<T>(method: 'GET' | 'POST', path: string, options: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<T> {
+  async request<T>(method: 'GET' | 'POST' | 'PATCH', path: string, options: { body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<T> {
     const url = `${this.options.baseUrl}${path}`;
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -174,6 +174,17 @@ export class RvsClient {
       throw new ApiError(response.status, '', `${method} ${path} answered ${response.status} without a JSON object`, response.headers.get('x-request-id'));
     }
     return body as T;
+  }
+
+  /** Every element of a list route, page by page (the API pages at most 200 at a time). */
+  async listAll<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    for (let offset = 0; ; ) {
+      const page = await this.request<{ data: T[]; pagination?: { has_more?: boolean } }>('GET', `${path}?limit=200&offset=${offset}`);
+      items.push(...page.data);
+      offset += page.data.length;
+      if (!page.pagination?.has_more || page.data.length === 0) return items;
+    }
   }
 
   triggerRun(suiteId: string, body: Record<string, unknown>, idempotencyKey: string): Promise<RunView> {

@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { rvsFileJsonSchema } from '../domain/rvs-file';
 import { parseCliArgs, USAGE, UsageError, type RunCommand, type VerdictCommand } from './args';
 import { ApiError, ConnectionError, RvsClient, TERMINAL_STATUSES, type FetchLike, type RunView, type VerdictView } from './client';
+import { ConfigOutputError, runApply, runExport } from './config-commands';
 import { formatMarkdown, formatRun, formatText, formatVerdict, type VerdictReport } from './format';
 import { ProgressReporter, type ProgressStream } from './progress';
+import { RvsFileError } from './rvs-file';
+
+/** Set by the CLI package's build (packages/cli/build.mjs); absent when run from the checkout through tsx. */
+declare const RVS_CLI_VERSION: string | undefined;
 
 /** Exit code for everything that is not a verdict: usage, auth, connection, API errors, timeouts. */
 export const EXIT_NO_VERDICT = 3;
@@ -27,6 +33,11 @@ export interface CliIo {
   sleep?: (ms: number) => Promise<void>;
   pollIntervalMs?: number;
   version?: string;
+  /** Told the id of the run rvs run triggered, as soon as it exists (the GitHub Action's run-id output). */
+  onRunCreated?: (runId: string) => void;
+  /** Told the verdict rvs printed and the exit code it decided (the GitHub Action's outputs). */
+  onVerdict?: (report: VerdictReport, exitCode: number) => void;
+  readStdin?: () => Promise<string>;
 }
 
 class WaitTimeout extends Error {
@@ -38,6 +49,7 @@ class OutputError extends Error {
 }
 
 export function packageVersion(): string {
+  if (typeof RVS_CLI_VERSION === 'string') return RVS_CLI_VERSION;
   try {
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string };
     return pkg.version ?? 'unknown';
@@ -57,7 +69,13 @@ export function exitCodeOf(verdict: Pick<VerdictView, 'verdict' | 'exit_code'>):
 /** One line for stderr; never contains the API key (the client never puts it into a message). */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.describe();
-  if (error instanceof UsageError || error instanceof ConnectionError || error instanceof WaitTimeout || error instanceof OutputError) {
+  if (
+    error instanceof UsageError ||
+    error instanceof ConnectionError ||
+    error instanceof WaitTimeout ||
+    error instanceof OutputError ||
+    error instanceof ConfigOutputError
+  ) {
     return error.message;
   }
   return `unexpected error: ${(error as Error)?.message ?? String(error)}`;
@@ -78,11 +96,14 @@ export async function main(io: CliIo): Promise<number> {
     if (command && command.command === 'run') {
       for (const target of command.targets) secrets.push(target.url, ...Object.values(target.headers));
     }
-    let line = oneLine(describeError(error));
-    for (const secret of secrets.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length)) {
-      line = line.split(secret).join('****');
+    // A bad file: every problem on its own line, with its line number; nothing was sent.
+    const lines = error instanceof RvsFileError ? [...error.lines(), 'nothing was changed'] : [oneLine(describeError(error))];
+    for (let line of lines) {
+      for (const secret of secrets.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length)) {
+        line = line.split(secret).join('****');
+      }
+      io.stderr.write(`rvs: ${line}\n`);
     }
-    io.stderr.write(`rvs: ${line}\n`);
     return EXIT_NO_VERDICT;
   };
 
@@ -98,6 +119,25 @@ export async function main(io: CliIo): Promise<number> {
   if (command.command === 'version') {
     io.stdout.write(`rvs ${io.version ?? packageVersion()}\n`);
     return 0;
+  }
+
+  if (command.command === 'schema') {
+    io.stdout.write(`${JSON.stringify(rvsFileJsonSchema(), null, 2)}\n`);
+    return 0;
+  }
+  if (command.command === 'apply' || command.command === 'export') {
+    const configClient = new RvsClient({
+      baseUrl: command.baseUrl,
+      apiKey: command.apiKey,
+      userAgent: `rvs/${io.version ?? packageVersion()} node/${process.versions.node}`,
+      fetch: io.fetch,
+    });
+    const configIo = { stdout: io.stdout, stderr: io.stderr, env: io.env, readStdin: io.readStdin };
+    try {
+      return command.command === 'apply' ? await runApply(command, configClient, configIo) : await runExport(command, configClient, configIo);
+    } catch (error) {
+      return fail(error);
+    }
   }
 
   const cmd: RunCommand | VerdictCommand = command;
@@ -194,7 +234,9 @@ export async function main(io: CliIo): Promise<number> {
         io.stderr.write(`rvs: warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}\n`);
       }
     }
-    return exitCodeOf(report.verdict);
+    const exitCode = exitCodeOf(report.verdict);
+    io.onVerdict?.(report, exitCode);
+    return exitCode;
   };
 
   try {
@@ -212,6 +254,7 @@ export async function main(io: CliIo): Promise<number> {
       if (cmd.commit) body.commit = cmd.commit;
       created = await client.triggerRun(cmd.suiteId, body, randomUUID());
       runId = created.id;
+      io.onRunCreated?.(runId);
       if (!cmd.wait) {
         const run = created;
         await output(formatRun(cmd.format, run, client.runUrl(runId)), () => formatRun('text', run, client.runUrl(runId)));

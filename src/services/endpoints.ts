@@ -150,6 +150,29 @@ export async function listEndpoints({ ctx, input }: { ctx: Ctx; input: { limit: 
 }
 
 /**
+ * The patch without the fields that equal what is stored. A URL or headers equal to the stored
+ * ones (compared decrypted: `rvs apply` sends them every time, since it cannot read them back)
+ * are not encrypted afresh, which would give the endpoint a new version and its probes a cold
+ * connection pool for no change.
+ */
+function unchangedLeftOut(
+  stored: EndpointRow,
+  patch: z.infer<typeof patchEndpointInput>,
+  box: Ctx['deps']['box'],
+): z.infer<typeof patchEndpointInput> {
+  const result = { ...patch };
+  if (result.name === stored.name) delete result.name;
+  if (result.timeout_ms === stored.timeout_ms) delete result.timeout_ms;
+  if (result.url !== undefined && box.decrypt(stored.url_encrypted) === result.url) delete result.url;
+  if (result.headers !== undefined) {
+    const storedHeaders = stored.headers_encrypted === null ? {} : (JSON.parse(box.decrypt(stored.headers_encrypted)) as Record<string, string>);
+    const entries = (headers: Record<string, string>) => JSON.stringify(Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (entries(storedHeaders) === entries(result.headers)) delete result.headers;
+  }
+  return result;
+}
+
+/**
  * A new URL is validated like on create, encrypted afresh and redacted again. Probes read the
  * endpoint for every chunk, so a run in progress uses the new values from its next chunk on.
  */
@@ -160,10 +183,12 @@ export async function patchEndpoint({
   ctx: Ctx;
   input: { endpointId: string; patch: z.infer<typeof patchEndpointInput> };
 }): Promise<EndpointResponse> {
-  await loadEndpoint(ctx, input.endpointId);
-  const { patch } = input;
-  if (patch.url !== undefined) assertProbeable(ctx, patch.url);
+  const stored = await loadEndpoint(ctx, input.endpointId);
   const { box } = ctx.deps;
+  const patch = unchangedLeftOut(stored, input.patch, box);
+  // Nothing differs: no write, so updated_at and the encrypted values (the worker's pool key) stay.
+  if (Object.keys(patch).length === 0) return presentEndpoint(stored);
+  if (patch.url !== undefined) assertProbeable(ctx, patch.url);
   const headerNames = patch.headers === undefined ? undefined : Object.keys(patch.headers);
   const row = await updateEndpoint(ctx.deps.sql, input.endpointId, ctx.principal.tenantId, {
     name: patch.name,

@@ -409,6 +409,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('the caller and API keys conform', async () => {
+    // Public, like the document itself: no credential.
+    await expectStatus(200, 'GET', '/v1/schemas/rvs-file.json');
     const { auth } = await stack.newTenant();
     await expectStatus(200, 'GET', '/v1/users/me', { auth });
     const created = await expectStatus(201, 'POST', '/v1/api-keys', {

@@ -157,6 +157,27 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       expect(stack.box.decrypt(after!.url_encrypted)).toBe(newUrl);
     });
 
+    it('writes nothing when every given value equals the stored one (the URL and headers compared decrypted)', async () => {
+      const { auth } = await tenant();
+      const chain = await chainOf(auth);
+      const url = 'https://rpc.example.com/v2/SameS3cretKey0123456789abcdef';
+      const endpoint = await endpointOf(auth, chain.id, { url, headers: { 'x-api-key': 'SameS3cret', 'x-team': 'a' } });
+      const [before] = await stack.sql<any[]>`select * from endpoints where id = ${endpoint.id}`;
+      // Header order is not a change; the values are what rvs apply sends on every apply.
+      const same = await patch(`/v1/endpoints/${endpoint.id}`, auth, { name: endpoint.name, url, headers: { 'x-team': 'a', 'x-api-key': 'SameS3cret' }, timeout_ms: endpoint.timeout_ms });
+      expect(same.status, JSON.stringify(same.body)).toBe(200);
+      expect(same.body).toEqual(endpoint);
+      // Not even encrypted afresh: the encrypted values are the probes' connection-pool key.
+      const [after] = await stack.sql<any[]>`select * from endpoints where id = ${endpoint.id}`;
+      expect(after).toEqual(before);
+
+      const changed = await patch(`/v1/endpoints/${endpoint.id}`, auth, { url, headers: { 'x-api-key': 'OtherS3cret', 'x-team': 'a' } });
+      expect(changed.body.updated_at).not.toBe(endpoint.updated_at);
+      const [row] = await stack.sql<any[]>`select * from endpoints where id = ${endpoint.id}`;
+      expect(row.url_encrypted).toBe(before.url_encrypted);
+      expect(JSON.parse(stack.box.decrypt(row.headers_encrypted))).toEqual({ 'x-api-key': 'OtherS3cret', 'x-team': 'a' });
+    });
+
     it('refuses a bad URL scheme, link-local hosts, the chain, unknown fields and an empty body', async () => {
       const { auth } = await tenant();
       const chain = await chainOf(auth);

@@ -1,6 +1,7 @@
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { rvsFileJsonSchema } from '../../../domain/rvs-file';
 import { operation } from '../shared/operation';
 import { component, freeObject } from '../shared/schemas';
 
@@ -22,6 +23,11 @@ const OpenApiDocument = component(
   z.looseObject({ openapi: z.string().regex(/^3\.1\.\d+$/), info: freeObject, paths: freeObject }),
 );
 
+const JsonSchemaDocument = component(
+  'JsonSchemaDocument',
+  z.looseObject({ $schema: z.string(), type: z.literal('object') }).describe('A JSON Schema (draft 2020-12) document.'),
+);
+
 /**
  * GET /v1/openapi.json (the document @fastify/swagger generates from the registered routes,
  * src/http/openapi/document.ts) and the Swagger UI at /docs, its assets served from the
@@ -40,6 +46,22 @@ export const openApiRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 200, description: 'the document', schema: OpenApiDocument },
     }),
     async () => app.swagger() as z.output<typeof OpenApiDocument>,
+  );
+
+  // Public like the OpenAPI document: editors fetch it without a credential to validate rvs.yaml.
+  const rvsFileSchema = rvsFileJsonSchema();
+  app.get(
+    '/v1/schemas/rvs-file.json',
+    operation({
+      method: 'GET',
+      scope: 'public',
+      operationId: 'getRvsFileSchema',
+      summary: 'The JSON Schema of the suites-as-code file (rvs.yaml) that rvs apply reads and rvs export writes',
+      description: 'Public. The same schema the CLI validates a file against (`rvs schema` prints it).',
+      tag: 'meta',
+      success: { status: 200, description: 'the schema', schema: JsonSchemaDocument },
+    }),
+    async () => rvsFileSchema as z.output<typeof JsonSchemaDocument>,
   );
 
   // The UI plugin registers its own routes (/docs, /docs/json, /docs/static/*, …), hidden from the

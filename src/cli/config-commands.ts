@@ -1,0 +1,247 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { Document } from 'yaml';
+import { RVS_FILE_VERSION, type RvsFile } from '../domain/rvs-file';
+import type { ApplyCommand, ExportCommand } from './args';
+import type { RvsClient } from './client';
+import {
+  fileSuiteOf,
+  formatPlan,
+  planApply,
+  scheduleOf,
+  type Action,
+  type Plan,
+  type ServerChain,
+  type ServerEndpoint,
+  type ServerSuite,
+  type TenantConfig,
+} from './plan';
+import { loadRvsFile } from './rvs-file';
+
+export interface ConfigIo {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown };
+  env: Record<string, string | undefined>;
+  readStdin?: () => Promise<string>;
+}
+
+/** Writing the output file failed; reported like any other error (exit 3). */
+export class ConfigOutputError extends Error {
+  override readonly name = 'ConfigOutputError';
+}
+
+export async function fetchTenantConfig(client: RvsClient): Promise<TenantConfig> {
+  const [chains, endpoints, suites] = await Promise.all([
+    client.listAll<ServerChain>('/chains'),
+    client.listAll<ServerEndpoint>('/endpoints'),
+    client.listAll<ServerSuite>('/suites'),
+  ]);
+  return { chains, endpoints, suites };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Validates the file completely (syntax, schema, environment variables, every reference against
+ * the tenant) before the first write, so a bad file changes nothing. Then chains, endpoints and
+ * suites in that order, since each may name the one before.
+ */
+export async function runApply(command: ApplyCommand, client: RvsClient, io: ConfigIo): Promise<number> {
+  const fileName = command.file === '-' ? '<stdin>' : command.file;
+  let text: string;
+  try {
+    text = command.file === '-' ? await (io.readStdin ?? readStdin)() : await readFile(command.file, 'utf8');
+  } catch (error) {
+    throw new ConfigOutputError(`cannot read ${fileName}: ${(error as Error).message}`);
+  }
+  const loaded = loadRvsFile(text, fileName, io.env);
+  const current = await fetchTenantConfig(client);
+  const plan = planApply(loaded, current, fileName);
+  io.stdout.write(formatPlan(plan));
+  if (command.dryRun) {
+    io.stdout.write('Dry run: nothing was changed.\n');
+    return 0;
+  }
+  await executePlan(plan, loaded.file, loaded.secrets, current, client, io);
+  return 0;
+}
+
+async function executePlan(
+  plan: Plan,
+  file: RvsFile,
+  secrets: { url: string; headers: Record<string, string> }[],
+  current: TenantConfig,
+  client: RvsClient,
+  io: ConfigIo,
+): Promise<void> {
+  const done: Record<'created' | 'updated' | 'unchanged', number> = { created: 0, updated: 0, unchanged: 0 };
+  const report = (kind: string, key: string, outcome: keyof typeof done, note = '') => {
+    done[outcome] += 1;
+    io.stdout.write(`${kind} ${key}: ${outcome}${note}\n`);
+  };
+  const past: Record<Action, keyof typeof done> = { create: 'created', update: 'updated', unchanged: 'unchanged' };
+
+  const chainIds = new Map(current.chains.map((c) => [c.slug, c.id]));
+  for (const item of plan.chains) {
+    const chain = file.chains[item.index]!;
+    const fields = { name: chain.name, family: chain.family, chain_id: chain.chain_id, explorer_url: chain.explorer_url };
+    if (item.existing === null) {
+      const created = await client.request<ServerChain>('POST', '/chains', { body: { slug: chain.slug, ...fields } });
+      chainIds.set(chain.slug, created.id);
+    } else if (item.action === 'update') {
+      const changed = Object.fromEntries(Object.entries(fields).filter(([key]) => item.changes.some((c) => c.path === key)));
+      await client.request('PATCH', `/chains/${item.existing.id}`, { body: changed });
+    }
+    report('chain', item.key, past[item.action]);
+  }
+
+  const chainSlugById = new Map(current.chains.map((c) => [c.id, c.slug]));
+  const endpointIds = new Map(current.endpoints.map((e) => [`${chainSlugById.get(e.chain_id)}\u0000${e.name}`, e.id]));
+  for (const item of plan.endpoints) {
+    const endpoint = file.endpoints[item.index]!;
+    const { url, headers } = secrets[item.index]!;
+    if (item.existing === null) {
+      const created = await client.request<ServerEndpoint>('POST', '/endpoints', {
+        body: { chain_id: chainIds.get(endpoint.chain), name: endpoint.name, url, headers, timeout_ms: endpoint.timeout_ms },
+      });
+      endpointIds.set(`${endpoint.chain}\u0000${endpoint.name}`, created.id);
+      report('endpoint', item.key, 'created');
+      continue;
+    }
+    // Sent every time: only the service can compare the values it keeps encrypted, and it
+    // stores nothing (updated_at stays) when they equal what it has.
+    const patched = await client.request<ServerEndpoint>('PATCH', `/endpoints/${item.existing.id}`, {
+      body: { url, headers, timeout_ms: endpoint.timeout_ms },
+    });
+    if (patched.updated_at === item.existing.updated_at) report('endpoint', item.key, 'unchanged');
+    else report('endpoint', item.key, 'updated', item.action === 'unchanged' ? ' (url or header values changed)' : '');
+  }
+
+  for (const item of plan.suites) {
+    const suite = file.suites[item.index]!;
+    const id = (name: string) => endpointIds.get(`${suite.chain}\u0000${name}`)!;
+    const config = {
+      targets: suite.targets.map((name) => ({ endpoint_id: id(name), role: 'primary' })),
+      reference_endpoint_id: suite.reference === null ? null : id(suite.reference),
+      baseline: suite.baseline,
+      workload: suite.workload,
+      thresholds: suite.thresholds,
+      retry: suite.retry,
+    };
+    const schedule = suite.schedule === undefined ? {} : { schedule: suite.schedule };
+    if (item.existing === null) {
+      await client.request('POST', '/suites', {
+        body: { chain_id: chainIds.get(suite.chain), name: suite.name, description: suite.description, config, ...schedule },
+      });
+    } else if (item.action === 'update') {
+      const touched = (field: string) => item.changes.some((c) => c.path === field || c.path.startsWith(`${field}.`) || c.path.startsWith(`${field}[`));
+      const configChanged = ['targets', 'reference', 'baseline', 'workload', 'thresholds', 'retry'].some(touched);
+      await client.request('PATCH', `/suites/${item.existing.id}`, {
+        body: {
+          ...(touched('description') ? { description: suite.description } : {}),
+          ...(configChanged ? { config } : {}),
+          ...(touched('schedule') ? schedule : {}),
+        },
+      });
+    }
+    report('suite', item.key, past[item.action]);
+  }
+  io.stdout.write(`Applied: ${done.created} created, ${done.updated} updated, ${done.unchanged} unchanged.\n`);
+}
+
+/** NAME for an endpoint name: upper case, runs of anything else as one underscore. */
+function envName(text: string): string {
+  const name = text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  if (name === '') return 'ENDPOINT';
+  return /^[0-9]/.test(name) ? `E_${name}` : name;
+}
+
+/**
+ * The tenant's configuration as a file. Secrets cannot be exported (the API never shows them):
+ * each endpoint's URL becomes `${<NAME>_URL}` and each header value `${<NAME>_<HEADER>}`, and the
+ * variables to set are listed on stderr.
+ */
+export function exportFile(current: TenantConfig, schemaUrl: string): { text: string; variables: string[] } {
+  const slugById = new Map(current.chains.map((c) => [c.id, c.slug]));
+  const problems: string[] = [];
+  const endpoints = [...current.endpoints]
+    .filter((e) => slugById.has(e.chain_id))
+    .sort((a, b) => slugById.get(a.chain_id)!.localeCompare(slugById.get(b.chain_id)!) || a.name.localeCompare(b.name));
+  const seen = new Set<string>();
+  for (const e of endpoints) {
+    const key = `${slugById.get(e.chain_id)}\u0000${e.name}`;
+    if (seen.has(key)) problems.push(`two endpoints are named "${e.name}" on chain ${slugById.get(e.chain_id)}: a file names endpoints by chain and name; rename one`);
+    seen.add(key);
+  }
+  const suiteNames = new Set<string>();
+  for (const s of current.suites) {
+    if (suiteNames.has(s.name)) problems.push(`two suites are named "${s.name}": a file names suites by name; rename one`);
+    suiteNames.add(s.name);
+  }
+  if (problems.length > 0) throw new ConfigOutputError(`cannot export: ${[...new Set(problems)].join('; ')}`);
+
+  // Variable names from endpoint names; the chain slug is added where two chains share a name.
+  const nameCount = new Map<string, number>();
+  for (const e of endpoints) nameCount.set(envName(e.name), (nameCount.get(envName(e.name)) ?? 0) + 1);
+  const used = new Set<string>();
+  const variable = (base: string) => {
+    let name = base;
+    for (let n = 2; used.has(name); n += 1) name = `${base}_${n}`;
+    used.add(name);
+    return name;
+  };
+  const endpointName = new Map(current.endpoints.map((e) => [e.id, e.name]));
+  const variables: string[] = [];
+  const fileEndpoints = endpoints.map((e) => {
+    const base = nameCount.get(envName(e.name))! > 1 ? `${envName(slugById.get(e.chain_id)!)}_${envName(e.name)}` : envName(e.name);
+    const urlVar = variable(`${base}_URL`);
+    variables.push(urlVar);
+    const headers = Object.fromEntries(
+      [...e.header_names].sort().map((header) => {
+        const headerVar = variable(`${base}_${envName(header)}`);
+        variables.push(headerVar);
+        return [header, `\${${headerVar}}`];
+      }),
+    );
+    return { name: e.name, chain: slugById.get(e.chain_id)!, url: `\${${urlVar}}`, headers, timeout_ms: e.timeout_ms };
+  });
+
+  const file = {
+    $schema: schemaUrl,
+    version: RVS_FILE_VERSION,
+    chains: [...current.chains]
+      .sort((a, b) => a.slug.localeCompare(b.slug))
+      .map((c) => ({ slug: c.slug, name: c.name, family: c.family, chain_id: c.chain_id, explorer_url: c.explorer_url })),
+    endpoints: fileEndpoints,
+    suites: [...current.suites]
+      .filter((s) => slugById.has(s.chain_id))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((s) => {
+        const { description, targets, reference, baseline, workload, thresholds, retry } = fileSuiteOf(s, (id) => endpointName.get(id) ?? id);
+        return { name: s.name, chain: slugById.get(s.chain_id)!, description, targets, reference, baseline, workload, thresholds, retry, schedule: scheduleOf(s.schedule) };
+      }),
+  };
+  const doc = new Document(file);
+  doc.commentBefore = ` Written by rvs export. Apply with: rvs apply -f <this file>\n Set these environment variables first: ${variables.length > 0 ? variables.join(', ') : '(none)'}`;
+  return { text: doc.toString({ lineWidth: 0 }), variables };
+}
+
+export async function runExport(command: ExportCommand, client: RvsClient, io: ConfigIo): Promise<number> {
+  const current = await fetchTenantConfig(client);
+  const { text, variables } = exportFile(current, `${client.baseUrl}/schemas/rvs-file.json`);
+  if (command.output === null) {
+    io.stdout.write(text);
+  } else {
+    try {
+      await writeFile(command.output, text);
+    } catch (error) {
+      throw new ConfigOutputError(`cannot write ${command.output}: ${(error as Error).message}`);
+    }
+    io.stdout.write(`wrote ${command.output}\n`);
+  }
+  if (variables.length > 0) io.stderr.write(`rvs: the file takes endpoint URLs and header values from: ${variables.join(', ')}\n`);
+  return 0;
+}

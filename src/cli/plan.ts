@@ -1,0 +1,273 @@
+import { redactUrl } from '../domain/redact-url';
+import type { RvsFile, RvsFileSuite } from '../domain/rvs-file';
+import type { FileProblem, LoadedFile } from './rvs-file';
+import { RvsFileError } from './rvs-file';
+
+/** What the API shows of a tenant's configuration (the fields apply compares and export writes). */
+export interface ServerChain {
+  id: string;
+  name: string;
+  slug: string;
+  family: string;
+  chain_id: number | null;
+  explorer_url: string | null;
+  updated_at: string;
+}
+
+export interface ServerEndpoint {
+  id: string;
+  chain_id: string;
+  name: string;
+  /** Redacted by the API: scheme, host and port only. */
+  url: string;
+  header_names: string[];
+  timeout_ms: number;
+  updated_at: string;
+}
+
+export interface ServerSchedule {
+  cron?: string;
+  timezone?: string;
+  interval_s?: number;
+  paused: boolean;
+}
+
+export interface ServerSuite {
+  id: string;
+  chain_id: string;
+  name: string;
+  description: string;
+  config: {
+    targets: { endpoint_id: string }[];
+    reference_endpoint_id: string | null;
+    baseline: Record<string, unknown>;
+    workload: Record<string, unknown>;
+    thresholds: Record<string, unknown>;
+    retry: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+  schedule: ServerSchedule | null;
+  updated_at: string;
+}
+
+export interface TenantConfig {
+  chains: ServerChain[];
+  endpoints: ServerEndpoint[];
+  suites: ServerSuite[];
+}
+
+export type Action = 'create' | 'update' | 'unchanged';
+
+export interface FieldChange {
+  path: string;
+  from: unknown;
+  to: unknown;
+}
+
+interface PlanItemBase {
+  action: Action;
+  /** Field by field; for a create every field is new (`from` undefined). */
+  changes: FieldChange[];
+  /** Position in the file's list of its kind. */
+  index: number;
+}
+
+export interface ChainPlan extends PlanItemBase {
+  kind: 'chain';
+  key: string;
+  existing: ServerChain | null;
+}
+
+export interface EndpointPlan extends PlanItemBase {
+  kind: 'endpoint';
+  key: string;
+  chainSlug: string;
+  existing: ServerEndpoint | null;
+}
+
+export interface SuitePlan extends PlanItemBase {
+  kind: 'suite';
+  key: string;
+  chainSlug: string;
+  existing: ServerSuite | null;
+}
+
+export type PlanItem = ChainPlan | EndpointPlan | SuitePlan;
+
+export interface Plan {
+  chains: ChainPlan[];
+  endpoints: EndpointPlan[];
+  suites: SuitePlan[];
+}
+
+/** The schedule as a file writes it: the fire times the API adds are not configuration. */
+export function scheduleOf(schedule: ServerSchedule | null): RvsFileSuite['schedule'] {
+  if (schedule === null) return null;
+  if (schedule.interval_s !== undefined) return { interval_s: schedule.interval_s, paused: schedule.paused };
+  return { cron: schedule.cron ?? '', timezone: schedule.timezone ?? 'UTC', paused: schedule.paused };
+}
+
+/** Leaves of a JSON value by path; arrays of objects (workload methods) by index, other arrays whole. */
+function leaves(value: unknown, prefix: string, out: Map<string, unknown>): Map<string, unknown> {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 0 && prefix) out.set(prefix, value);
+    for (const key of keys) leaves(value[key], prefix ? `${prefix}.${key}` : key, out);
+  } else if (Array.isArray(value) && value.some(isObject)) {
+    if (value.length === 0) out.set(prefix, value);
+    value.forEach((item, index) => leaves(item, `${prefix}[${index}]`, out));
+  } else {
+    out.set(prefix, value);
+  }
+  return out;
+}
+
+/** The changes from `current` to `desired`, by leaf; canonical JSON decides equality. */
+export function diffFields(current: Record<string, unknown> | null, desired: Record<string, unknown>): FieldChange[] {
+  const before = current === null ? new Map<string, unknown>() : leaves(current, '', new Map());
+  const after = leaves(desired, '', new Map());
+  const changes: FieldChange[] = [];
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const from = before.get(path);
+    const to = after.get(path);
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ path, from, to });
+  }
+  return changes;
+}
+
+const actionOf = (existing: unknown, changes: FieldChange[]): Action => (existing === null ? 'create' : changes.length > 0 ? 'update' : 'unchanged');
+
+/** What an endpoint shows of itself: the URL redacted exactly like the API redacts it, header names only. */
+export function endpointView(e: { url: string; header_names: string[]; timeout_ms: number }) {
+  return { url: e.url, header_names: [...e.header_names].sort(), timeout_ms: e.timeout_ms };
+}
+
+/** A suite as a file describes it: endpoints by name, the schedule only when the file manages it. */
+export function suiteView(
+  suite: Pick<RvsFileSuite, 'description' | 'targets' | 'reference' | 'baseline' | 'workload' | 'thresholds' | 'retry' | 'schedule'>,
+  withSchedule: boolean,
+): Record<string, unknown> {
+  const { description, targets, reference, baseline, workload, thresholds, retry, schedule } = suite;
+  return { description, targets, reference, baseline, workload, thresholds, retry, ...(withSchedule ? { schedule } : {}) };
+}
+
+/** The file's form of a stored suite, its endpoints named through `endpointName`. */
+export function fileSuiteOf(suite: ServerSuite, endpointName: (id: string) => string): Omit<RvsFileSuite, 'chain' | 'name'> {
+  const { targets, reference_endpoint_id, baseline, workload, thresholds, retry } = suite.config;
+  return {
+    description: suite.description,
+    targets: targets.map((t) => endpointName(t.endpoint_id)),
+    reference: reference_endpoint_id === null ? null : endpointName(reference_endpoint_id),
+    baseline: baseline as RvsFileSuite['baseline'],
+    workload: workload as RvsFileSuite['workload'],
+    thresholds: thresholds as RvsFileSuite['thresholds'],
+    retry: retry as RvsFileSuite['retry'],
+    schedule: scheduleOf(suite.schedule),
+  };
+}
+
+/**
+ * Compares the file with the tenant's configuration and decides, per item, create / update /
+ * unchanged. Every reference the file makes (a chain slug, an endpoint name) must resolve in the
+ * file or in the tenant; problems are thrown together, with their lines, before anything changes.
+ *
+ * Endpoint URLs and header values cannot be compared here (the API never shows them): the plan
+ * compares the redacted URL, the header names and the timeout, and apply sends the URL and
+ * headers of every endpoint, which the service stores only when they differ (so an unchanged
+ * endpoint stays unchanged, and a rotated key is still applied).
+ */
+export function planApply(loaded: LoadedFile, current: TenantConfig, fileName: string): Plan {
+  const { file, secrets } = loaded;
+  const problems: FileProblem[] = [];
+  const problem = (path: PropertyKey[], message: string) => problems.push(loaded.problemAt(path, message));
+
+  const chainBySlug = new Map(current.chains.map((c) => [c.slug, c]));
+  const chainById = new Map(current.chains.map((c) => [c.id, c]));
+  const fileChains = new Set(file.chains.map((c) => c.slug));
+  const chainKnown = (slug: string) => fileChains.has(slug) || chainBySlug.has(slug);
+
+  const chains: ChainPlan[] = file.chains.map((chain, index) => {
+    const existing = chainBySlug.get(chain.slug) ?? null;
+    const desired = { name: chain.name, family: chain.family, chain_id: chain.chain_id, explorer_url: chain.explorer_url };
+    const now = existing && { name: existing.name, family: existing.family, chain_id: existing.chain_id, explorer_url: existing.explorer_url };
+    const changes = diffFields(now, desired);
+    return { kind: 'chain', key: chain.slug, index, existing, action: actionOf(existing, changes), changes };
+  });
+
+  /** Stored endpoints by chain slug and name; a name used twice on a chain cannot be a key. */
+  const storedEndpoints = new Map<string, ServerEndpoint[]>();
+  for (const endpoint of current.endpoints) {
+    const chain = chainById.get(endpoint.chain_id);
+    if (!chain) continue;
+    const key = `${chain.slug}\u0000${endpoint.name}`;
+    storedEndpoints.set(key, [...(storedEndpoints.get(key) ?? []), endpoint]);
+  }
+  const fileEndpoints = new Set(file.endpoints.map((e) => `${e.chain}\u0000${e.name}`));
+
+  const endpoints: EndpointPlan[] = [];
+  file.endpoints.forEach((endpoint, index) => {
+    if (!chainKnown(endpoint.chain)) problem(['endpoints', index, 'chain'], `no chain "${endpoint.chain}" in the file or the tenant`);
+    const stored = storedEndpoints.get(`${endpoint.chain}\u0000${endpoint.name}`) ?? [];
+    if (stored.length > 1) {
+      problem(['endpoints', index, 'name'], `the tenant has ${stored.length} endpoints named "${endpoint.name}" on chain ${endpoint.chain}; rename all but one first`);
+      return;
+    }
+    const existing = stored[0] ?? null;
+    const secret = secrets[index]!;
+    const desired = endpointView({ url: redactUrl(secret.url), header_names: Object.keys(secret.headers), timeout_ms: endpoint.timeout_ms });
+    const changes = diffFields(existing && endpointView(existing), desired);
+    endpoints.push({ kind: 'endpoint', key: `${endpoint.chain}/${endpoint.name}`, chainSlug: endpoint.chain, index, existing, action: actionOf(existing, changes), changes });
+  });
+
+  const storedSuites = new Map<string, ServerSuite[]>();
+  for (const suite of current.suites) storedSuites.set(suite.name, [...(storedSuites.get(suite.name) ?? []), suite]);
+  const endpointNameById = new Map(current.endpoints.map((e) => [e.id, e.name]));
+
+  const suites: SuitePlan[] = [];
+  file.suites.forEach((suite, index) => {
+    if (!chainKnown(suite.chain)) problem(['suites', index, 'chain'], `no chain "${suite.chain}" in the file or the tenant`);
+    const named = [...suite.targets.map((n, i) => ({ name: n, path: ['suites', index, 'targets', i] })), ...(suite.reference === null ? [] : [{ name: suite.reference, path: ['suites', index, 'reference'] }])];
+    for (const { name, path } of named) {
+      const key = `${suite.chain}\u0000${name}`;
+      if (!fileEndpoints.has(key) && !storedEndpoints.has(key)) problem(path, `no endpoint "${name}" on chain ${suite.chain} in the file or the tenant`);
+    }
+    const stored = storedSuites.get(suite.name) ?? [];
+    if (stored.length > 1) {
+      problem(['suites', index, 'name'], `the tenant has ${stored.length} suites named "${suite.name}"; rename all but one first`);
+      return;
+    }
+    const existing = stored[0] ?? null;
+    if (existing && chainById.get(existing.chain_id)?.slug !== suite.chain) {
+      problem(['suites', index, 'chain'], `suite "${suite.name}" is on chain ${chainById.get(existing.chain_id)?.slug ?? existing.chain_id}; a suite's chain cannot change`);
+      return;
+    }
+    const withSchedule = suite.schedule !== undefined;
+    const now = existing && suiteView(fileSuiteOf(existing, (id) => endpointNameById.get(id) ?? id), withSchedule);
+    const changes = diffFields(now, suiteView(suite, withSchedule));
+    suites.push({ kind: 'suite', key: suite.name, chainSlug: suite.chain, index, existing, action: actionOf(existing, changes), changes });
+  });
+
+  if (problems.length > 0) throw new RvsFileError(fileName, problems.sort((a, b) => a.line - b.line || a.column - b.column));
+  return { chains, endpoints, suites };
+}
+
+const show = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
+
+/** The plan as lines: one per item, then its field changes. */
+export function formatPlan(plan: Plan): string {
+  const lines: string[] = [];
+  const counts: Record<Action, number> = { create: 0, update: 0, unchanged: 0 };
+  for (const item of [...plan.chains, ...plan.endpoints, ...plan.suites]) {
+    counts[item.action] += 1;
+    lines.push(`${item.kind} ${item.key}: ${item.action}`);
+    if (item.action === 'unchanged') continue;
+    for (const change of item.changes) {
+      lines.push(item.action === 'create' ? `  + ${change.path}: ${show(change.to)}` : `  ~ ${change.path}: ${show(change.from)} → ${show(change.to)}`);
+    }
+  }
+  lines.push(`Plan: ${counts.create} to create, ${counts.update} to update, ${counts.unchanged} unchanged.`);
+  return `${lines.join('\n')}\n`;
+}
+
+export type { RvsFile };

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { CHAIN_FAMILIES } from './catalog-presets';
+import { retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
+
+/**
+ * The suites-as-code file (`rvs.yaml`) that `rvs apply` reads and `rvs export` writes: chains,
+ * endpoints and suites of one tenant, each keyed by a name the file uses for references (a chain
+ * by its slug, an endpoint by its chain and name, a suite by its name). The service never reads the
+ * file; it publishes this schema (GET /v1/schemas/rvs-file.json) so editors can validate it, and
+ * the CLI checks a file against the same schema before it changes anything.
+ */
+
+export const RVS_FILE_VERSION = 1;
+
+/** `${NAME}`: the only way a secret enters the file; its value comes from the environment. */
+export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * Endpoint URLs and header values carry keys, so the file names environment variables instead:
+ * a value without any `${NAME}` would be a secret (or a URL that may become one) written into a
+ * repository.
+ */
+const fromEnvironment = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(4096)
+    .regex(new RegExp(ENV_REFERENCE.source), `${what} must come from the environment: write \${NAME} (e.g. \${RPC_URL}), never the value itself`)
+    .describe(`${what}, with every secret part as \${NAME}, taken from the environment variable NAME when applied`);
+
+const slug = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes');
+const name = z.string().trim().min(1).max(200);
+
+export const rvsFileChainSchema = z
+  .strictObject({
+    slug: slug.describe('the chain\'s key: endpoints and suites name their chain by it'),
+    name,
+    family: z.enum(CHAIN_FAMILIES).default('evm'),
+    chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+    explorer_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
+  })
+  .describe('A chain, created or updated by its slug.');
+
+export const rvsFileEndpointSchema = z
+  .strictObject({
+    name: name.describe('the endpoint\'s key on its chain: suites name their endpoints by it'),
+    chain: slug.describe('slug of the endpoint\'s chain (in this file or already in the tenant)'),
+    url: fromEnvironment('url'),
+    headers: z.record(z.string().min(1).max(200), fromEnvironment('a header value')).default({}),
+    timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
+  })
+  .describe('An endpoint, created or updated by its chain and name.');
+
+const scheduleSchema = z
+  .union([
+    z.strictObject({ cron: z.string().min(1).max(200), timezone: z.string().min(1).max(100).default('UTC'), paused: z.boolean().default(false) }),
+    z.strictObject({ interval_s: z.number().int().min(1), paused: z.boolean().default(false) }),
+  ])
+  .nullable()
+  .describe('{cron, timezone} or {interval_s}, plus paused; null removes the schedule; left out, the suite\'s schedule is not managed by the file');
+
+export const rvsFileSuiteSchema = z
+  .strictObject({
+    name: name.describe('the suite\'s key in the tenant'),
+    chain: slug.describe('slug of the suite\'s chain'),
+    description: z.string().max(2000).default(''),
+    targets: z
+      .array(name)
+      .min(1)
+      .max(WORKLOAD_LIMITS.maxTargets)
+      .describe('names of the candidate endpoints (on the suite\'s chain)'),
+    reference: name.nullable().default(null).describe('name of the reference endpoint, or null'),
+    baseline: suiteConfigSchema.shape.baseline,
+    workload: workloadSchema.prefault({}),
+    thresholds: thresholdsSchema.prefault({}),
+    retry: retrySchema.prefault({}),
+    schedule: scheduleSchema.optional(),
+  })
+  .describe('A suite, created or updated by its name; what it leaves out goes back to its default.');
+
+export const rvsFileSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('the URL of this schema, for editors'),
+    version: z.literal(RVS_FILE_VERSION),
+    chains: z.array(rvsFileChainSchema).max(100).default([]),
+    endpoints: z.array(rvsFileEndpointSchema).max(500).default([]),
+    suites: z.array(rvsFileSuiteSchema).max(500).default([]),
+  })
+  .superRefine((file, ctx) => {
+    const duplicates = <T>(items: T[], key: (item: T) => string, path: string, what: string) => {
+      const seen = new Set<string>();
+      items.forEach((item, index) => {
+        const k = key(item);
+        if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [path, index], message: `${what} appears more than once in the file` });
+        seen.add(k);
+      });
+    };
+    duplicates(file.chains, (c) => c.slug, 'chains', 'this chain slug');
+    duplicates(file.endpoints, (e) => `${e.chain}\u0000${e.name}`, 'endpoints', 'this endpoint name on this chain');
+    duplicates(file.suites, (s) => s.name, 'suites', 'this suite name');
+    file.suites.forEach((suite, index) => {
+      if (new Set(suite.targets).size !== suite.targets.length) {
+        ctx.addIssue({ code: 'custom', path: ['suites', index, 'targets'], message: 'an endpoint may appear only once' });
+      }
+      if (suite.reference !== null && suite.targets.includes(suite.reference)) {
+        ctx.addIssue({ code: 'custom', path: ['suites', index, 'reference'], message: 'the reference must not also be a target' });
+      }
+    });
+  })
+  .describe('Chains, endpoints and suites of a Run Verification Service tenant, kept as code (rvs apply -f, rvs export).');
+
+export type RvsFile = z.output<typeof rvsFileSchema>;
+export type RvsFileChain = RvsFile['chains'][number];
+export type RvsFileEndpoint = RvsFile['endpoints'][number];
+export type RvsFileSuite = RvsFile['suites'][number];
+
+/** The JSON Schema (draft 2020-12) of what a file may hold, as editors read it. */
+export function rvsFileJsonSchema(id?: string): Record<string, unknown> {
+  const schema = z.toJSONSchema(rvsFileSchema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' });
+  return { ...schema, ...(id ? { $id: id } : {}), title: 'rvs.yaml' };
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { actionArgs, ActionInputError, outputLines, readInputs } from '../../src/cli/action';
+import { parseCliArgs, UsageError } from '../../src/cli/args';
+import { diffFields, formatPlan, planApply, type TenantConfig } from '../../src/cli/plan';
+import { loadRvsFile, RvsFileError } from '../../src/cli/rvs-file';
+
+const KEY = 'rvs_abcdefghijkl_0123456789abcdef0123456789abcdef';
+const ENV = { RVS_URL: 'http://rvs.test:3000', RVS_API_KEY: KEY };
+
+describe('parseCliArgs: apply, export, schema', () => {
+  it('parses apply, export and schema', () => {
+    expect(parseCliArgs(['apply', '-f', 'rvs.yaml'], ENV)).toEqual({ command: 'apply', file: 'rvs.yaml', dryRun: false, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
+    expect(parseCliArgs(['apply', '--file', '-', '--dry-run'], ENV)).toMatchObject({ command: 'apply', file: '-', dryRun: true });
+    expect(parseCliArgs(['export'], ENV)).toEqual({ command: 'export', output: null, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
+    expect(parseCliArgs(['export', '--output', 'out.yaml'], ENV)).toMatchObject({ command: 'export', output: 'out.yaml' });
+    // The schema needs no service.
+    expect(parseCliArgs(['schema'], {})).toEqual({ command: 'schema' });
+  });
+
+  it.each([
+    { argv: ['apply'], message: 'rvs apply needs -f <file>' },
+    { argv: ['apply', '-f', 'x', '--wait'], message: '--wait applies to rvs run and rvs verdict only' },
+    { argv: ['apply', '-f', 'x', '--output', 'y'], message: '--output does not apply to rvs apply' },
+    { argv: ['export', '--dry-run'], message: '--dry-run applies to rvs apply only' },
+    { argv: ['export', 'extra'], message: 'unexpected argument "extra"' },
+    { argv: ['run', '0b8a2f7e-1111-4222-8333-444455556666', '-f', 'x'], message: '--file applies to rvs apply only' },
+    { argv: ['schema', '--threshold', 'a=1'], message: '--threshold applies to rvs run and rvs verdict only' },
+  ])('$argv → $message', ({ argv, message }) => {
+    expect(() => parseCliArgs(argv, ENV)).toThrow(new UsageError(message));
+  });
+
+  it('apply and export need the service like run does', () => {
+    expect(() => parseCliArgs(['export'], { RVS_API_KEY: KEY })).toThrow('no service URL');
+    expect(() => parseCliArgs(['apply', '-f', 'x'], { RVS_URL: 'http://rvs.test' })).toThrow('no API key');
+  });
+});
+
+const FILE = `version: 1
+chains:
+  - slug: devnet
+    name: Devnet
+endpoints:
+  - name: a
+    chain: devnet
+    url: https://rpc.example.com/\${KEY_A}
+    headers: { authorization: "Bearer \${TOKEN}" }
+suites:
+  - name: s
+    chain: devnet
+    targets: [a]
+`;
+
+describe('loadRvsFile', () => {
+  it('applies defaults and takes every ${NAME} from the environment', () => {
+    const loaded = loadRvsFile(FILE, 'rvs.yaml', { KEY_A: 'k-123', TOKEN: 't-456' });
+    expect(loaded.secrets).toEqual([{ url: 'https://rpc.example.com/k-123', headers: { authorization: 'Bearer t-456' } }]);
+    expect(loaded.file.chains[0]).toEqual({ slug: 'devnet', name: 'Devnet', family: 'evm', chain_id: null, explorer_url: null });
+    expect(loaded.file.endpoints[0]!.timeout_ms).toBe(10_000);
+    expect(loaded.file.suites[0]).toMatchObject({ description: '', reference: null, thresholds: { latency_p95_max_ms: 500 }, workload: { requests_per_target: 100 } });
+    expect(loaded.file.suites[0]!.schedule).toBeUndefined();
+  });
+
+  const problems = (text: string, env: Record<string, string> = { KEY_A: 'k', TOKEN: 't' }) => {
+    try {
+      loadRvsFile(text, 'rvs.yaml', env);
+    } catch (error) {
+      if (error instanceof RvsFileError) return error.lines();
+      throw error;
+    }
+    throw new Error('no problem found');
+  };
+
+  it.each([
+    { name: 'a literal header value', text: FILE.replace('Bearer ${TOKEN}', 'Bearer abc'), line: 'rvs.yaml:9:31 endpoints[0].headers.authorization: a header value must come from the environment' },
+    { name: 'a duplicate suite', text: `${FILE}  - name: s\n    chain: devnet\n    targets: [a]\n`, line: 'rvs.yaml:14:5 suites[1]: this suite name appears more than once in the file' },
+    { name: 'a target twice', text: FILE.replace('targets: [a]', 'targets: [a, a]'), line: 'rvs.yaml:13:14 suites[0].targets: an endpoint may appear only once' },
+    { name: 'a bad schedule', text: `${FILE}    schedule: { every: 5 }\n`, line: 'rvs.yaml:14:15 suites[0].schedule: does not match any allowed form' },
+    { name: 'a wrong version', text: FILE.replace('version: 1', 'version: 2'), line: 'rvs.yaml:1:10 version: Invalid input: expected 1' },
+    { name: 'not a mapping', text: '- 1\n', line: 'rvs.yaml:1:1: Invalid input: expected object, received array' },
+  ])('$name', ({ text, line }) => {
+    expect(problems(text)[0]).toContain(line);
+  });
+
+  it('reports every unset variable; an empty one counts as unset', () => {
+    expect(problems(FILE, { TOKEN: '' })).toEqual([
+      'rvs.yaml:8:10 endpoints[0].url: environment variable KEY_A is not set',
+      'rvs.yaml:9:31 endpoints[0].headers.authorization: environment variable TOKEN is not set',
+    ]);
+  });
+
+  it('refuses alias bombs instead of expanding them', () => {
+    const bomb = ['version: 1', 'a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join('\n');
+    expect(() => loadRvsFile(bomb, 'rvs.yaml', {})).toThrow(RvsFileError);
+    expect(problems(bomb)).toEqual(['rvs.yaml:0:0: Excessive alias count indicates a resource exhaustion attack']);
+  });
+});
+
+describe('planApply and diffFields', () => {
+  const T = '2026-01-01T00:00:00.000Z';
+  const current: TenantConfig = {
+    chains: [{ id: 'c1', slug: 'devnet', name: 'Devnet', family: 'evm', chain_id: null, explorer_url: null, updated_at: T }],
+    endpoints: [{ id: 'e1', chain_id: 'c1', name: 'a', url: 'https://rpc.example.com/****', header_names: ['authorization'], timeout_ms: 10_000, updated_at: T }],
+    suites: [],
+  };
+
+  it('compares what the API shows: the redacted URL, header names and the timeout', () => {
+    const plan = planApply(loadRvsFile(FILE, 'rvs.yaml', { KEY_A: 'other-key', TOKEN: 't' }), current, 'rvs.yaml');
+    expect(plan.chains[0]).toMatchObject({ action: 'unchanged', changes: [] });
+    // Another key in the same place is invisible to the plan (apply sends it; the service compares).
+    expect(plan.endpoints[0]).toMatchObject({ action: 'unchanged', changes: [] });
+    expect(plan.suites[0]).toMatchObject({ action: 'create' });
+
+    const moved = planApply(loadRvsFile(FILE.replace('https://rpc.example.com/', 'https://rpc2.example.com:8545/v2/'), 'rvs.yaml', { KEY_A: 'k', TOKEN: 't' }), current, 'rvs.yaml');
+    expect(moved.endpoints[0]!.changes).toEqual([{ path: 'url', from: 'https://rpc.example.com/****', to: 'https://rpc2.example.com:8545/****/****' }]);
+    expect(formatPlan(moved)).toContain('endpoint devnet/a: update\n  ~ url: "https://rpc.example.com/****" → "https://rpc2.example.com:8545/****/****"\n');
+  });
+
+  it('diffs leaves; arrays of objects by index, other arrays whole', () => {
+    expect(diffFields({ a: { b: 1, c: [1, 2] }, m: [{ x: 1 }] }, { a: { b: 2, c: [1, 2] }, m: [{ x: 1 }, { x: 2 }] })).toEqual([
+      { path: 'a.b', from: 1, to: 2 },
+      { path: 'm[1].x', from: undefined, to: 2 },
+    ]);
+    expect(diffFields(null, { a: 1 })).toEqual([{ path: 'a', from: undefined, to: 1 }]);
+  });
+});
+
+describe('the GitHub Action entry point', () => {
+  it('reads inputs as GitHub spells them (INPUT_API-URL) and as a composite action sets them (INPUT_API_URL)', () => {
+    const inputs = readInputs({ 'INPUT_API-URL': 'http://rvs', INPUT_API_KEY: 'k', INPUT_SUITE: 's', INPUT_THRESHOLDS: 'a=1, b=2\nc=3\n' });
+    expect(inputs).toEqual({ apiUrl: 'http://rvs', apiKey: 'k', suite: 's', wait: true, timeout: '', targetUrl: '', branch: '', thresholds: ['a=1', 'b=2', 'c=3'], junit: '' });
+    expect(() => readInputs({ INPUT_API_URL: 'x', INPUT_API_KEY: 'k', INPUT_SUITE: 's', INPUT_WAIT: 'yes' })).toThrow(ActionInputError);
+  });
+
+  it('builds the rvs command line; the URL and key never become flags', () => {
+    const base = readInputs({ INPUT_API_URL: 'http://rvs', INPUT_API_KEY: 'k', INPUT_SUITE: 's' });
+    expect(actionArgs({ ...base, timeout: '5m', thresholds: ['a=1'], targetUrl: 'http://preview', branch: 'feature/x', junit: 'j.xml' })).toEqual([
+      'run', 's', '--wait', '--timeout', '5m', '--threshold', 'a=1', '--target-url', 'http://preview', '--branch', 'feature/x', '--format', 'junit', '--output', 'j.xml',
+    ]);
+    expect(actionArgs({ ...base, wait: false })).toEqual(['run', 's']);
+    expect(() => actionArgs({ ...base, wait: false, junit: 'j.xml' })).toThrow('input junit needs wait: true');
+  });
+
+  it('writes outputs one per line, a line break in a value cannot add another output', () => {
+    expect(outputLines({ verdict: 'fail', 'run-id': 'x\nverdict=pass' })).toBe('verdict=fail\nrun-id=x verdict=pass\n');
+  });
+});
