@@ -193,10 +193,12 @@ function expectedStatus(route: RouteCase, credential: Credential): number {
 const ERROR_CODES: Record<number, string> = { 400: 'validation_error', 401: 'unauthorized', 403: 'forbidden', 409: 'run_not_finished' };
 
 /**
- * Public on purpose, so outside the matrix: the OpenAPI document and its browsable reference, and
- * the dashboard, whose capability is the signed token in its link (tested in dashboard.test.ts).
+ * Public on purpose, so outside the matrix: the OpenAPI document and its browsable reference, the
+ * dashboard, whose capability is the signed token in its link (tested in dashboard.test.ts), and
+ * the orchestrators' probes (health.test.ts).
  */
-const isPublic = (route: string) => / \/(docs|dashboard)(\/|$)/.test(route) || route === 'GET /v1/openapi.json';
+const isPublic = (route: string) =>
+  / \/(docs|dashboard)(\/|$)/.test(route) || ['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz'].includes(route);
 
 /** "METHOD /path" for every route the app registered (HEAD is Fastify's automatic twin of GET). */
 function registeredRoutes(app: FastifyInstance): string[] {
