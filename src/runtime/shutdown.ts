@@ -7,6 +7,13 @@ import type { Logger } from '../logger';
 export const REPEATED_SIGNAL_WINDOW_MS = 1_000;
 
 /**
+ * Past this after SIGTERM, an API or worker shutdown still waiting on something exits anyway:
+ * under the 30 s most orchestrators give (the Kubernetes manifests' terminationGracePeriodSeconds
+ * are checked against it).
+ */
+export const SHUTDOWN_DEADLINE_MS = 25_000;
+
+/**
  * Whether a signal received while already stopping means "stop now": only a second Ctrl-C
  * (SIGINT) later than REPEATED_SIGNAL_WINDOW_MS. A repeated SIGTERM never does: a process manager
  * that signals every process at once (systemd's default, a Kubernetes pod) reaches a child of
