@@ -6,6 +6,7 @@
  * PostgreSQL.
  */
 import type { StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfigOrExit, type Config } from './config';
@@ -204,9 +205,18 @@ async function waitForApi(config: Config, api: ChildService): Promise<string> {
  * Whether the process that started the supervisor is gone. npm waits for its script, so npm gone
  * (killed with SIGKILL, or by a process manager that signals only it) leaves the supervisor and
  * its children without anyone to stop them, holding their ports. Node's process.ppid is fixed at
- * start, so this asks whether that process still exists (EPERM: it does, as another user).
+ * start. On Linux the kernel's own record says who the parent is now: it changes (to init or a
+ * subreaper) the moment npm exits, even while npm waits, a zombie, to be reaped. Elsewhere: does
+ * that process still exist (EPERM: it does, as another user)?
  */
 function parentGone(parentPid: number): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // "pid (command) state ppid …": the command may contain spaces and parentheses.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parentPid;
+  } catch {
+    // No /proc.
+  }
   try {
     process.kill(parentPid, 0);
     return false;

@@ -13,7 +13,9 @@ import type { Stack } from './stack';
 export async function startUnreadyApp(stack: Stack): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const closedPort = await freePort();
   const sql = createSql(`postgres://postgres@127.0.0.1:${closedPort}/nothing`, { max: 1 });
-  const connection = Connection.lazy({ address: `127.0.0.1:${closedPort}` });
+  // No retry interceptor: its retries of UNAVAILABLE outlive the check (which gives up after 2 s)
+  // and would start a call on the connection closed below.
+  const connection = Connection.lazy({ address: `127.0.0.1:${closedPort}`, interceptors: [] });
   const temporal = new Client({ connection, namespace: 'default' });
   const app = buildApp({ config: stack.config, sql, box: stack.box, temporal, jwt: null }, createLogger('silent', 'unready'));
   await app.ready();
