@@ -23,6 +23,9 @@ COPY activities ./activities
 # give the runtime user a writable place for it anyway.
 RUN mkdir -p /app/.data && chown node:node /app/.data
 ENV RVS_DATA_DIR=/app/.data
+# The API listens on loopback unless told otherwise; in a container it must take the container's
+# interfaces, or nothing outside reaches it. Publishing the port is the host's decision.
+ENV HOST=0.0.0.0
 
 USER node
 

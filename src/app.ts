@@ -14,6 +14,7 @@ import { catalogRoutes } from './http/routes/catalog';
 import { chainRoutes } from './http/routes/chains';
 import { dashboardRoutes } from './http/routes/dashboard';
 import { endpointRoutes } from './http/routes/endpoints';
+import { healthRoutes } from './http/routes/health';
 import { openApiRoutes } from './http/routes/openapi';
 import { runRoutes } from './http/routes/runs';
 import { suiteRoutes } from './http/routes/suites';
@@ -87,6 +88,7 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
     await api.register(apiKeyRoutes);
     await api.register(dashboardRoutes, { deps });
     await api.register(openApiRoutes);
+    await api.register(healthRoutes, { deps });
     await api.register(tenantRoutes);
     await api.register(webhookRoutes);
     await api.register(acknowledgementRoutes);

@@ -43,7 +43,9 @@ export const TENANT_QUOTA_FACTOR = 5;
 /** Every environment variable the service reads. Nothing else reads process.env. */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback: a laptop's `npm start` (with its all-scope bootstrap key) is not served to the LAN.
+  // Containers set 0.0.0.0 (Dockerfile, docker-compose.yml, deploy/kubernetes/).
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: urlString(['postgres:', 'postgresql:']).optional(),
   TEMPORAL_ADDRESS: z
     .string()
@@ -109,6 +111,11 @@ const envSchema = z.object({
   // Both metrics servers listen here, not on HOST: loopback unless the operator opens it to the
   // scraper's network (docker-compose.yml does, for Prometheus in the compose network).
   RVS_METRICS_HOST: listenHost.default('127.0.0.1'),
+  // Ports of what `npm start` runs itself when DATABASE_URL / TEMPORAL_ADDRESS are unset (0 turns
+  // the Temporal Web UI off): off the defaults when another PostgreSQL or Temporal uses them.
+  RVS_EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  RVS_TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  RVS_TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
 }).superRefine((e, ctx) => {
   refineTemporalTls(e, ctx);
   // One source only: accepting HS256 next to a public key would invite algorithm confusion.
@@ -232,6 +239,8 @@ export interface Config {
     publicKey: string | undefined;
     secret: string | undefined;
   };
+  /** Ports of the embedded PostgreSQL and the Temporal dev server `npm start` runs itself. */
+  embedded: { postgresPort: number; temporalPort: number; temporalUiPort: number | null };
 }
 
 export class ConfigError extends Error {
@@ -301,6 +310,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       tenantClaim: e.RVS_JWT_TENANT_CLAIM,
       publicKey: e.RVS_JWT_PUBLIC_KEY,
       secret: e.RVS_JWT_SECRET,
+    },
+    embedded: {
+      postgresPort: e.RVS_EMBEDDED_POSTGRES_PORT,
+      temporalPort: e.RVS_TEMPORAL_DEV_PORT,
+      temporalUiPort: e.RVS_TEMPORAL_UI_PORT === 0 ? null : e.RVS_TEMPORAL_UI_PORT,
     },
   };
 }

@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './logger';
 import { serveMetrics, type MetricsServer } from './metrics/metrics-server';
 import { apiMetricsRegistry } from './metrics/registry';
 import { createRunCountsCollector } from './metrics/runs-gauge';
-import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
+import { exitOnUncaughtError, onShutdownSignal, SHUTDOWN_DEADLINE_MS } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
 import { connectTemporal } from './temporal/connection';
@@ -19,8 +19,6 @@ import { ORPHAN_MAX_AGE_MS, startRunReconciler } from './services/run-reconciler
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const DRAIN_MS = 10_000;
 const SQL_END_TIMEOUT_S = 5;
-/** Past this, a shutdown that is still waiting on something exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 25_000;
 
 export interface RunningApi {
   app: FastifyInstance;

@@ -6,12 +6,13 @@
  * PostgreSQL.
  */
 import type { StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfigOrExit, type Config } from './config';
 import { createSql } from './db/client';
 import { migrate } from './db/migrate';
-import { REPEATED_SIGNAL_WINDOW_MS } from './runtime/shutdown';
+import { forcesExit } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { ChildService } from './runtime/supervisor';
 import type { EmbeddedPostgresReady } from './runtime/embedded-postgres-process';
@@ -39,6 +40,7 @@ let firstSignalAt = 0;
 function stopAll(code: number): void {
   stopping = true;
   firstSignalAt = performance.now();
+  for (const service of services) service.noMoreRestarts();
   void (async () => {
     for (const service of [...services].reverse()) {
       await service.stop().catch((error: unknown) => say(`stopping ${service.name} failed: ${String(error)}`));
@@ -50,8 +52,9 @@ function stopAll(code: number): void {
 
 function onSignal(signal: NodeJS.Signals): void {
   if (stopping) {
-    // The terminal and npm each deliver the one Ctrl-C: the repeat is not a second request.
-    if (performance.now() - firstSignalAt < REPEATED_SIGNAL_WINDOW_MS) return;
+    // The terminal and npm each deliver the one Ctrl-C: the repeat is not a second request; nor is
+    // a repeated SIGTERM (src/runtime/shutdown.ts).
+    if (!forcesExit(signal, firstSignalAt)) return;
     say(`received ${signal} again; killing everything now`);
     for (const service of services) service.kill();
     process.exit(130);
@@ -196,6 +199,44 @@ async function waitForApi(config: Config, api: ChildService): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`the API did not answer on ${probeUrl} within ${API_READY_TIMEOUT_MS / 1000} s`);
+}
+
+/**
+ * Whether the process that started the supervisor is gone. npm waits for its script, so npm gone
+ * (killed with SIGKILL, or by a process manager that signals only it) leaves the supervisor and
+ * its children without anyone to stop them, holding their ports. Node's process.ppid is fixed at
+ * start. On Linux the kernel's own record says who the parent is now: it changes (to init or a
+ * subreaper) the moment npm exits, even while npm waits, a zombie, to be reaped. Elsewhere: does
+ * that process still exist (EPERM: it does, as another user)?
+ */
+function parentGone(parentPid: number): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // "pid (command) state ppid …": the command may contain spaces and parentheses.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parentPid;
+  } catch {
+    // No /proc.
+  }
+  try {
+    process.kill(parentPid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+const PARENT_CHECK_MS = 1_000;
+const parentPid = process.ppid;
+// pid 1 (init, a container's entrypoint, systemd) does not go away while we run.
+if (parentPid > 1) {
+  const watch = setInterval(() => {
+    if (!parentGone(parentPid)) return;
+    clearInterval(watch);
+    if (stopping) return;
+    say(`the parent process (pid ${parentPid}) is gone; shutting down...`);
+    stopAll(0);
+  }, PARENT_CHECK_MS);
+  watch.unref();
 }
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);

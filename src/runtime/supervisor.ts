@@ -94,6 +94,18 @@ export class ChildService {
     return this.exited;
   }
 
+  /**
+   * No restart from now on, without signalling it: the supervisor is shutting down. Called for
+   * every child before the first is stopped, because a child that exits meanwhile (it got the
+   * process manager's SIGTERM itself, as systemd sends one to every process) must stay down while
+   * the children before it drain.
+   */
+  noMoreRestarts(): void {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+  }
+
   /** SIGTERM, then SIGKILL to its process group after stopTimeoutMs. No restart after this. */
   async stop(): Promise<void> {
     this.stopping = true;

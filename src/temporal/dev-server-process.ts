@@ -15,16 +15,13 @@ export interface DevServerReady {
   uiUrl: string | null;
 }
 
-export const DEV_SERVER_PORT = 7233;
-export const DEV_SERVER_UI_PORT = 8233;
-
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   if (!config.temporal.cliPath) throw new Error('TEMPORAL_CLI_PATH must name the temporal binary');
   const server = await startDevServer({
     cliPath: config.temporal.cliPath,
-    port: DEV_SERVER_PORT,
-    uiPort: DEV_SERVER_UI_PORT,
+    port: config.embedded.temporalPort,
+    uiPort: config.embedded.temporalUiPort,
     dbFile: path.join(config.dataDir, 'temporal.db'),
     namespace: config.temporal.namespace,
     log: (line) => process.stdout.write(`${line}\n`),

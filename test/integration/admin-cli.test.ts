@@ -111,6 +111,48 @@ describe('npm run admin -- tenants', () => {
     },
   );
 
+  it('keys create prints a new key of the tenant once, with the scopes asked for', async () => {
+    const created = await admin(['keys', 'create', '--tenant', slug, '--scopes', 'runs:read,runs:write', '--name', 'ci recovery']);
+    expect(created, created.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(created.stdout).toMatch(new RegExp(`^created key rvs_[A-Za-z0-9]{12} \\("ci recovery"\\) of tenant ${slug} with scopes runs:read, runs:write$`, 'm'));
+    const recovered = KEY.exec(created.stdout)![0];
+    expect(created.stdout.split(recovered).length - 1).toBe(1);
+    const me = await get<any>(stack.app, '/v1/users/me', { authorization: `Bearer ${recovered}` });
+    expect(me.status).toBe(200);
+    expect(me.body.tenant.name).toBe('Team Rocket');
+    expect(me.body.scopes).toEqual(['runs:read', 'runs:write']);
+    // Stored like any key: listed by its prefix and name, never with its secret.
+    const [row] = await stack.sql<{ name: string }[]>`select name from api_keys where prefix = ${recovered.split('_')[1]!}`;
+    expect(row!.name).toBe('ci recovery');
+  });
+
+  it('keys create --scopes all recovers the platform tenant: the key administers tenants', async () => {
+    const created = await admin(['keys', 'create', '--tenant', 'default', '--scopes', 'all']);
+    expect(created.code, created.stderr).toBe(0);
+    const recovered = KEY.exec(created.stdout)![0];
+    const me = await get<any>(stack.app, '/v1/users/me', { authorization: `Bearer ${recovered}` });
+    expect(me.body.scopes).toContain('tenants:admin');
+    expect((await get(stack.app, '/v1/tenants', { authorization: `Bearer ${recovered}` })).status).toBe(200);
+    expect(created.stdout).toContain('("recovery (npm run admin)")');
+  });
+
+  it.each([
+    { args: ['--tenant', 'no-such-tenant', '--scopes', 'all'], code: 1, stderr: /^error: tenant "no-such-tenant" not found\n$/ },
+    { args: ['--tenant', 'SLUG', '--scopes', 'everything'], code: 1, stderr: /^error: request is invalid\n {2}scopes\.0: / },
+    { args: ['--tenant', 'SLUG', '--scopes', 'tenants:admin'], code: 1, stderr: /tenants:admin is held only by keys of the platform tenant/ },
+    { args: ['--tenant', 'SLUG'], code: 2, stderr: /keys create needs --scopes/ },
+    { args: ['--scopes', 'all'], code: 2, stderr: /keys create needs --tenant/ },
+    { args: ['--tenant', 'SLUG', '--scopes', 'all', '--owner', 'x'], code: 2, stderr: /keys create: Unknown option '--owner'/ },
+  ])('keys create $args exits $code and creates nothing', async ({ args, code, stderr }) => {
+    const [before] = await stack.sql<{ n: number }[]>`select count(*)::int as n from api_keys`;
+    const result = await admin(['keys', 'create', ...args.map((arg) => (arg === 'SLUG' ? slug : arg))]);
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).toMatch(stderr);
+    expect(result.stdout).toBe('');
+    const [after] = await stack.sql<{ n: number }[]>`select count(*)::int as n from api_keys`;
+    expect(after!.n).toBe(before!.n);
+  });
+
   it('without DATABASE_URL it says so and exits 1', async () => {
     const result = await admin(['tenants', 'list'], {});
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'npm run admin needs DATABASE_URL (the database the API uses)\n' });

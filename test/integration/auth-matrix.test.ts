@@ -194,11 +194,12 @@ const ERROR_CODES: Record<number, string> = { 400: 'validation_error', 401: 'una
 
 /**
  * Public on purpose, so outside the matrix: the OpenAPI document and its browsable reference, the
- * rvs file's JSON Schema (for editors), and the dashboard, whose capability is the signed token in
- * its link (tested in dashboard.test.ts).
+ * rvs file's JSON Schema (for editors), the dashboard, whose capability is the signed token in its
+ * link (tested in dashboard.test.ts), and the orchestrators' probes (health.test.ts).
  */
 const isPublic = (route: string) =>
-  / \/(docs|dashboard)(\/|$)/.test(route) || route === 'GET /v1/openapi.json' || route === 'GET /v1/schemas/rvs-file.json';
+  / \/(docs|dashboard)(\/|$)/.test(route) ||
+  ['GET /v1/openapi.json', 'GET /v1/schemas/rvs-file.json', 'GET /healthz', 'GET /readyz'].includes(route);
 
 /** "METHOD /path" for every route the app registered (HEAD is Fastify's automatic twin of GET). */
 function registeredRoutes(app: FastifyInstance): string[] {

@@ -96,7 +96,7 @@ describe('the rvs CLI against a real stack', () => {
     expect(result.stdout).toMatch(/^PASS: suite under test \(run [0-9a-f-]{36}, exit code 0\)\n/);
     // 50 calls cannot show a 99 % success rate: availability is inconclusive, printed as such, and does not fail the run.
     expect(result.stdout).toContain('1 of 2 checks passed, 1 inconclusive (availability); none failed');
-    expect(result.stdout).toMatch(/ {2}PASS {10}latency_p95 {3}p95 \d+ ms \[[\d.]+–[\d.∞]+\] <= 500 ms/);
+    expect(result.stdout).toMatch(/ {2}PASS {10}latency_p95 {3}p95 [\d.]+ ms \[[\d.]+–[\d.∞]+\] <= 500 ms/);
     expect(result.stdout).toMatch(/ {2}INCONCLUSIVE {2}availability {2}50 of 50 calls succeeded/);
     expect(result.stdout).toMatch(/\nLatency of successful calls, p50 \/ p95 \/ p99 \[95% confidence interval\]:\n {2}candidate {2}[\d.]+ ms \[[\d.]+–[\d.∞]+\]/);
     expect(result.stdout).toMatch(/Dashboard: http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=/);
@@ -131,7 +131,7 @@ describe('the rvs CLI against a real stack', () => {
     const result = await rvs(['run', suiteId, '--wait', '--timeout', '2m', '--threshold', 'latency_p95_max_ms=0', '--format', 'junit', '--output', junit], env);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toMatch(/^FAIL: suite under test \(run [0-9a-f-]{36}, exit code 1\)\n/);
-    expect(result.stdout).toMatch(/ {2}FAIL {10}latency_p95 {3}p95 \d+ ms \[[\d.]+–[\d.∞]+\] > 0 ms/);
+    expect(result.stdout).toMatch(/ {2}FAIL {10}latency_p95 {3}p95 [\d.]+ ms \[[\d.]+–[\d.∞]+\] > 0 ms/);
 
     const xml = await readFile(junit, 'utf8');
     assertWellFormed(xml);

