@@ -215,6 +215,17 @@ describe('small suites decide what the data can decide', () => {
     if (status === 'inconclusive') expect(c.message).toMatch(/passing on the interval needs 72 a side and failing 59/);
   });
 
+  it('a small candidate against a large reference: the one-sided bound exists below 59 calls, and the message does not say it cannot', () => {
+    const ref = steady(60, 2000);
+    const slow = steady(300, 30);
+    const failed = check(computeVerdict(input({ candidate: slow.stats, candidateLatencies: slow.latencies, reference: reference(ref.stats, ref.latencies) })), 'latency_vs_reference');
+    expect([failed.status, failed.details.fail_bound]).toEqual(['fail', 'one_sided']);
+    const near = steady(66, 30);
+    const open = check(computeVerdict(input({ candidate: near.stats, candidateLatencies: near.latencies, reference: reference(ref.stats, ref.latencies) })), 'latency_vs_reference');
+    expect(open.status).toBe('inconclusive');
+    expect(open.message).toContain('the one-sided bound does not clear the limit');
+  });
+
   it('a 60-call run slowed from 50 to 600 ms against the previous run fails, even with the run-drift allowance', () => {
     const cand = steady(600, 60);
     const base = steady(50, 60);
