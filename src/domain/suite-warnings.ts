@@ -1,4 +1,5 @@
 import { normalQuantile } from './statistics/distributions';
+import { BASELINE_DEFAULTS } from './statistics/history-baseline';
 import { fewestCallsToDecide } from './statistics/relative-difference';
 import type { SuiteConfig } from './suite-config';
 
@@ -40,14 +41,14 @@ export function suiteWarnings(config: SuiteConfig): SuiteWarning[] {
   const { toPass, toFail } = fewestCallsToDecide(0.95);
   const warnings: SuiteWarning[] = [];
   const floor = config.thresholds.latency_regression_min_ms ?? 5;
-  const latency = (check: SuiteWarning['check'], against: string) => {
+  const latency = (check: SuiteWarning['check'], against: string, until = '') => {
     if (calls < toFail) {
       warnings.push({
         check,
         field: FIELD,
         message:
           `${calls} calls per target: ${check} can neither fail nor pass on its interval (a p95 comparison needs ${toFail} calls to fail ` +
-          `and ${toPass} to pass); it passes only when the difference ${against} is under the ${floor} ms floor, and is inconclusive otherwise`,
+          `and ${toPass} to pass); it passes only when the difference ${against} is under the ${floor} ms floor, and is inconclusive otherwise${until}`,
       });
     } else if (calls < toPass) {
       warnings.push({
@@ -55,13 +56,15 @@ export function suiteWarnings(config: SuiteConfig): SuiteWarning[] {
         field: FIELD,
         message:
           `${calls} calls per target: ${check} can fail (from ${toFail} calls) but not pass on its interval (from ${toPass}); ` +
-          `a difference ${against} over the ${floor} ms floor that does not fail is inconclusive`,
+          `a difference ${against} over the ${floor} ms floor that does not fail is inconclusive${until}`,
       });
     }
   };
   if (config.reference_endpoint_id) latency('latency_vs_reference', 'from the reference');
-  // The history model judges per-run p95s and needs no count; the previous run's calls do.
-  if (config.baseline.mode !== 'none') latency('latency_vs_baseline', 'from the baseline run');
+  // The history model judges per-run p95s and needs no count; the previous run's calls do, and
+  // in history mode they are only the fallback while fewer than min_runs passing runs exist.
+  const until = config.baseline.mode === 'history' ? ` — until ${config.baseline.min_runs ?? BASELINE_DEFAULTS.minRuns} passing runs form a history, which then judges any count` : '';
+  if (config.baseline.mode !== 'none') latency('latency_vs_baseline', 'from the baseline run', until);
   const minPct = config.thresholds.success_rate_min_pct ?? 99;
   const availability = fewestCallsToPassAvailability(minPct);
   if (availability !== null && calls < availability) {

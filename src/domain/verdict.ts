@@ -399,7 +399,8 @@ function decisionClause(decision: LatencyDecision, floorMs: number, diff: Relati
         return (
           `inconclusive: with ${calls.toLocaleString('en-US')} successful calls on a side the p95 has no two-sided interval; ` +
           `passing on the interval needs ${fewest.toPass} a side and failing ${fewest.toFail}` +
-          (calls >= fewest.toFail ? ', and the one-sided bound does not clear the limit' : '')
+          // The bound exists from 59 calls a side, or with fewer on a side when the other has many.
+          (diff.fail_lower_pct > -100 ? ', and the one-sided bound does not clear the limit' : '')
         );
       }
       return `inconclusive: the interval straddles the limit, so this run cannot tell; ${showCalls(decision.calls_to_decide)}`;

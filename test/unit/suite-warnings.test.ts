@@ -41,6 +41,13 @@ describe('suiteWarnings', () => {
     expect(some!.field).toBe('config.workload.requests_per_target');
   });
 
+  it('latency_vs_baseline in history mode: the count matters only until min_runs passing runs form a history', () => {
+    const baseline = (c: ReturnType<typeof config>) => suiteWarnings(c).find((w) => w.check === 'latency_vs_baseline')!.message;
+    expect(baseline(config({ requests_per_target: 30 }))).toMatch(/until 5 passing runs form a history, which then judges any count/);
+    expect(baseline(config({ requests_per_target: 60 }, { baseline: { mode: 'history', window: 8, min_runs: 3 } }))).toMatch(/until 3 passing runs/);
+    expect(baseline(config({ requests_per_target: 30 }, { baseline: { mode: 'previous_success' } }))).not.toMatch(/history/);
+  });
+
   it('availability: 100 % success clears 99 % from 381 calls', () => {
     expect(fewestCallsToPassAvailability(99)).toBe(381);
   });

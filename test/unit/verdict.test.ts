@@ -3,7 +3,7 @@ import type { RunStats } from '../../src/domain/stats';
 import { emptyTally, type CorrectnessTally } from '../../src/domain/correctness';
 import { normalQuantile } from '../../src/domain/statistics/distributions';
 import { nearestRank } from '../../src/domain/statistics/quantile-interval';
-import { ALL_RANKS_MAX_N } from '../../src/domain/statistics/relative-difference';
+import { ALL_RANKS_MAX_N, smallSampleFailRanks } from '../../src/domain/statistics/relative-difference';
 import {
   computeVerdict,
   driftPct,
@@ -154,6 +154,9 @@ describe('verdictRanks', () => {
     [2000, 60],
     [60, 2000],
     [65, 300],
+    // Beyond 1,000 samples the two-sided ranks come from the normal approximation: the bound must read the same rank.
+    [60, 1013],
+    [65, 5000],
   ])('gives the same checks from sparse samples as from full ones at %i candidate and %i reference calls', (n, m) => {
     const cand = steady(300, n);
     const ref = steady(60, m);
@@ -168,6 +171,19 @@ describe('verdictRanks', () => {
     );
     expect(fromSparse.checks).toEqual(full.checks);
     expect(full.checks.find((c) => c.name === 'latency_vs_reference')!.status).toBe('fail');
+  });
+
+  it('holds every rank a small-sample bound reads, whichever side is small (up to 71 calls) and whatever the other side\'s size', () => {
+    const sizes = [...Array.from({ length: 130 }, (_, i) => 990 + i), 5000, 100_000];
+    for (const big of sizes) {
+      const ranks = new Set(verdictRanks(big));
+      for (let small = 1; small <= 71; small++) {
+        const asReference = smallSampleFailRanks(small, big, 0.95);
+        if (asReference) expect(ranks.has(asReference.referenceUpper), `reference of ${big}, candidate of ${small}`).toBe(true);
+        const asCandidate = smallSampleFailRanks(big, small, 0.95);
+        if (asCandidate) expect(ranks.has(asCandidate.candidateLower), `candidate of ${big}, reference of ${small}`).toBe(true);
+      }
+    }
   });
 
   it('gives the same intervals from a sparse sample holding only those ranks as from the full one', () => {
@@ -197,6 +213,17 @@ describe('small suites decide what the data can decide', () => {
     if (n < 72) expect(c.details.fail_bound).toBe('one_sided');
     if (status === 'fail') expect(c.message).toContain('one-sided 95% lower bound');
     if (status === 'inconclusive') expect(c.message).toMatch(/passing on the interval needs 72 a side and failing 59/);
+  });
+
+  it('a small candidate against a large reference: the one-sided bound exists below 59 calls, and the message does not say it cannot', () => {
+    const ref = steady(60, 2000);
+    const slow = steady(300, 30);
+    const failed = check(computeVerdict(input({ candidate: slow.stats, candidateLatencies: slow.latencies, reference: reference(ref.stats, ref.latencies) })), 'latency_vs_reference');
+    expect([failed.status, failed.details.fail_bound]).toEqual(['fail', 'one_sided']);
+    const near = steady(66, 30);
+    const open = check(computeVerdict(input({ candidate: near.stats, candidateLatencies: near.latencies, reference: reference(ref.stats, ref.latencies) })), 'latency_vs_reference');
+    expect(open.status).toBe('inconclusive');
+    expect(open.message).toContain('the one-sided bound does not clear the limit');
   });
 
   it('a 60-call run slowed from 50 to 600 ms against the previous run fails, even with the run-drift allowance', () => {

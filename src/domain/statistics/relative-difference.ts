@@ -1,5 +1,5 @@
-import { binomialCdfTable, normalQuantile } from './distributions';
-import { EXACT_RANKS_MAX_N, nearestRank, quantileInterval, type QuantileInterval, type SortedSamples } from './quantile-interval';
+import { binomialCdfTable, incompleteBeta, normalQuantile } from './distributions';
+import { EXACT_RANKS_MAX_N, nearestRank, orderStatisticRanks, quantileInterval, type QuantileInterval, type SortedSamples } from './quantile-interval';
 
 /**
  * The relative difference of the candidate's p-th percentile over the reference's (or the
@@ -231,12 +231,16 @@ export function smallSampleFailRanks(n: number, m: number, p: number, alpha = SM
   return candidateLower === 0 ? null : { candidateLower, referenceUpper };
 }
 
-/** The reference's upper rank (smallSampleFailRanks) and the probability that it misses. */
+/**
+ * The reference's upper rank (smallSampleFailRanks) and the probability that it misses. The rank is
+ * orderStatisticRanks' own (beyond EXACT_RANKS_MAX_N its normal approximation, which can be a rank
+ * off the exact one): verdictRanks fetches only that rank of a large sample. The miss is exact,
+ * P(B ≥ u) = I_p(u, m − u + 1), so the Bonferroni split holds whichever rank the approximation gave.
+ */
 function referenceUpperRank(m: number, p: number, alpha: number): { rank: number; miss: number } {
-  const cdf = binomialCdfTable(m, p);
-  let rank = 1;
-  while (rank <= m && 1 - cdf[rank - 1]! > alpha / 2) rank++;
-  return rank > m ? { rank: m, miss: Math.pow(p, m) } : { rank, miss: 1 - cdf[rank - 1]! };
+  const { upper } = orderStatisticRanks(m, p, 1 - alpha);
+  if (upper > m) return { rank: m, miss: Math.pow(p, m) };
+  return { rank: upper, miss: m > EXACT_RANKS_MAX_N ? incompleteBeta(p, upper, m - upper + 1) : 1 - binomialCdfTable(m, p)[upper - 1]! };
 }
 
 /** The largest rank l with P(X(l) > ξp) = P(B ≤ l − 1) ≤ tail (0: none); normal approximation beyond EXACT_RANKS_MAX_N. */
