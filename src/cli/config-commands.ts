@@ -132,14 +132,15 @@ async function executePlan(
       retry: suite.retry,
     };
     const schedule = suite.schedule === undefined ? {} : { schedule: suite.schedule };
+    let stored: ServerSuite | null = item.existing;
     if (item.existing === null) {
-      await client.request('POST', '/suites', {
+      stored = await client.request<ServerSuite>('POST', '/suites', {
         body: { chain_id: chainIds.get(suite.chain), name: suite.name, description: suite.description, config, ...schedule },
       });
     } else if (item.action === 'update') {
       const touched = (field: string) => item.changes.some((c) => c.path === field || c.path.startsWith(`${field}.`) || c.path.startsWith(`${field}[`));
       const configChanged = ['targets', 'reference', 'baseline', 'workload', 'thresholds', 'retry'].some(touched);
-      await client.request('PATCH', `/suites/${item.existing.id}`, {
+      stored = await client.request<ServerSuite>('PATCH', `/suites/${item.existing.id}`, {
         body: {
           ...(touched('description') ? { description: suite.description } : {}),
           ...(configChanged ? { config } : {}),
@@ -148,6 +149,8 @@ async function executePlan(
       });
     }
     report('suite', item.key, past[item.action]);
+    // The service's word on what this workload is too small to decide: the file is applied all the same.
+    for (const warning of stored?.warnings ?? []) io.stderr.write(`rvs: warning: suite ${item.key}: ${warning.message}\n`);
   }
   io.stdout.write(`Applied: ${done.created} created, ${done.updated} updated, ${done.unchanged} unchanged.\n`);
 }

@@ -48,6 +48,8 @@ export interface ServerSuite {
   };
   schedule: ServerSchedule | null;
   updated_at: string;
+  /** Checks the workload is too small to let decide (absent from services before it). */
+  warnings?: { check: string; message: string }[];
 }
 
 export interface TenantConfig {

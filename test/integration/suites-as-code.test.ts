@@ -117,6 +117,8 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     expect(first.stdout).toContain('suite smoke: create\n');
     expect(first.stdout).toContain('Plan: 4 to create, 0 to update, 0 unchanged.\n');
     expect(first.stdout).toContain('Applied: 4 created, 0 updated, 0 unchanged.\n');
+    // 50 calls per target: the service warns what the suite's checks cannot decide, and rvs says so.
+    expect(first.stderr).toContain('rvs: warning: suite smoke: 50 calls per target: latency_vs_reference can neither fail nor pass on its interval');
     for (const secret of ['key-aaaa1111', 'header-secret-a', 'token-bbbb2222']) {
       expect(first.stdout + first.stderr).not.toContain(secret);
     }
