@@ -213,7 +213,8 @@ function referenceStudy(scenarios: readonly { name: string; candidate: number; r
 /**
  * A persisting regression, run after run, as the service sees it: the history starts as LOOKBACK
  * unchanged passing runs (a suite that has run a while; the band reads the newest WINDOW of them); from run 1 on every run is slowed by r; each run is judged by the band
- * (one run) and the sequential rule (the candidate pooled with the newest passing runs), and a run
+ * (one run, its spread from the whole lookback as finalize gives it) and the sequential rule (the
+ * candidate pooled with the newest passing runs), and a run
  * that passes joins the history (newest first) — so a regression that slips through one run is
  * in the history the next run is judged with. Common random numbers across regression levels.
  */
@@ -231,7 +232,15 @@ function persistingStudy(driftSigma: number, regressions: readonly number[], run
         bases.forEach((base, j) => {
           const candidate = base * (1 + r);
           const window = hist.slice(0, WINDOW);
-          const single = judgeAgainstHistory({ candidateP95Us: candidate, candidateSamples: CALLS, historyP95sUs: window, maxPct: REGRESSION_MAX_PCT, floorMs: FLOOR_MS }).status === 'fail';
+          const single =
+            judgeAgainstHistory({
+              candidateP95Us: candidate,
+              candidateSamples: CALLS,
+              historyP95sUs: window,
+              spreadP95sUs: hist.slice(0, LOOKBACK),
+              maxPct: REGRESSION_MAX_PCT,
+              floorMs: FLOOR_MS,
+            }).status === 'fail';
           const sequential =
             withSequential && judgePersisting({ candidateP95Us: candidate, historyP95sUs: hist.slice(0, LOOKBACK), maxPct: REGRESSION_MAX_PCT, floorMs: FLOOR_MS }).status === 'fail';
           const failed = single || sequential;

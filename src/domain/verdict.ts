@@ -193,6 +193,8 @@ export interface BaselineLimits {
   history_upper_ms?: number;
   history_lower_ms?: number;
   history_log_sd?: number;
+  /** history: passing runs the spread (history_log_sd) was estimated from — the window, or up to 30 more (absent before it). */
+  history_spread_runs?: number;
   upper_boundary?: number;
   /** history: the sequential rule over the candidate and the newest passing runs (absent from verdicts judged before it). */
   persisting?: PersistingLimits;
@@ -552,6 +554,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     candidateP95Us: Number.isNaN(q.point) ? 0 : q.point,
     candidateSamples: q.n,
     historyP95sUs: history.map((h) => h.p95_us),
+    spreadP95sUs: (baseline.lookback ?? history).map((h) => h.p95_us),
     maxPct: max,
     floorMs: floor,
   });
@@ -589,6 +592,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     history_upper_ms: upperMs,
     history_lower_ms: usToMs(band.lower_us),
     history_log_sd: Math.round(band.log_sd * 10_000) / 10_000,
+    history_spread_runs: band.spread_runs,
     upper_boundary: band.upper_boundary,
     persisting: {
       status: persisting.status,

@@ -188,9 +188,11 @@ describe('input bounds', () => {
       const one = await get<any>(stack.app, `/v1/runs/${created.body.id}`, auth);
       expect(one.body.config_snapshot.workload.requests_per_target).toBe(50);
       expect(one.body.suite.config).toEqual(one.body.config_snapshot);
-      // The list item is the run resource without those fields, nothing else.
+      // The list item is the run resource without those fields and its signed dashboard link, nothing else.
       const { suite, ...rest } = one.body;
       delete rest.config_snapshot;
+      expect(item).not.toHaveProperty('dashboard_url');
+      delete rest.dashboard_url;
       const { suite: listedSuite, ...listedRest } = item;
       expect(listedRest).toEqual(rest);
       expect(listedSuite).toEqual({ id: suite.id, name: suite.name });

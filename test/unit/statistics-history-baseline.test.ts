@@ -95,6 +95,29 @@ describe('judgeAgainstHistory (max 20 %, floor 5 ms)', () => {
   });
 });
 
+describe('historyBand with a longer lookback for its spread', () => {
+  it('centres on the window and takes the spread (and the t degrees of freedom) from the lookback', () => {
+    const lookback = [...TEN, ...TEN.map((v) => v + 1_000), ...TEN.map((v) => v - 1_000)];
+    const band = historyBand(TEN, 0.99, lookback);
+    const logs = lookback.map(Math.log);
+    const m = logs.reduce((a, b) => a + b) / 30;
+    const sd = Math.sqrt(logs.reduce((a, b) => a + (b - m) ** 2, 0) / 29);
+    const centre = TEN.map(Math.log).reduce((a, b) => a + b) / 10;
+    expect(band.runs).toBe(10);
+    expect(band.spread_runs).toBe(30);
+    expect(band.median_us).toBe(80_500);
+    expect(band.log_sd).toBeCloseTo(sd, 12);
+    expect(band.upper_us).toBeCloseTo(Math.exp(centre + studentTQuantile(0.99, 29) * sd * Math.sqrt(1.1)), 0);
+    // Narrower than the window alone, whose t has 9 degrees of freedom.
+    expect(band.upper_us).toBeLessThan(historyBand(TEN).upper_us);
+  });
+
+  it('a lookback no longer than the window changes nothing', () => {
+    expect(historyBand(TEN, 0.99, TEN)).toEqual(historyBand(TEN));
+    expect(historyBand(TEN, 0.99, TEN.slice(0, 5))).toEqual(historyBand(TEN));
+  });
+});
+
 describe('judgePersisting (sequential rule: the candidate pooled with the two newest passing runs)', () => {
   const EARLIER = [...TEN, ...TEN, ...TEN]; // 30 earlier runs around 80 ms
   const judge = (candidate: number, recent: number[], earlier = EARLIER) =>

@@ -18,6 +18,8 @@ export function chooseBaselineModel(input: { historyRuns: number; hasPreviousRun
 /** A one-sided t prediction interval for the next run's p95, on the log scale (bencher's t-test model). */
 export interface HistoryBand {
   runs: number;
+  /** Runs whose spread the band uses: the window, or the longer lookback when given. */
+  spread_runs: number;
   /** Median of the history's p95s, µs: what max_pct and the floor are measured against. */
   median_us: number;
   /** exp(mean of ln p95), µs. */
@@ -36,19 +38,29 @@ export interface HistoryBand {
  * already carry each run's sampling noise and the run-to-run drift, so no per-sample term is added:
  * the spread of the history is the noise the next run is judged against.
  */
-export function historyBand(p95sUs: readonly number[], upperBoundary: number = BASELINE_DEFAULTS.upperBoundary): HistoryBand {
+export function historyBand(
+  p95sUs: readonly number[],
+  upperBoundary: number = BASELINE_DEFAULTS.upperBoundary,
+  spreadP95sUs: readonly number[] = p95sUs,
+): HistoryBand {
   const k = p95sUs.length;
   if (k < 2) throw new RangeError(`historyBand needs at least 2 runs, got ${k} (chooseBaselineModel decides first)`);
-  const logs = p95sUs.map((v) => Math.log(Math.max(v, 1)));
-  const mean = logs.reduce((a, b) => a + b, 0) / k;
-  // A constant history has a spread of exactly 0, not the rounding residue of its logs.
-  const constant = p95sUs.every((v) => v === p95sUs[0]);
-  const sd = constant ? 0 : Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (k - 1));
-  const spread = studentTQuantile(upperBoundary, k - 1) * sd * Math.sqrt(1 + 1 / k);
+  const logOf = (v: number) => Math.log(Math.max(v, 1));
+  const mean = p95sUs.reduce((a, v) => a + logOf(v), 0) / k;
+  // The spread comes from the longer lookback when there is one: ten runs pin down a drift's sd
+  // only loosely (t₉ at 99 % is 2.82), thirty much better (t₂₉: 2.46), while the centre follows
+  // the recent window. A constant history has a spread of exactly 0, not the rounding residue of its logs.
+  const spreadSource = spreadP95sUs.length > k ? spreadP95sUs : p95sUs;
+  const n = spreadSource.length;
+  const spreadMean = spreadSource.reduce((a, v) => a + logOf(v), 0) / n;
+  const constant = spreadSource.every((v) => v === spreadSource[0]) && p95sUs.every((v) => v === p95sUs[0]);
+  const sd = constant ? 0 : Math.sqrt(spreadSource.reduce((a, v) => a + (logOf(v) - spreadMean) ** 2, 0) / (n - 1));
+  const spread = studentTQuantile(upperBoundary, n - 1) * sd * Math.sqrt(1 + 1 / k);
   const sorted = [...p95sUs].sort((a, b) => a - b);
   const median = k % 2 === 1 ? sorted[(k - 1) / 2]! : (sorted[k / 2 - 1]! + sorted[k / 2]!) / 2;
   return {
     runs: k,
+    spread_runs: n,
     median_us: median,
     geometric_mean_us: constant ? p95sUs[0]! : Math.exp(mean),
     log_sd: sd,
@@ -76,11 +88,13 @@ export function judgeAgainstHistory(input: {
   candidateP95Us: number;
   candidateSamples: number;
   historyP95sUs: readonly number[];
+  /** The longer lookback the band's spread is estimated from (newest first, the window included). */
+  spreadP95sUs?: readonly number[];
   maxPct: number;
   floorMs: number;
   upperBoundary?: number;
 }): HistoryDecision {
-  const band = historyBand(input.historyP95sUs, input.upperBoundary);
+  const band = historyBand(input.historyP95sUs, input.upperBoundary, input.spreadP95sUs);
   const vsMedianPct = (input.candidateP95Us / Math.max(band.median_us, 1) - 1) * 100;
   const differenceMs = (input.candidateP95Us - band.median_us) / 1000;
   const base = { band, vs_median_pct: vsMedianPct, difference_ms: differenceMs };

@@ -184,6 +184,7 @@ export const BaselineLimits = component(
     history_upper_ms: z.number().optional().describe('history: upper limit of the 99 % one-sided t prediction interval'),
     history_lower_ms: z.number().optional(),
     history_log_sd: z.number().optional(),
+    history_spread_runs: int.optional().describe('history: passing runs the log-scale sd was estimated from (the window, or the longer lookback of up to 32 runs)'),
     upper_boundary: z.number().optional(),
     persisting: z
       .object({
