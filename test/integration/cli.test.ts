@@ -137,7 +137,7 @@ describe('the rvs CLI against a real stack', () => {
     assertWellFormed(xml);
     expect(attrs(xml, 'testsuite')).toMatchObject({ name: 'suite under test', tests: '2', failures: '1', errors: '0', skipped: '1' });
     expect(count(xml, '<failure ')).toBe(1);
-    expect(attrs(xml, 'failure').message).toMatch(/^p95 \d+ ms \[[\d.]+–[\d.∞]+\] &gt; 0 ms$/);
+    expect(attrs(xml, 'failure').message).toMatch(/^p95 [\d.]+ ms \[[\d.]+–[\d.∞]+\] &gt; 0 ms$/);
     expect(await readFile(stepSummary, 'utf8')).toContain('suite under test: FAIL');
 
     const runId = /name="run_id" value="([0-9a-f-]{36})"/.exec(xml)![1]!;

@@ -27,7 +27,7 @@ const workload = (calls: number, timeoutMs = 2_000) => ({
 
 interface Worker {
   process: ChildProcess;
-  /** Largest heap used the worker reported (rvs_nodejs_heap_size_used_bytes) since `mark`, MB. */
+  /** Largest heap used the worker reported (nodejs_heap_size_used_bytes) since `mark`, MB. */
   peakHeapMb: () => number;
   /** The heap it reported at `mark` (or first), MB. */
   firstHeapMb: () => number;
@@ -72,7 +72,7 @@ describe('open loop against a failing endpoint, on a real worker process', () =>
     const sample = async () => {
       try {
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        const match = /^rvs_nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
+        const match = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
         if (match) {
           const mb = Number(match[1]) / 2 ** 20;
           if (first === 0) first = mb;

@@ -68,8 +68,9 @@ describe('retry_history keeps every failed attempt', () => {
       expect.objectContaining({ activity: 'probeChunk', attempt: 1, error_type: 'attempt_lost', target_id: targetId, chunk: 0 }),
       expect.objectContaining({ activity: 'probeChunk', attempt: 1, error_type: 'attempt_lost', target_id: targetId, chunk: expect.any(Number) }),
     ]);
-    // The second chunk starts where the resumed first one ended (its heartbeat may lag a batch).
-    expect(run.retry_history[1].chunk).toBeGreaterThan(CHUNK_MAX_CALLS);
+    // The second chunk starts where the resumed first one ended: the retry resumes from the last
+    // progress Temporal kept, which its heartbeat throttling may still hold at the chunk's start.
+    expect(run.retry_history[1].chunk).toBeGreaterThanOrEqual(CHUNK_MAX_CALLS);
     expect(run.retry_history[1].chunk).toBeLessThanOrEqual(resumedFrom + CHUNK_MAX_CALLS);
     expect(run.retry_count).toBe(2);
   });

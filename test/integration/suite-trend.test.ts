@@ -133,8 +133,15 @@ describe('suite trend', () => {
     expect(body.trend.pagination).toMatchObject({ total: 3, offset: 0 });
     const api = await get<{ data: Point[] }>(stack.app, `/v1/suites/${suiteId}/trend`, auth);
     expect(body.trend.data).toEqual(api.body.data);
-    // No token for any other run: a run link opens only its own run page and this trend.
-    expect(JSON.stringify(body)).not.toContain('token');
+    // Tokens only in run_links: one per listed run of this suite, each for that run alone, expiring
+    // with the link used (so following links never renews one).
+    expect(body.run_links.map((l: { run_id: string }) => l.run_id)).toEqual([...runIds].reverse());
+    for (const link of body.run_links as { run_id: string; path: string }[]) {
+      const token = new URL(link.path, 'http://x').searchParams.get('token')!;
+      expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).run).toBe(link.run_id);
+    }
+    const { run_links: _links, ...rest } = body;
+    expect(JSON.stringify(rest)).not.toContain('token');
 
     // The page itself, and the 403s: another run's id with this token, a tampered or missing token.
     const page = await stack.app.inject({ method: 'GET', url: `/dashboard/runs/${runIds[1]}/suite?token=${encodeURIComponent(tokenOfSecond)}` });
