@@ -140,8 +140,7 @@ describe('suite trend', () => {
       const token = new URL(link.path, 'http://x').searchParams.get('token')!;
       expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).run).toBe(link.run_id);
     }
-    const { run_links: _links, ...rest } = body;
-    expect(JSON.stringify(rest)).not.toContain('token');
+    expect(JSON.stringify({ ...body, run_links: null })).not.toContain('token');
 
     // The page itself, and the 403s: another run's id with this token, a tampered or missing token.
     const page = await stack.app.inject({ method: 'GET', url: `/dashboard/runs/${runIds[1]}/suite?token=${encodeURIComponent(tokenOfSecond)}` });
