@@ -38,6 +38,7 @@ export default tseslint.config(
     },
   },
   // Layers point one way (STYLE rule 5): http → services → db → domain; activities → probe/db/domain;
+  // probe → net → domain (net is the outbound guard shared by probes and webhook delivery);
   // domain imports nothing of ours. Relative imports that leave a folder the wrong way are refused;
   // `npm run lint:cycles` (madge) refuses import circles.
   ...layerRules([
@@ -59,9 +60,15 @@ export default tseslint.config(
       message: 'src/db imports only src/domain.',
     },
     {
+      // The outbound guard every connection goes through: pure policy (domain), node built-ins and undici.
+      files: ['src/net/**/*.ts'],
+      regex: '^(\\.\\./(?!domain/)|(?!\\.|node:|undici$))',
+      message: 'src/net imports only src/domain, node: built-ins and undici.',
+    },
+    {
       files: ['src/probe/**/*.ts'],
-      regex: '^\\.\\./(?!domain/)',
-      message: 'src/probe imports only src/domain (no database access: activities store what it measures).',
+      regex: '^\\.\\./(?!domain/|net/)',
+      message: 'src/probe imports only src/domain and src/net (no database access: activities store what it measures).',
     },
     {
       // The CLI is installed on its own (packages/cli bundles src/cli and what it imports): nothing

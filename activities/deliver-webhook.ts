@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
@@ -21,8 +20,7 @@ import {
 import { eventsForRun, webhookBody, type RunEventSummary } from '../src/domain/webhook-events';
 import { signWebhook } from '../src/domain/webhook-signature';
 import { webhookDeliveries } from '../src/metrics/registry';
-import { isAddressAllowed } from '../src/probe/address-guard';
-import { guardedLookup, OutboundAddressRefusedError } from '../src/probe/json-rpc-client';
+import { guardedLookup, OutboundAddressRefusedError, refusedLiteral } from '../src/net/guarded-lookup';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../src/services/dashboard-token';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, workflowIdForWebhookDelivery } from '../src/temporal/constants';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
@@ -147,8 +145,7 @@ function errorKindOf(error: unknown, signal: AbortSignal): ErrorKind {
  * (deadline or cancellation) in whatever phase it is. Never throws.
  */
 async function send(url: URL, headers: Record<string, string>, body: string, allowPrivate: boolean, signal: AbortSignal): Promise<SendResult> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0 && !isAddressAllowed(host, allowPrivate)) {
+  if (refusedLiteral(url, allowPrivate) !== null) {
     return { responseCode: null, errorKind: 'address_refused' };
   }
   // The signal bounds the whole attempt; undici's own timeouts stay as a second line, no longer

@@ -2,13 +2,18 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { SecretBox } from '../src/crypto/secret-box';
 import type { EndpointRow } from '../src/db/endpoints';
-import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../src/probe/json-rpc-client';
+import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
+import type { JsonRpcClient } from '../src/probe/json-rpc-client';
+import { transportFor, UnknownProtocolError } from '../src/probe/transports';
 
 /**
  * A refused address is final (retrying cannot help) and its message names no URL; a loopback or
  * private one names the setting that would allow it.
  */
 export function asActivityFailure(error: unknown, endpointName: string): unknown {
+  if (error instanceof UnknownProtocolError) {
+    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'UnknownEndpointProtocol');
+  }
   if (!(error instanceof OutboundAddressRefusedError)) return error;
   const hint = error.kind === 'loopback' || error.kind === 'private' ? ' (RVS_ALLOW_PRIVATE_TARGETS is off)' : '';
   return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}${hint}`, 'OutboundAddressRefused');
@@ -23,7 +28,10 @@ export function endpointClientVersion(endpoint: Pick<EndpointRow, 'url_encrypted
   return createHash('sha256').update(endpoint.url_encrypted).update('\0').update(endpoint.headers_encrypted ?? '').digest('base64url');
 }
 
-/** Decrypts the endpoint's URL and headers only here, in the worker, right before use. */
+/**
+ * Decrypts the endpoint's URL and headers only here, in the worker, right before use, and opens a
+ * client through the transport of the endpoint's protocol.
+ */
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
@@ -33,7 +41,8 @@ export function openEndpointClient(
     ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
     : {};
   try {
-    return createJsonRpcClient(
+    const open = transportFor(endpoint.protocol);
+    return open(
       { url: deps.box.decrypt(endpoint.url_encrypted), headers, timeoutMs: options.timeoutMs },
       {
         connections: options.connections,

@@ -1,9 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
 import { Client, errors } from 'undici';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
-import { classifyAddress, isAddressAllowed } from './address-guard';
+import { guardedLookup, OutboundAddressRefusedError, refusedLiteral } from '../net/guarded-lookup';
 import { classifyResponse, INVALID_REASONS, type InvalidReason } from './classify-response';
 import { processResponseBudget, type BudgetHolder, type ResponseBudget } from './response-budget';
 import type { PlannedCall } from '../domain/workload';
@@ -28,31 +26,6 @@ export interface CallResult {
   responseHash: string | null;
   /** Why the answer was invalid_response: a fixed text, never bytes of the answer. */
   reason: InvalidReason | null;
-}
-
-export class OutboundAddressRefusedError extends Error {
-  constructor(readonly kind: string) {
-    // The message names the kind of address only: the host may be part of a secret URL.
-    super(`refused to connect to a ${kind} address`);
-    this.name = 'OutboundAddressRefusedError';
-  }
-}
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** A dns.lookup that refuses every resolved address the policy does not allow. */
-export function guardedLookup(allowPrivateTargets: boolean) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const refused = addresses.find((a) => !isAddressAllowed(a.address, allowPrivateTargets));
-      if (refused) return callback(new OutboundAddressRefusedError(classifyAddress(refused.address)), []);
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), []);
-      callback(null, first.address, first.family);
-    });
-  };
 }
 
 /** The whole-call deadline passed (undici's own timeouts are per phase, not per call). */
@@ -138,11 +111,9 @@ export function createJsonRpcClient(
   },
 ): JsonRpcClient {
   const url = new URL(target.url);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
   // No DNS lookup happens for an IP literal, so the lookup guard never sees it: check it here.
-  if (isIP(host) !== 0 && !isAddressAllowed(host, options.allowPrivateTargets)) {
-    throw new OutboundAddressRefusedError(classifyAddress(host));
-  }
+  const refused = refusedLiteral(url, options.allowPrivateTargets);
+  if (refused !== null) throw new OutboundAddressRefusedError(refused);
   const headers = requestHeaders(url, target.headers);
   const connections = new Connections(url.origin, options.connections, target.timeoutMs, options.budget ?? processResponseBudget, {
     pipelining: 1,

@@ -3,7 +3,7 @@ import { findAcknowledgement, insertAcknowledgement, listAcknowledgements, type 
 import { findRun, type RunRow } from '../db/runs';
 import { TERMINAL_RUN_STATUSES } from '../domain/run-model';
 import { AppError, conflict, notFound } from '../errors';
-import { assertSameTenant, type Ctx } from './context';
+import { assertSameTenant, callerOf, type Ctx } from './context';
 import { page, type Page } from './pagination';
 
 export const acknowledgeRunInput = z.strictObject({
@@ -53,12 +53,13 @@ export async function acknowledgeRun({
   ctx: Ctx;
   input: { runId: string; body: z.infer<typeof acknowledgeRunInput> };
 }): Promise<AcknowledgementResponse> {
+  // An acknowledgement records who made it: only a caller (API key or user) can.
+  const principal = callerOf(ctx);
   const run = await loadRun(ctx, input.runId);
   if (!TERMINAL_RUN_STATUSES.includes(run.status) || !run.verdict) {
     throw new AppError('run_not_finished', `run is ${run.status}; a run can be acknowledged once it has finished`);
   }
   if (run.verdict.verdict === 'pass') throw conflict('the run passed; only a run whose verdict did not pass is acknowledged');
-  const { principal } = ctx;
   const row = await insertAcknowledgement(
     ctx.deps.sql,
     {

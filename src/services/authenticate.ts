@@ -6,20 +6,20 @@ import type { Sql } from '../db/client';
 import { findApiKeyByPrefix, touchApiKey } from '../db/api-keys';
 import { DEFAULT_TENANT_SLUG, findTenantByIdOrSlug } from '../db/tenants';
 import { unauthorized } from '../errors';
-import type { Deps, Principal } from './context';
+import type { Caller, Deps } from './context';
 
 /**
  * Resolves an Authorization header to a principal, or throws 401. A token of three dot-separated
  * base64url parts is a JWT from the identity provider, verified by @fastify/jwt through the
  * request; anything else is an API key. Never says why a key failed.
  */
-export async function authenticate(deps: Pick<Deps, 'sql' | 'jwt'>, authorization: string | undefined, request: JwtRequest): Promise<Principal> {
+export async function authenticate(deps: Pick<Deps, 'sql' | 'jwt'>, authorization: string | undefined, request: JwtRequest): Promise<Caller> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized('missing or malformed Authorization header; expected "Bearer <token>"');
   return looksLikeJwt(token) ? authenticateJwt(deps, request) : authenticateApiKey(deps.sql, token);
 }
 
-async function authenticateApiKey(sql: Sql, token: string): Promise<Principal> {
+async function authenticateApiKey(sql: Sql, token: string): Promise<Caller> {
   const parsed = parseApiKey(token);
   if (!parsed) throw unauthorized();
   const key = await findApiKeyByPrefix(sql, parsed.prefix);
@@ -49,7 +49,7 @@ function effectiveScopes(scopes: readonly Scope[], tenantSlug: string): Scope[] 
   return tenantSlug === DEFAULT_TENANT_SLUG ? [...scopes] : scopes.filter((scope) => !isPlatformScope(scope));
 }
 
-async function authenticateJwt({ sql, jwt }: Pick<Deps, 'sql' | 'jwt'>, request: JwtRequest): Promise<Principal> {
+async function authenticateJwt({ sql, jwt }: Pick<Deps, 'sql' | 'jwt'>, request: JwtRequest): Promise<Caller> {
   if (!jwt) throw unauthorized('this server does not accept JWTs; use an API key');
   const identity = await jwt.verify(request);
   // The tenant must already exist: a token cannot create one.

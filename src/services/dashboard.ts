@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { latencyHistogram } from '../db/histogram';
 import { findRun } from '../db/runs';
 import { AppError, forbidden, notFound } from '../errors';
-import type { Ctx, Deps, Principal } from './context';
+import { dashboardLinkActor, type Ctx, type Deps } from './context';
 import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
 import { getRun, getVerdict, type VerdictResponse } from './runs';
@@ -20,21 +20,6 @@ export function dashboardAccessAllowed(deps: Pick<Deps, 'box' | 'config'>, runId
   if (!runIdSchema.safeParse(runId).success) return false;
   if (typeof token !== 'string' || token.length === 0 || token.length > 512) return false;
   return verifyDashboardToken(deps.box, token, runId, now, deps.config.dashboardLinksNotBefore);
-}
-
-/**
- * The identity a dashboard link acts as: read-only (runs:read), in the run's tenant. It exists
- * only for the duration of one request and only after the token was verified for this run.
- */
-function dashboardPrincipal(runId: string, tenantId: string): Principal {
-  return {
-    kind: 'api_key',
-    id: `dashboard-link:${runId}`,
-    name: 'dashboard link',
-    email: null,
-    tenantId,
-    scopes: ['runs:read'],
-  };
 }
 
 /**
@@ -78,13 +63,13 @@ function withoutLink(verdict: VerdictResponse): Omit<VerdictResponse, 'dashboard
 
 /**
  * Everything the dashboard page shows, from the same service verbs the API uses, acting as a
- * read-only principal of the run's tenant. Call only after dashboardAccessAllowed.
+ * read-only dashboard-link actor of the run's tenant. Call only after dashboardAccessAllowed.
  */
 export async function getDashboardData(deps: Deps, runId: string) {
   const row = await findRun(deps.sql, runId);
   if (!row) throw notFound('run');
   await assertTenantEnabled(deps, row.tenant_id);
-  const ctx: Ctx = { principal: dashboardPrincipal(runId, row.tenant_id), deps };
+  const ctx: Ctx = { principal: dashboardLinkActor(runId, row.tenant_id), deps };
   const input = { runId };
   const [run, verdict, metrics, histogram] = await Promise.all([
     getRun({ ctx, input }),
@@ -142,7 +127,7 @@ export async function getDashboardSuiteTrend(deps: Deps, runId: string, token: s
   const row = await findRun(deps.sql, runId);
   if (!row) throw notFound('run');
   await assertTenantEnabled(deps, row.tenant_id);
-  const ctx: Ctx = { principal: dashboardPrincipal(runId, row.tenant_id), deps };
+  const ctx: Ctx = { principal: dashboardLinkActor(runId, row.tenant_id), deps };
   const trend = await getSuiteTrend({ ctx, input: { suiteId: row.test_suite_id, limit: SUITE_PAGE_POINTS, offset: 0 } });
   return {
     run_id: runId,

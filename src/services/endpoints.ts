@@ -14,7 +14,7 @@ import { HEADER_NAME, isClientSetHeader, isValidHeaderValue } from '../domain/ht
 import { redactUrl } from '../domain/redact-url';
 import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from './pagination';
-import { isAlwaysRefusedHost } from '../probe/address-guard';
+import { isAlwaysRefusedHost } from '../net/address-guard';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { classifyAddress } from '../probe/address-guard';
+import { classifyAddress } from '../net/address-guard';
 
 /*
  * What can be known about an outbound URL (an endpoint's or a webhook's) when it is created, so

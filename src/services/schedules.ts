@@ -25,7 +25,7 @@ import {
   triggerSuiteSchedule,
   upsertSuiteSchedule,
 } from '../temporal/schedules';
-import { assertSameTenant, assertScope, type Ctx, type Deps } from './context';
+import { assertSameTenant, assertScope, scheduleActor, type Ctx, type Deps } from './context';
 import { startRunWorkflow, triggerRun, triggerRunInput } from './runs';
 
 /** The longest interval: a year (Temporal accepts more, but a yearly campaign is a cron job). */
@@ -333,8 +333,8 @@ export async function fireSchedule(deps: Deps, input: { suiteId: string; fireId:
       const { count } = await hitRateLimit(deps.sql, `schedule-fires:tenant:${suite.tenant_id}`);
       if (count > deps.config.rateLimits.tenantScheduleFiresPerMinute) return skipped('rate limit exceeded for schedule fires of this tenant');
       const ctx: Ctx = {
-        // The schedule acts for the suite's tenant; only the tenant id of this principal is used.
-        principal: { kind: 'api_key', id: `schedule:${suite.id}`, name: 'schedule', email: null, tenantId: suite.tenant_id, scopes: ['runs:write'] },
+        // The schedule acts for the suite's tenant, as itself (not as an API key).
+        principal: scheduleActor(suite),
         deps,
       };
       try {

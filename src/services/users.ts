@@ -1,8 +1,8 @@
 import { findTenant } from '../db/tenants';
-import type { Ctx } from './context';
+import { callerOf, type Ctx } from './context';
 
 export async function getMe({ ctx }: { ctx: Ctx }) {
-  const { principal } = ctx;
+  const principal = callerOf(ctx);
   const tenant = await findTenant(ctx.deps.sql, principal.tenantId);
   return {
     id: principal.id,

@@ -13,7 +13,7 @@ import { redactUrl } from '../domain/redact-url';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../domain/webhook-events';
 import { generateWebhookSecret, webhookSecretKey } from '../domain/webhook-signature';
 import { conflict, notFound, validationError } from '../errors';
-import { isAlwaysRefusedHost } from '../probe/address-guard';
+import { isAlwaysRefusedHost } from '../net/address-guard';
 import { assertSameTenant, type Ctx } from './context';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 import { page, type Page } from './pagination';

@@ -6,7 +6,8 @@ import { createServer as createNetServer, type Server, type Socket } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../../src/probe/json-rpc-client';
+import { OutboundAddressRefusedError } from '../../src/net/guarded-lookup';
+import { createJsonRpcClient, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { probeRange } from '../../src/probe/probe-range';
 import { createPlanner, type PlannedCall } from '../../src/domain/workload';
 import { freePort } from '../helpers/free-port';

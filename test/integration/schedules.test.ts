@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
 import { insertApiKey } from '../../src/db/api-keys';
 import { AppError } from '../../src/errors';
+import { scheduleActor } from '../../src/services/context';
 import { createRunRow, triggerRunInput } from '../../src/services/runs';
 import { fireSchedule } from '../../src/services/schedules';
 import { createSuite as createSuiteVerb } from '../../src/services/suites';
@@ -273,7 +274,7 @@ describe('suite schedules on the Temporal dev server', () => {
     const fireId = `${scheduleIdForSuite(suiteId)}-fire-2026-11-25T11:00:00Z`;
     const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
     // What the first attempt left: the run row of this fire, committed, no workflow.
-    const ctx = { principal: { kind: 'api_key' as const, id: 'schedule', name: 'schedule', email: null, tenantId: tenant.tenantId, scopes: ['runs:write' as const] }, deps };
+    const ctx = { principal: scheduleActor({ id: suiteId, tenant_id: tenant.tenantId }), deps };
     const orphan = await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}), triggeredBy: 'schedule', scheduleFireId: fireId } });
     expect(orphan.status).toBe('queued');
     expect(await fireSchedule(deps, { suiteId, fireId })).toEqual({ outcome: 'started', runId: orphan.id });

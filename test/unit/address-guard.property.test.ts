@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isAddressAllowed } from '../../src/probe/address-guard';
+import { classifyAddress, isAddressAllowed } from '../../src/net/address-guard';
 
 // Pure classification only: nothing here resolves a name or opens a connection.
 

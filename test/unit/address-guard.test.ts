@@ -4,7 +4,7 @@ import {
   isAddressAllowed,
   isAlwaysRefusedHost,
   type AddressClass,
-} from '../../src/probe/address-guard';
+} from '../../src/net/address-guard';
 
 // Pure classification only: nothing here resolves a name or opens a connection.
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { classifyAddress } from '../../src/probe/address-guard';
+import { classifyAddress } from '../../src/net/address-guard';
 
 const ROOT = path.resolve(__dirname, '../..');
 
