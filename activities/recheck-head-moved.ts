@@ -82,6 +82,9 @@ export async function recheckHeadMoved(deps: RecheckDeps, input: { runId: string
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { rechecked: 0 };
     const { run, candidates, reference } = judged;
+    // Nothing the workload asks can be pinned: no comparison here (the explanation step and
+    // finalize compare anyway; on a million samples each pass costs seconds).
+    if (pinnableMethods(run).length === 0) return { rechecked: 0 };
     const planned = await deps.sql.begin(async (tx) => {
       await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
       return planRechecks(tx, run, candidates, reference);
