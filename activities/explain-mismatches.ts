@@ -1,16 +1,19 @@
-import type postgres from 'postgres';
+import type { Queryable } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
+import { explanationKey, insertExplanations, storedExplanations, type ExplanationRow } from '../src/db/mismatch-explanations';
 import type { RunRow, RunTargetRow } from '../src/db/runs';
+import { compareWithReference } from '../src/db/samples';
 import { answerDifferences } from '../src/domain/answer-diff';
 import { fingerprint } from '../src/domain/correctness';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
-import type { MismatchExplanation, MismatchToExplain } from '../src/services/finalize-run';
+import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/finalize-run';
 import { openEndpointClient } from './endpoint-client';
-import type { RecheckDeps } from './recheck-head-moved';
+import { heartbeating } from './heartbeating';
+import { loadJudgedRun, type RecheckDeps } from './recheck-head-moved';
 
 /** Calls asked at once (each to both sides). */
 const EXPLAIN_CONCURRENCY = 4;
-/** No call starts later than this after the first: finalize waits for nothing longer. */
+/** No call starts later than this after the first: the run waits for nothing longer. */
 const EXPLAIN_BUDGET_MS = 20_000;
 
 const UNAVAILABLE: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
@@ -26,6 +29,49 @@ async function answerOf(client: JsonRpcClient | null, m: MismatchToExplain): Pro
 }
 
 /**
+ * The run step after the re-check and before finalize (its own activity: finalize does no
+ * network I/O): lists the mismatches exactly as finalize will — same classification, with the
+ * re-checks now stored — in a short transaction, then asks the endpoints about those not
+ * explained yet, outside any transaction, and stores what came back in
+ * run_mismatch_explanations. Retried, it asks only about mismatches without a stored explanation.
+ */
+export async function explainRunMismatches(deps: RecheckDeps, input: { runId: string }): Promise<{ explained: number }> {
+  return heartbeating(async () => {
+    const judged = await loadJudgedRun(deps.sql, input.runId);
+    if (!judged) return { explained: 0 };
+    const { run, candidates, reference } = judged;
+    const listed = await deps.sql.begin(async (tx) => {
+      const counts = await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
+      if (counts.every((c) => c.differing === 0)) return [];
+      return (await listMismatches(tx, run, candidates, reference)).listed;
+    });
+    const stored = await storedExplanations(deps.sql, run.id);
+    const todo = listed.filter((m) => !stored.has(explanationKey(m.targetId, m.seq)));
+    if (todo.length === 0) return { explained: 0 };
+    const explanations = await explainMismatches(deps, deps.sql, run, candidates, reference, todo);
+    const rows: ExplanationRow[] = todo.flatMap((m, i) => {
+      const e = explanations[i];
+      // A call that failed is not stored: finalize says 'unavailable', a retry may ask again.
+      if (!e || e.differences_status === 'unavailable') return [];
+      return [
+        {
+          run_id: run.id,
+          target_id: m.targetId,
+          seq: m.seq,
+          candidate_hash: m.candidateHash,
+          reference_hash: m.referenceHash,
+          differences_status: e.differences_status,
+          differences: e.differences,
+          more_differences: e.more_differences,
+        },
+      ];
+    });
+    await insertExplanations(deps.sql, rows);
+    return { explained: rows.length };
+  });
+}
+
+/**
  * Samples keep fingerprints, not answers: to show what differs in a listed mismatch, both sides
  * are asked the same call once more (at most MAX_LISTED_MISMATCHES calls per side, within
  * EXPLAIN_BUDGET_MS). Only when both answers still have the fingerprints on record are their
@@ -36,7 +82,7 @@ async function answerOf(client: JsonRpcClient | null, m: MismatchToExplain): Pro
  */
 export async function explainMismatches(
   deps: RecheckDeps,
-  tx: postgres.TransactionSql,
+  tx: Queryable,
   run: RunRow,
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,

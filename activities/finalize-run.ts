@@ -1,26 +1,26 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { finalizeRun as finalize, RunNotFoundError } from '../src/services/finalize-run';
-import { explainMismatches } from './explain-mismatches';
+import { explainRunMismatches } from './explain-mismatches';
 import { heartbeating } from './heartbeating';
-import { recheckHeadMovedDifferences, type RecheckDeps } from './recheck-head-moved';
+import { recheckHeadMoved, type RecheckDeps } from './recheck-head-moved';
 import type { FinalizeRunInput, FinalizeRunResult } from './types';
 
 /**
- * The run workflow's last step: the one finalize path (src/services/finalize-run.ts), with the
- * worker's re-check of head-moved differences and explanation of the listed mismatches (both
- * talk to the endpoints) and heartbeats.
+ * The run workflow's last step: the one finalize path (src/services/finalize-run.ts), which only
+ * reads and writes the database, with heartbeats. The steps that talk to the endpoints — the
+ * re-check of head-moved differences and the explanation of the listed mismatches — are
+ * activities of their own that the workflow runs before. A finalize scheduled by a workflow
+ * recorded before they existed (`stepsDone` absent) runs them here first, still outside
+ * finalize's transaction; both are idempotent, so nothing is asked twice.
  */
 export async function finalizeRun(deps: RecheckDeps, input: FinalizeRunInput): Promise<FinalizeRunResult> {
   try {
+    if (input.status === 'success' && !input.stepsDone) {
+      await recheckHeadMoved(deps, { runId: input.runId });
+      await explainRunMismatches(deps, { runId: input.runId });
+    }
     const { status, verdict, exitCode } = await heartbeating(() =>
-      finalize(
-        {
-          sql: deps.sql,
-          recheck: (tx, run, candidates, reference) => recheckHeadMovedDifferences(deps, tx, run, candidates, reference),
-          explain: (tx, run, candidates, reference, mismatches) => explainMismatches(deps, tx, run, candidates, reference, mismatches),
-        },
-        input,
-      ),
+      finalize({ sql: deps.sql }, { runId: input.runId, status: input.status, failureReason: input.failureReason }),
     );
     return { status, verdict, exitCode };
   } catch (error) {

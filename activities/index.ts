@@ -1,9 +1,11 @@
 import { claimRun } from './claim-run';
 import { deliverWebhook, enqueueWebhooks, markWebhookDeliveryFailed } from './deliver-webhook';
 import { ClientCache } from './client-cache';
+import { explainRunMismatches } from './explain-mismatches';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
+import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { TenantAttempts } from './tenant-attempts';
 import type { ActivityDeps } from './deps';
@@ -20,6 +22,8 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     claimRun: (input) => claimRun(deps.sql, input),
     planRun: (input) => planRun(deps, input),
     probeChunk: (input) => probeChunk(probeDeps, input),
+    recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
+    explainMismatches: (input) => explainRunMismatches(deps, input),
     finalizeRun: (input) => finalizeRun(deps, input),
     enqueueWebhooks: (input) => enqueueWebhooks(deps, input),
     deliverWebhook: (input) => deliverWebhook(webhookDeps, input),

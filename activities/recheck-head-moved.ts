@@ -1,15 +1,16 @@
 import type postgres from 'postgres';
 import type { SecretBox } from '../src/crypto/secret-box';
-import type { Sql } from '../src/db/client';
-import { findEndpoint } from '../src/db/endpoints';
+import type { Queryable, Sql } from '../src/db/client';
+import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
-import type { RunRow, RunTargetRow } from '../src/db/runs';
-import { selectRecheckPairs } from '../src/db/samples';
+import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
+import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples';
 import { isHeadDependent, MAX_RECHECKS_PER_RUN, pinHeadDependentParams } from '../src/domain/correctness';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
 import { createPlanner, templateParams } from '../src/domain/workload';
 import { openEndpointClient } from './endpoint-client';
+import { heartbeating } from './heartbeating';
 
 export interface RecheckDeps {
   sql: Sql;
@@ -22,10 +23,10 @@ const RECHECK_CONCURRENCY = 8;
 /**
  * No re-check starts later than this after the first: 200 pairs against endpoints at the 60 s
  * timeout could otherwise hold finalize for 25 minutes. Pairs not sent in time stay inconclusive
- * (and are not stored, so a retried finalize may still send them).
+ * (and are not stored, so a retried re-check may still send them).
  */
 const RECHECK_BUDGET_MS = 120_000;
-/** Outcomes are stored per batch, so a finalize that dies half-way keeps what it learnt. */
+/** Outcomes are stored per batch, so a re-check that dies half-way keeps what it learnt. */
 const STORE_EVERY = 20;
 
 const pinnedBlockOf = (run: RunRow): number | null => (run.pinned_block === null ? null : Number(run.pinned_block));
@@ -45,6 +46,53 @@ function pinnableMethods(run: RunRow): string[] {
   ];
 }
 
+/** A successful run judged for correctness (a reference, correctness on), not yet finalized. */
+export interface JudgedRun {
+  run: RunRow;
+  candidates: RunTargetRow[];
+  reference: RunTargetRow;
+}
+
+/**
+ * The run as the steps between probing and finalize see it; null when they have nothing to do:
+ * the run is gone (finalize reports that), already finished (a replayed or late step), has no
+ * reference, or does not check correctness.
+ */
+export async function loadJudgedRun(sql: Queryable, runId: string): Promise<JudgedRun | null> {
+  const run = await findRun(sql, runId);
+  if (!run || run.verdict || !run.config_snapshot.suite.config.thresholds.correctness_enabled) return null;
+  const targets = await findRunTargets(sql, runId);
+  const reference = targets.find((t) => t.role === 'reference');
+  if (!reference) return null;
+  return { run, candidates: targets.filter((t) => t.role === 'primary'), reference };
+}
+
+/** A pair to re-send, with its block and pinned params. */
+type PlannedRecheck = RecheckPair & { block: string; params: unknown[] };
+
+/**
+ * The run step between probing and finalize (its own activity, so the history shows it and
+ * finalize does no network I/O): compares the samples with the reference's in a short
+ * transaction (matches_reference, as finalize does; idempotent), picks the head-moved pairs to
+ * re-send and commits, then re-sends them outside any transaction, heartbeating. A re-check
+ * retried after a worker died re-sends only what is not stored yet, so nothing is counted twice.
+ */
+export async function recheckHeadMoved(deps: RecheckDeps, input: { runId: string }): Promise<{ rechecked: number }> {
+  return heartbeating(async () => {
+    const judged = await loadJudgedRun(deps.sql, input.runId);
+    if (!judged) return { rechecked: 0 };
+    const { run, candidates, reference } = judged;
+    // Nothing the workload asks can be pinned: no comparison here (the explanation step and
+    // finalize compare anyway; on a million samples each pass costs seconds).
+    if (pinnableMethods(run).length === 0) return { rechecked: 0 };
+    const planned = await deps.sql.begin(async (tx) => {
+      await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
+      return planRechecks(tx, run, candidates, reference);
+    });
+    return { rechecked: await sendRechecks(deps, run, candidates, reference, planned) };
+  });
+}
+
 /**
  * Re-sends head-moved differences once to both sides with the head tag replaced by a fixed
  * block (DESIGN.md §7) and stores each outcome in run_rechecks, where classifyDifferingSamples
@@ -54,12 +102,11 @@ function pinnableMethods(run: RunRow): string[] {
  * The block is the lower of the two sides' recorded heads before their calls (a block both
  * had), else the run's pinned block.
  *
- * Idempotent: pairs already stored are not re-sent (a retried finalize reuses their outcome,
- * since the nodes could answer differently a second time). `tx` is finalize's transaction,
- * after compareWithReference (the differing pairs are read from matches_reference), read from
- * only; outcomes are written through the pool, committed at once, so they outlive a
- * finalize attempt that fails later. Requests go through the probe client (address guard,
- * timeouts, response caps) with the endpoint's secrets decrypted here only.
+ * Idempotent: pairs already stored are not re-sent (a retried re-check reuses their outcome,
+ * since the nodes could answer differently a second time). `tx` is read from only, after
+ * compareWithReference (the differing pairs are read from matches_reference); outcomes are
+ * written through the pool, committed at once. Requests go through the probe client (address
+ * guard, timeouts, response caps) with the endpoint's secrets decrypted here only.
  */
 export async function recheckHeadMovedDifferences(
   deps: RecheckDeps,
@@ -68,8 +115,19 @@ export async function recheckHeadMovedDifferences(
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<void> {
+  await sendRechecks(deps, run, candidates, reference, await planRechecks(tx, run, candidates, reference));
+}
+
+/** The pairs still to re-send, and the endpoints to send them to (read in the same transaction). */
+async function planRechecks(
+  tx: postgres.TransactionSql,
+  run: RunRow,
+  candidates: readonly RunTargetRow[],
+  reference: RunTargetRow,
+): Promise<{ todo: PlannedRecheck[]; endpoints: Map<string, EndpointRow | undefined> }> {
+  const endpoints = new Map<string, EndpointRow | undefined>();
   const methods = pinnableMethods(run);
-  if (methods.length === 0) return;
+  if (methods.length === 0) return { todo: [], endpoints };
   const pairs = await selectRecheckPairs(
     tx,
     run.id,
@@ -77,7 +135,7 @@ export async function recheckHeadMovedDifferences(
     reference.id,
     { headDependentMethods: methods, limit: MAX_RECHECKS_PER_RUN },
   );
-  if (pairs.length === 0) return;
+  if (pairs.length === 0) return { todo: [], endpoints };
   const stored = await storedRecheckKeys(tx, run.id);
   const workload = run.config_snapshot.suite.config.workload;
   const plan = createPlanner(workload, Number(run.seed), pinnedBlockOf(run));
@@ -88,11 +146,27 @@ export async function recheckHeadMovedDifferences(
     const params = planned.method === pair.method ? pinHeadDependentParams(pair.method, planned.params, BigInt(block)) : null;
     return params === null ? [] : [{ ...pair, block, params }];
   });
-  if (todo.length === 0) return;
+  if (todo.length === 0) return { todo, endpoints };
+  for (const target of [reference, ...candidates]) {
+    if (target === reference || todo.some((p) => p.target_id === target.id)) endpoints.set(target.id, await findEndpoint(tx, target.endpoint_id));
+  }
+  return { todo, endpoints };
+}
 
+/** Sends the planned re-checks (no transaction held) and stores their outcomes; how many were sent. */
+async function sendRechecks(
+  deps: RecheckDeps,
+  run: RunRow,
+  candidates: readonly RunTargetRow[],
+  reference: RunTargetRow,
+  planned: { todo: PlannedRecheck[]; endpoints: Map<string, EndpointRow | undefined> },
+): Promise<number> {
+  const { todo, endpoints } = planned;
+  if (todo.length === 0) return 0;
+  const workload = run.config_snapshot.suite.config.workload;
   const clients = new Map<string, JsonRpcClient | null>();
-  const open = async (target: RunTargetRow): Promise<void> => {
-    const endpoint = await findEndpoint(tx, target.endpoint_id);
+  const open = (target: RunTargetRow): void => {
+    const endpoint = endpoints.get(target.id);
     try {
       clients.set(
         target.id,
@@ -106,9 +180,10 @@ export async function recheckHeadMovedDifferences(
     }
   };
   const deadlineMs = Date.now() + RECHECK_BUDGET_MS;
+  let sent = 0;
   try {
-    await open(reference);
-    for (const target of candidates) if (todo.some((p) => p.target_id === target.id)) await open(target);
+    open(reference);
+    for (const target of candidates) if (endpoints.has(target.id)) open(target);
     for (let from = 0; from < todo.length && Date.now() < deadlineMs; from += STORE_EVERY) {
       const batch = todo.slice(from, from + STORE_EVERY);
       const calls: RecheckCall[] = batch.map((p) => ({
@@ -135,8 +210,10 @@ export async function recheckHeadMovedDifferences(
         return [row];
       });
       await insertRechecks(deps.sql, rows);
+      sent += rows.length;
     }
   } finally {
     await Promise.all([...clients.values()].map((c) => c?.close()));
   }
+  return sent;
 }

@@ -49,6 +49,11 @@ export interface FinalizeRunInput {
   runId: string;
   status: 'success' | 'failed' | 'cancelled';
   failureReason: string | null;
+  /**
+   * The workflow ran the re-check and explanation steps (recheckHeadMoved, explainMismatches)
+   * before; absent from histories recorded before those steps existed, when finalizeRun runs them.
+   */
+  stepsDone?: boolean;
 }
 
 export interface FinalizeRunResult {
@@ -95,6 +100,10 @@ export interface Activities {
   claimRun(input: { runId: string }): Promise<ClaimRunResult>;
   planRun(input: { runId: string; retry: RetrySummary }): Promise<PlanRunResult>;
   probeChunk(input: ProbeChunkInput): Promise<ProbeChunkResult>;
+  /** Re-sends head-moved differences at a fixed block and stores the outcomes (run_rechecks). */
+  recheckHeadMoved(input: { runId: string }): Promise<{ rechecked: number }>;
+  /** Asks both sides the listed mismatches' calls once more and stores what differs. */
+  explainMismatches(input: { runId: string }): Promise<{ explained: number }>;
   finalizeRun(input: FinalizeRunInput): Promise<FinalizeRunResult>;
   enqueueWebhooks(input: { runId: string }): Promise<{ deliveries: number }>;
   deliverWebhook(input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }>;

@@ -30,6 +30,13 @@ const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 /** Marks executions that enqueue the run's webhooks after finalizing. */
 export const WEBHOOKS_PATCH = 'webhooks';
 
+/**
+ * Marks executions that run the re-check of head-moved differences and the explanation of the
+ * listed mismatches as activities of their own before finalize (executions before it: finalize
+ * runs them).
+ */
+export const RUN_STEPS_PATCH = 'run-steps';
+
 /** Marks executions that give an open-loop run with a reference one shared schedule anchor. */
 export const PAIRED_ANCHOR_PATCH = 'paired-anchor';
 /**
@@ -178,8 +185,22 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     const resume = { nextSeq, campaignEndsAtMs, ...(scheduleAnchorMs === null ? {} : { scheduleAnchorMs }) };
     return continueAsNew<typeof runWorkflow>({ runId, resume, maxHistoryEvents });
   }
-  // Finalizing must happen even when the workflow itself is being cancelled.
-  const result = await CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome }));
+  // Finalizing must happen even when the workflow itself is being cancelled — and so must the
+  // steps of a successful run that talk to the endpoints before it, each an activity of its own
+  // (finalize then only works on the database): re-send head-moved differences at a fixed
+  // block, then explain the listed mismatches. Both store their results and no-op when there is
+  // nothing to judge. Histories recorded before them take the old path (finalize runs them).
+  let stepsDone = false;
+  if (outcome.status === 'success' && patched(RUN_STEPS_PATCH)) {
+    await CancellationScope.nonCancellable(async () => {
+      await finalizing.recheckHeadMoved({ runId });
+      await finalizing.explainMismatches({ runId });
+    });
+    stepsDone = true;
+  }
+  const result = await CancellationScope.nonCancellable(() =>
+    finalizing.finalizeRun({ runId, ...outcome, ...(stepsDone ? { stepsDone } : {}) }),
+  );
   setStatus(result);
   // Webhooks of the finished run (their own workflows deliver them); a cancelled run notifies too.
   if (patched(WEBHOOKS_PATCH)) await CancellationScope.nonCancellable(() => bookkeeping.enqueueWebhooks({ runId }));

@@ -16,6 +16,7 @@ import {
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
+import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
 import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
 import {
   isHeadDependent,
@@ -52,21 +53,11 @@ export interface FinalizeRunOutcome {
   ended: boolean;
 }
 
-/**
- * Re-sends head-moved differences at a fixed block (DESIGN §7) and stores the outcomes, before
- * they are counted. It talks to the endpoints, so the worker provides it (activities/); only a
- * successful run with a reference and correctness on is judged, and only the activity asks that.
- */
-export type RecheckHeadMoved = (
-  sql: postgres.TransactionSql,
-  run: RunRow,
-  candidates: RunTargetRow[],
-  reference: RunTargetRow,
-) => Promise<void>;
-
-/** A listed mismatch to explain: the call, the candidate that answered it and the recorded fingerprints. */
+/** A listed mismatch: the call, the candidate that answered it and the recorded fingerprints. */
 export interface MismatchToExplain {
   targetId: string;
+  /** The candidate's sample (its explanation is stored under target and seq). */
+  seq: number;
   method: string;
   params: unknown;
   candidateHash: string;
@@ -76,22 +67,13 @@ export interface MismatchToExplain {
 export type MismatchExplanation = Required<Pick<CorrectnessMismatch, 'differences' | 'more_differences' | 'differences_status'>>;
 
 /**
- * Asks both sides the listed mismatches' calls once more and says where the answers part
- * (samples keep fingerprints, not answers). It talks to the endpoints, so the worker provides it;
- * bounded: at most MAX_LISTED_MISMATCHES calls per side. One explanation per mismatch, in order.
+ * Finalize only reads the database. The run steps that talk to the endpoints — the re-check of
+ * head-moved differences (run_rechecks) and the explanation of the listed mismatches
+ * (run_mismatch_explanations) — are activities of their own that run before it and store what
+ * they learnt; finalize counts and lists from those rows, so its lock is held for database work only.
  */
-export type ExplainMismatches = (
-  sql: postgres.TransactionSql,
-  run: RunRow,
-  candidates: RunTargetRow[],
-  reference: RunTargetRow,
-  mismatches: MismatchToExplain[],
-) => Promise<MismatchExplanation[]>;
-
 export interface FinalizeRunDeps {
   sql: Sql;
-  recheck?: RecheckHeadMoved;
-  explain?: ExplainMismatches;
 }
 
 export class RunNotFoundError extends Error {
@@ -108,7 +90,7 @@ export class RunNotFoundError extends Error {
  * as it is, so two finalizes never work on the same rows at once and a run gets one verdict.
  */
 export async function finalizeRun(deps: FinalizeRunDeps, input: FinalizeRunInput): Promise<FinalizeRunOutcome> {
-  return (await deps.sql.begin((tx) => finalizeLocked(tx, deps, input, 'any')))!;
+  return (await deps.sql.begin((tx) => finalizeLocked(tx, input, 'any')))!;
 }
 
 /**
@@ -120,7 +102,7 @@ export async function finalizeQueuedRun(
   sql: Sql,
   input: Omit<FinalizeRunInput, 'status'> & { status: 'failed' | 'cancelled'; failureReason: string },
 ): Promise<boolean> {
-  const outcome = await sql.begin((tx) => finalizeLocked(tx, { sql }, input, 'queued'));
+  const outcome = await sql.begin((tx) => finalizeLocked(tx, input, 'queued'));
   return outcome?.ended === true;
 }
 
@@ -185,18 +167,47 @@ async function baselineRun(sql: Queryable, baseline: RunRow) {
  */
 async function tallyCorrectness(
   sql: postgres.TransactionSql,
-  deps: FinalizeRunDeps,
   run: RunRow,
   candidates: RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<CorrectnessTally> {
-  const candidateTargetIds = candidates.map((t) => t.id);
-  const referenceTargetId = reference.id;
-  const counts = await compareWithReference(sql, run.id, candidateTargetIds, referenceTargetId);
+  const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
   if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, []);
-  if (!deps.recheck) throw new Error('judging correctness needs the re-check of head-moved differences (the worker provides it)');
-  await deps.recheck(sql, run, candidates, reference);
-  const classified = await classifyDifferingSamples(sql, run.id, candidateTargetIds, referenceTargetId, {
+  const { classified, listed } = await listMismatches(sql, run, candidates, reference);
+  const stored = await storedExplanations(sql, run.id);
+  const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
+  const examples: CorrectnessMismatch[] = listed.map((m) => {
+    const e = stored.get(explanationKey(m.targetId, m.seq));
+    // Explained for these very answers (a re-check stored since would change the hashes listed).
+    const explained =
+      e && e.candidate_hash === m.candidateHash && e.reference_hash === m.referenceHash
+        ? { differences: e.differences, more_differences: e.more_differences, differences_status: e.differences_status }
+        : unexplained;
+    return {
+      method: m.method,
+      params: m.params,
+      candidate_hash: m.candidateHash,
+      reference_hash: m.referenceHash,
+      occurrences: m.occurrences,
+      ...explained,
+    };
+  });
+  return tallyFromCounts(counts, classified.counts, examples);
+}
+
+/**
+ * Classifies the run's differing pairs (with the re-checks stored so far) and picks the listed
+ * mismatches, with their params replanned. Reads matches_reference, so it runs after
+ * compareWithReference in the same transaction. Finalize lists these; the explanation step asks
+ * the endpoints about exactly these.
+ */
+export async function listMismatches(
+  sql: postgres.TransactionSql,
+  run: RunRow,
+  candidates: readonly RunTargetRow[],
+  reference: RunTargetRow,
+): Promise<{ classified: Awaited<ReturnType<typeof classifyDifferingSamples>>; listed: (MismatchToExplain & { occurrences: number })[] }> {
+  const classified = await classifyDifferingSamples(sql, run.id, candidates.map((t) => t.id), reference.id, {
     headDependentMethods: [...headDependentMethods(run)],
     limit: MAX_LISTED_MISMATCHES,
   });
@@ -209,28 +220,18 @@ async function tallyCorrectness(
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
   const listed = spreadMismatches(classified.examples).map((d) => ({
     targetId: d.target_id,
+    seq: d.seq,
     method: d.method,
     params: d.recheck ? pinHeadDependentParams(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
     candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
     referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
     occurrences: d.occurrences,
   }));
-  const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
-  const explanations = deps.explain && listed.length > 0 ? await deps.explain(sql, run, candidates, reference, listed) : [];
-  const examples: CorrectnessMismatch[] = listed.map((m, i) => ({
-    method: m.method,
-    params: m.params,
-    candidate_hash: m.candidateHash,
-    reference_hash: m.referenceHash,
-    occurrences: m.occurrences,
-    ...(explanations[i] ?? unexplained),
-  }));
-  return tallyFromCounts(counts, classified.counts, examples);
+  return { classified, listed };
 }
 
 async function finalizeLocked(
   sql: postgres.TransactionSql,
-  deps: FinalizeRunDeps,
   input: FinalizeRunInput,
   from: 'any' | 'queued',
 ): Promise<FinalizeRunOutcome | null> {
@@ -303,7 +304,7 @@ async function finalizeLocked(
       : null,
     baseline,
     correctness:
-      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, deps, run, primaries, reference) : undefined,
+      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
   });
   const ended = await finishRun(sql, run.id, {
     status: input.status,

@@ -88,4 +88,27 @@ describe('record workflow histories', () => {
       await stack.close();
     }
   });
+
+  // Recorded on its own (`npm run record:histories -- -t run-steps`): the re-check and the
+  // explanation as activities of their own before finalize (patch run-steps).
+  it('records a run with a reference whose re-check steps run before finalize (patch run-steps)', { timeout: 120_000 }, async () => {
+    const stack = await startStack();
+    const candidate = await startFakeNode(answers.delay(2));
+    const reference = await startFakeNode(answers.ok());
+    try {
+      const { auth } = await stack.newTenant();
+      const suite = await createSuite(stack.app, auth, {
+        candidates: [candidate.url],
+        reference: reference.url,
+        config: { workload: { requests_per_target: 20, concurrency: 2, warmup_requests: 0 }, thresholds: { correctness_enabled: true } },
+      });
+      const run = await post<{ id: string }>(stack.app, `/v1/suites/${suite.suiteId}/runs`, auth);
+      await waitForRun(stack.app, auth, run.body.id);
+      await exportHistory('run-steps.json', workflowIdForRun(run.body.id));
+    } finally {
+      await candidate.close();
+      await reference.close();
+      await stack.close();
+    }
+  });
 });
