@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { ChainAdapter } from '../src/chains/types';
 import type { SecretBox } from '../src/crypto/secret-box';
 import type { EndpointRow } from '../src/db/endpoints';
 import { createJsonRpcClient, OutboundAddressRefusedError, type JsonRpcClient } from '../src/probe/json-rpc-client';
@@ -27,7 +28,7 @@ export function endpointClientVersion(endpoint: Pick<EndpointRow, 'url_encrypted
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
-  options: { timeoutMs: number; connections: number; fingerprintResults?: boolean },
+  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean },
 ): JsonRpcClient {
   const headers = endpoint.headers_encrypted
     ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
@@ -38,6 +39,7 @@ export function openEndpointClient(
       {
         connections: options.connections,
         allowPrivateTargets: deps.allowPrivateTargets,
+        answers: options.chain,
         fingerprintResults: options.fingerprintResults,
       },
     );

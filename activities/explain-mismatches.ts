@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { findEndpoint } from '../src/db/endpoints';
 import type { RunRow, RunTargetRow } from '../src/db/runs';
 import { answerDifferences } from '../src/domain/answer-diff';
-import { fingerprint } from '../src/domain/correctness';
+import { chainOfRun, fingerprintAnswer } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import type { MismatchExplanation, MismatchToExplain } from '../src/services/finalize-run';
 import { openEndpointClient } from './endpoint-client';
@@ -43,11 +43,12 @@ export async function explainMismatches(
   mismatches: readonly MismatchToExplain[],
 ): Promise<MismatchExplanation[]> {
   const workload = run.config_snapshot.suite.config.workload;
+  const chain = chainOfRun(run);
   const clients = new Map<string, JsonRpcClient | null>();
   const open = async (target: RunTargetRow): Promise<void> => {
     const endpoint = await findEndpoint(tx, target.endpoint_id);
     try {
-      clients.set(target.id, endpoint ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: EXPLAIN_CONCURRENCY }) : null);
+      clients.set(target.id, endpoint ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: EXPLAIN_CONCURRENCY, chain }) : null);
     } catch {
       clients.set(target.id, null);
     }
@@ -64,11 +65,14 @@ export async function explainMismatches(
         const m = mismatches[index]!;
         const [candidate, ref] = await Promise.all([answerOf(clients.get(m.targetId) ?? null, m), answerOf(clients.get(reference.id) ?? null, m)]);
         if (!candidate || !ref) continue;
-        if (fingerprint(m.method, candidate.result) !== m.candidateHash || fingerprint(m.method, ref.result) !== m.referenceHash) {
+        if (
+          fingerprintAnswer(chain, m.method, candidate.result) !== m.candidateHash ||
+          fingerprintAnswer(chain, m.method, ref.result) !== m.referenceHash
+        ) {
           explanations[index] = { differences: [], more_differences: false, differences_status: 'changed' };
           continue;
         }
-        const diff = answerDifferences(m.method, candidate.result, ref.result);
+        const diff = answerDifferences(chain.normalize, m.method, candidate.result, ref.result);
         explanations[index] = { differences: diff.differences, more_differences: diff.more, differences_status: 'shown' };
       }
     };

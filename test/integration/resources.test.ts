@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes';
-import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/domain/catalog-presets';
+import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/chains/registry';
 import { templateParams } from '../../src/domain/workload';
 import { get, post } from '../helpers/api';
 import { startGanache } from '../helpers/ganache';
