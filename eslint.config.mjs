@@ -37,7 +37,8 @@ export default tseslint.config(
       ],
     },
   },
-  // Layers point one way (STYLE rule 5): http → services → db → domain; activities → probe/db/domain;
+  // Layers point one way (STYLE rule 5): http → services → db → domain; activities → probe/db/domain
+  // and src/chains/registry.ts;
   // domain imports nothing of ours. Relative imports that leave a folder the wrong way are refused;
   // `npm run lint:cycles` (madge) refuses import circles.
   ...layerRules([
