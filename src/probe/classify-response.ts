@@ -57,7 +57,7 @@ export function classifyResponse(rules: AnswerRules, status: number, body: strin
 /** The `jsonrpc` member a request carries under each envelope (Bitcoin Core reads "1.0" as legacy). */
 export const REQUEST_VERSION: Readonly<Record<AnswerEnvelope, string>> = { 'json-rpc-2.0': '2.0', 'json-rpc-1.0': '1.0' };
 
-const HTTP_ERROR: Classified = { outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null };
+const HTTP_ERROR: Classified = Object.freeze({ outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null });
 
 type Classify = (rules: AnswerRules, status: number, body: string, method: string | null) => Classified;
 
@@ -65,9 +65,9 @@ type Classify = (rules: AnswerRules, status: number, body: string, method: strin
 const ENVELOPES: Record<AnswerEnvelope, Classify> = {
   'json-rpc-2.0': (rules, status, body, method) => {
     if (status < 200 || status > 299) return HTTP_ERROR;
-    const parsed = parseObject(body, INVALID_REASONS.notJsonRpc);
-    if ('failed' in parsed) return parsed.failed;
-    const { message } = parsed;
+    const message = parseBody(body);
+    if (message === NOT_JSON) return invalid(INVALID_REASONS.notJson);
+    if (!isObject(message)) return invalid(INVALID_REASONS.notJsonRpc);
     if (hasError(message)) return rpcError(message);
     if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
     return ok(rules, message.result, method);
@@ -77,11 +77,10 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
   'json-rpc-1.0': (rules, status, body, method) => {
     const errorStatus = status === 404 || status === 500;
     if ((status < 200 || status > 299) && !errorStatus) return HTTP_ERROR;
-    const parsed = parseObject(body, INVALID_REASONS.notJsonRpc1);
-    if ('failed' in parsed) return errorStatus ? HTTP_ERROR : parsed.failed;
-    const { message } = parsed;
-    if (!('result' in message) || !('error' in message) || !('id' in message)) {
-      return errorStatus ? HTTP_ERROR : invalid(INVALID_REASONS.notJsonRpc1);
+    const message = parseBody(body);
+    if (message === NOT_JSON || !isObject(message) || !('result' in message) || !('error' in message) || !('id' in message)) {
+      if (errorStatus) return HTTP_ERROR;
+      return invalid(message === NOT_JSON ? INVALID_REASONS.notJson : INVALID_REASONS.notJsonRpc1);
     }
     if (hasError(message)) return rpcError(message);
     if (errorStatus) return HTTP_ERROR;
@@ -89,18 +88,18 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
   },
 };
 
-/** The answer as a JSON object, or why it is not one. */
-function parseObject(body: string, notAnObject: InvalidReason): { message: Record<string, unknown> } | { failed: Classified } {
-  let parsed: unknown;
+const NOT_JSON = Symbol('not JSON');
+
+function parseBody(body: string): unknown {
   try {
     // V8's JSON.parse is iterative: any nesting depth parses without growing the stack.
-    parsed = JSON.parse(body);
+    return JSON.parse(body);
   } catch {
-    return { failed: invalid(INVALID_REASONS.notJson) };
+    return NOT_JSON;
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { failed: invalid(notAnObject) };
-  return { message: parsed as Record<string, unknown> };
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const hasError = (message: Record<string, unknown>): boolean => 'error' in message && message.error !== null && message.error !== undefined;
 
