@@ -2,11 +2,12 @@ import type postgres from 'postgres';
 import { findEndpoint } from '../src/db/endpoints';
 import type { RunRow, RunTargetRow } from '../src/db/runs';
 import { answerDifferences } from '../src/domain/answer-diff';
-import { chainOfRun, fingerprintAnswer } from '../src/chains/registry';
+import { fingerprintAnswer } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import type { MismatchExplanation, MismatchToExplain } from '../src/services/finalize-run';
 import { openEndpointClient } from './endpoint-client';
 import type { RecheckDeps } from './recheck-head-moved';
+import { chainOfRunOrFail } from './run-chain';
 
 /** Calls asked at once (each to both sides). */
 const EXPLAIN_CONCURRENCY = 4;
@@ -43,7 +44,7 @@ export async function explainMismatches(
   mismatches: readonly MismatchToExplain[],
 ): Promise<MismatchExplanation[]> {
   const workload = run.config_snapshot.suite.config.workload;
-  const chain = chainOfRun(run);
+  const chain = chainOfRunOrFail(run);
   const clients = new Map<string, JsonRpcClient | null>();
   const open = async (target: RunTargetRow): Promise<void> => {
     const endpoint = await findEndpoint(tx, target.endpoint_id);

@@ -2,11 +2,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
-import { chainOfRun, needsPinnedBlock, parseHead } from '../src/chains/registry';
+import { needsPinnedBlock, parseHead } from '../src/chains/registry';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { asActivityFailure, openEndpointClient } from './endpoint-client';
 import { endpointFailure, withRetryRecording } from './retry-recording';
 import type { PlanRunResult, RetrySummary } from './types';
+import { chainOfRunOrFail } from './run-chain';
 
 /**
  * Pins the block that templated parameters refer to: head − block_lag (the head read as the
@@ -23,7 +24,7 @@ export async function planRun(
   if (run.pinned_block !== null) return { pinnedBlock: Number(run.pinned_block) };
   const workload = run.config_snapshot.suite.config.workload;
   if (!needsPinnedBlock(workload)) return { pinnedBlock: null };
-  const chain = chainOfRun(run);
+  const chain = chainOfRunOrFail(run);
   const targets = await findRunTargets(sql, run.id);
   const source = targets.find((t) => t.role === 'reference') ?? targets[0]!;
   return withRetryRecording(

@@ -15,12 +15,13 @@ import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/sa
 import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
-import { chainOfRun, parseHead, planRequests } from '../src/chains/registry';
+import { parseHead, planRequests } from '../src/chains/registry';
 import type { ChainAdapter } from '../src/chains/types';
 import type { ClientCache } from './client-cache';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { withRetryRecording } from './retry-recording';
 import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
+import { chainOfRunOrFail } from './run-chain';
 
 /** A chunk — one activity execution — probes at most this many calls or for at most this long. */
 export const CHUNK_MAX_CALLS = 5_000;
@@ -118,7 +119,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       await markTargetRunning(sql, target.id);
 
       const workload = run.config_snapshot.suite.config.workload;
-      const chain = chainOfRun(run);
+      const chain = chainOfRunOrFail(run);
       const plan = planRequests(chain, workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
       const planned = target.calls_planned ?? Number.POSITIVE_INFINITY;
       const resumed = (context.info.heartbeatDetails as ProbeProgress | undefined)?.nextSeq ?? 0;

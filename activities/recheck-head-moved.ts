@@ -5,11 +5,12 @@ import { findEndpoint } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import type { RunRow, RunTargetRow } from '../src/db/runs';
 import { selectRecheckPairs } from '../src/db/samples';
-import { chainOfRun, planRequests, renderParams } from '../src/chains/registry';
+import { planRequests, renderParams } from '../src/chains/registry';
 import { MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
 import { openEndpointClient } from './endpoint-client';
+import { chainOfRunOrFail } from './run-chain';
 
 export interface RecheckDeps {
   sql: Sql;
@@ -33,7 +34,7 @@ const pinnedBlockOf = (run: RunRow): number | null => (run.pinned_block === null
 /** The head-dependent methods of which some workload entry can be asked at a fixed block. */
 function pinnableMethods(run: RunRow): string[] {
   const pinned = pinnedBlockOf(run);
-  const chain = chainOfRun(run);
+  const chain = chainOfRunOrFail(run);
   return [
     ...new Set(
       run.config_snapshot.suite.config.workload.methods
@@ -81,7 +82,7 @@ export async function recheckHeadMovedDifferences(
   if (pairs.length === 0) return;
   const stored = await storedRecheckKeys(tx, run.id);
   const workload = run.config_snapshot.suite.config.workload;
-  const chain = chainOfRun(run);
+  const chain = chainOfRunOrFail(run);
   const plan = planRequests(chain, workload, Number(run.seed), pinnedBlockOf(run));
   const todo = pairs.flatMap((pair) => {
     const block = pair.block ?? run.pinned_block;

@@ -115,6 +115,16 @@ describe('run activities against the real database', () => {
     for (const request of sent) expect(request.params).toEqual(['0x00000000000000000000000000000000000000aa', '0xe']);
   });
 
+  it('fails a probe for good, sending nothing, when the run\'s snapshot names a chain family without an adapter', async () => {
+    const { runId, targetId } = await newRun();
+    await runActivity({}, activities.claimRun, { runId });
+    await stack.sql`update runs set config_snapshot = jsonb_set(config_snapshot, '{chain,family}', '"solana"') where id = ${runId}`;
+    node.requests.length = 0;
+    const failure = await runActivity({}, activities.probeChunk, { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'UnsupportedChainFamily', nonRetryable: true, message: expect.stringMatching(/"solana" is not supported yet/) });
+    expect(node.requests.length).toBe(0);
+  });
+
   it('records a refused endpoint as a final failed attempt without sending anything', async () => {
     const { runId, targetId } = await newRun();
     await runActivity({}, activities.claimRun, { runId });
