@@ -37,8 +37,9 @@ export default tseslint.config(
       ],
     },
   },
-  // Layers point one way (STYLE rule 5): http → services → db → domain; activities → probe/db/domain;
-  // probe → net → domain (net is the outbound guard shared by probes and webhook delivery);
+  // Layers point one way (STYLE rule 5): http → services → db → domain; activities → probe/db/domain
+  // and src/chains/registry.ts; probe → net → domain (net is the outbound guard shared by probes and
+  // webhook delivery);
   // domain imports nothing of ours. Relative imports that leave a folder the wrong way are refused;
   // `npm run lint:cycles` (madge) refuses import circles.
   ...layerRules([
@@ -66,9 +67,29 @@ export default tseslint.config(
       message: 'src/net imports only src/domain, node: built-ins and undici.',
     },
     {
+      // The probe reads answers under the envelope and rules its caller's ChainAdapter gives it.
       files: ['src/probe/**/*.ts'],
-      regex: '^\\.\\./(?!domain/|net/)',
-      message: 'src/probe imports only src/domain and src/net (no database access: activities store what it measures).',
+      regex: '^\\.\\./(?!domain/|net/|chains/types$)',
+      message: 'src/probe imports only src/domain, src/net and src/chains/types (no database access: activities store what it measures).',
+    },
+    // Chain families (STYLE rule 15): src/chains/<family>/ is pure and imports only src/domain and
+    // the adapter types (src/net, the transports' folder, joins that list once it exists); only
+    // src/chains/registry.ts imports a family folder.
+    {
+      files: ['src/chains/*/**/*.ts'],
+      regex: '^(\\.\\./(?!types$|\\.\\./domain/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/chains/<family> imports only src/domain and ../types: no other family, no registry, no I/O (STYLE rules 5 and 15).',
+    },
+    {
+      files: ['src/chains/*.ts'],
+      regex: '^(\\.\\./(?!domain/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/chains is pure: it imports only src/domain and its own family folders (STYLE rules 5 and 15).',
+    },
+    {
+      files: ['src/**/*.ts', 'activities/**/*.ts', 'bench/**/*.ts'],
+      ignores: ['src/chains/**', 'src/domain/**', 'src/db/**', 'src/probe/**', 'src/cli/**', 'src/services/**'],
+      regex: 'chains/(?!registry$|types$)[^/]+',
+      message: 'Reach a chain family through src/chains/registry.ts, never its folder (STYLE rule 15).',
     },
     {
       // The CLI is installed on its own (packages/cli bundles src/cli and what it imports): nothing
@@ -79,8 +100,8 @@ export default tseslint.config(
     },
     {
       files: ['src/services/**/*.ts'],
-      regex: '^\\.\\./(http|dashboard)/',
-      message: 'Services do not import the HTTP layer: routes call services, never the other way.',
+      regex: '^\\.\\./((http|dashboard)/|chains/(?!registry$|types$))',
+      message: 'Services do not import the HTTP layer (routes call services, never the other way), nor a chain family folder (only src/chains/registry.ts).',
     },
   ]),
   {
@@ -93,6 +114,7 @@ export default tseslint.config(
           paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
           patterns: [
             { group: ['node:*'], message: 'Node built-ins are not allowed in workflow code.' },
+            { regex: 'chains/(?!registry$|types$)[^/]+', message: 'Reach a chain family through src/chains/registry.ts, never its folder (STYLE rule 15).' },
             { group: ['**/activities', '**/activities/*', '!**/activities/types'], message: 'Import activities by type only.', allowTypeImports: true },
           ],
         },

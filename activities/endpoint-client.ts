@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { ChainAdapter } from '../src/chains/types';
 import type { SecretBox } from '../src/crypto/secret-box';
 import type { EndpointRow } from '../src/db/endpoints';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
@@ -35,7 +36,7 @@ export function endpointClientVersion(endpoint: Pick<EndpointRow, 'url_encrypted
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
-  options: { timeoutMs: number; connections: number; fingerprintResults?: boolean },
+  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean },
 ): JsonRpcClient {
   const headers = endpoint.headers_encrypted
     ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
@@ -47,6 +48,7 @@ export function openEndpointClient(
       {
         connections: options.connections,
         allowPrivateTargets: deps.allowPrivateTargets,
+        answers: options.chain,
         fingerprintResults: options.fingerprintResults,
       },
     );

@@ -4,12 +4,13 @@ import { explanationKey, insertExplanations, storedExplanations, type Explanatio
 import type { RunRow, RunTargetRow } from '../src/db/runs';
 import { compareWithReference } from '../src/db/samples';
 import { answerDifferences } from '../src/domain/answer-diff';
-import { fingerprint } from '../src/domain/correctness';
+import { fingerprintAnswer } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/finalize-run';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
 import { loadJudgedRun, type RecheckDeps } from './recheck-head-moved';
+import { chainOfRunOrFail } from './run-chain';
 
 /** Calls asked at once (each to both sides). */
 const EXPLAIN_CONCURRENCY = 4;
@@ -89,11 +90,12 @@ export async function explainMismatches(
   mismatches: readonly MismatchToExplain[],
 ): Promise<MismatchExplanation[]> {
   const workload = run.config_snapshot.suite.config.workload;
+  const chain = chainOfRunOrFail(run);
   const clients = new Map<string, JsonRpcClient | null>();
   const open = async (target: RunTargetRow): Promise<void> => {
     const endpoint = await findEndpoint(tx, target.endpoint_id);
     try {
-      clients.set(target.id, endpoint ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: EXPLAIN_CONCURRENCY }) : null);
+      clients.set(target.id, endpoint ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: EXPLAIN_CONCURRENCY, chain }) : null);
     } catch {
       clients.set(target.id, null);
     }
@@ -110,11 +112,14 @@ export async function explainMismatches(
         const m = mismatches[index]!;
         const [candidate, ref] = await Promise.all([answerOf(clients.get(m.targetId) ?? null, m), answerOf(clients.get(reference.id) ?? null, m)]);
         if (!candidate || !ref) continue;
-        if (fingerprint(m.method, candidate.result) !== m.candidateHash || fingerprint(m.method, ref.result) !== m.referenceHash) {
+        if (
+          fingerprintAnswer(chain, m.method, candidate.result) !== m.candidateHash ||
+          fingerprintAnswer(chain, m.method, ref.result) !== m.referenceHash
+        ) {
           explanations[index] = { differences: [], more_differences: false, differences_status: 'changed' };
           continue;
         }
-        const diff = answerDifferences(m.method, candidate.result, ref.result);
+        const diff = answerDifferences(chain.normalize, m.method, candidate.result, ref.result);
         explanations[index] = { differences: diff.differences, more_differences: diff.more, differences_status: 'shown' };
       }
     };

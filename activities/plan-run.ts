@@ -2,14 +2,16 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
-import { usesPinnedBlock } from '../src/domain/workload';
+import { needsPinnedBlock, parseHead } from '../src/chains/registry';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { asActivityFailure, openEndpointClient } from './endpoint-client';
 import { endpointFailure, withRetryRecording } from './retry-recording';
 import type { PlanRunResult, RetrySummary } from './types';
+import { chainOfRunOrFail } from './run-chain';
 
 /**
- * Pins the block that templated parameters refer to: head − block_lag, read from the reference
+ * Pins the block that templated parameters refer to: head − block_lag (the head read as the
+ * run's chain family reads it, through the registry), read from the reference
  * (the trusted side) or else the first candidate. Idempotent: a pinned run keeps its block.
  */
 export async function planRun(
@@ -21,7 +23,8 @@ export async function planRun(
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   if (run.pinned_block !== null) return { pinnedBlock: Number(run.pinned_block) };
   const workload = run.config_snapshot.suite.config.workload;
-  if (!usesPinnedBlock(workload)) return { pinnedBlock: null };
+  if (!needsPinnedBlock(workload)) return { pinnedBlock: null };
+  const chain = chainOfRunOrFail(run);
   const targets = await findRunTargets(sql, run.id);
   const source = targets.find((t) => t.role === 'reference') ?? targets[0]!;
   return withRetryRecording(
@@ -29,18 +32,19 @@ export async function planRun(
     { runId: run.id, targetId: source.id, endpointId: source.endpoint_id, activity: 'planRun', chunkSeq: null, retry: input.retry },
     async () => {
       const endpoint = (await findEndpoint(sql, source.endpoint_id))!;
-      const client = openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: 1 });
+      const client = openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: 1, chain });
       try {
         // The endpoint's failures spend the suite's retry budget (an ECONNREFUSED here is the
         // endpoint's, not our database's: marked before it could be taken for ours).
-        const head = await client.result('eth_blockNumber', []).catch((error: unknown) => {
+        const answer = await client.result(chain.head.method, chain.head.params).catch((error: unknown) => {
           const refused = asActivityFailure(error, endpoint.name);
           throw refused === error ? endpointFailure(error instanceof Error ? error.message : String(error)) : refused;
         });
-        if (typeof head !== 'string' || !/^0x[0-9a-fA-F]+$/.test(head)) {
-          throw endpointFailure(`endpoint ${endpoint.name} answered eth_blockNumber with something that is not a block number`);
+        const head = parseHead(chain, answer);
+        if (head === null) {
+          throw endpointFailure(`endpoint ${endpoint.name} answered ${chain.head.method} with something that is not a block number`);
         }
-        const pinned = Math.max(0, Number.parseInt(head, 16) - workload.block_lag);
+        const pinned = Math.max(0, Number(head.number) - workload.block_lag);
         await setPinnedBlock(sql, run.id, pinned);
         return { pinnedBlock: pinned };
       } finally {

@@ -15,11 +15,13 @@ import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/sa
 import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
-import { createPlanner } from '../src/domain/workload';
+import { parseHead, planRequests } from '../src/chains/registry';
+import type { ChainAdapter } from '../src/chains/types';
 import type { ClientCache } from './client-cache';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { withRetryRecording } from './retry-recording';
 import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
+import { chainOfRunOrFail } from './run-chain';
 
 /** A chunk — one activity execution — probes at most this many calls or for at most this long. */
 export const CHUNK_MAX_CALLS = 5_000;
@@ -62,26 +64,25 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
   };
 }
 
-const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
-
 /**
  * Reads the target's chain head and records it for the verdict's head_lag_blocks and the
  * correctness check's head-moved excuse. Not a sample, and a failed or malformed answer is
  * ignored: a missing read only withholds that excuse, and the samples that follow judge the
  * endpoint's availability.
  */
-async function observeHead(sql: Sql, client: JsonRpcClient, runId: string, targetId: string): Promise<void> {
+async function observeHead(sql: Sql, chain: ChainAdapter, client: JsonRpcClient, runId: string, targetId: string): Promise<void> {
   const sentAt = Date.now();
-  let head: unknown;
+  let answer: unknown;
   try {
-    head = await client.result('eth_blockNumber', []);
+    answer = await client.result(chain.head.method, chain.head.params);
   } catch {
     return;
   }
-  if (typeof head !== 'string' || !HEX_QUANTITY.test(head)) return;
+  const head = parseHead(chain, answer);
+  if (head === null) return;
   // The middle of the round trip is the best estimate of when the node answered.
   const observedAt = new Date(Math.round((sentAt + Date.now()) / 2));
-  await recordHead(sql, { runId, targetId, observedAt, head: BigInt(head) });
+  await recordHead(sql, { runId, targetId, observedAt, head: head.number });
 }
 
 /**
@@ -118,7 +119,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       await markTargetRunning(sql, target.id);
 
       const workload = run.config_snapshot.suite.config.workload;
-      const plan = createPlanner(workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
+      const chain = chainOfRunOrFail(run);
+      const plan = planRequests(chain, workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
       const planned = target.calls_planned ?? Number.POSITIVE_INFINITY;
       const resumed = (context.info.heartbeatDetails as ProbeProgress | undefined)?.nextSeq ?? 0;
       const progress: ProbeProgress = { nextSeq: Math.max(input.fromSeq, resumed) };
@@ -133,6 +135,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
           openEndpointClient(deps, endpoint, {
             timeoutMs: workload.timeout_ms,
             connections: workload.concurrency,
+            chain,
             // Answers are fingerprinted only when finalize will compare them with the reference.
             fingerprintResults: observeHeads && run.config_snapshot.suite.config.thresholds.correctness_enabled,
           }),
@@ -148,7 +151,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
             signal,
           });
         }
-        if (observeHeads && !signal.aborted) await observeHead(sql, client, run.id, target.id);
+        if (observeHeads && !signal.aborted) await observeHead(sql, chain, client, run.id, target.id);
         // Batches are written while later calls are probed (one write at a time, in order);
         // progress (what a retry resumes from) advances only once a batch's rows are committed.
         // The range streams its batches instead of ending at each one, so a batch boundary never
@@ -197,7 +200,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
         }
         // A head read after the chunk too: the correctness check excuses a head-dependent
         // mismatch only when the head moved between the reads around the sample.
-        if (observeHeads && !signal.aborted) await observeHead(sql, client, run.id, target.id);
+        if (observeHeads && !signal.aborted) await observeHead(sql, chain, client, run.id, target.id);
       } catch (error) {
         await deps.clients.drop(target.id);
         throw asActivityFailure(error, endpoint.name);

@@ -5,12 +5,13 @@ import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
 import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples';
-import { isHeadDependent, MAX_RECHECKS_PER_RUN, pinHeadDependentParams } from '../src/domain/correctness';
+import { planRequests, renderParams } from '../src/chains/registry';
+import { MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
-import { createPlanner, templateParams } from '../src/domain/workload';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
+import { chainOfRunOrFail } from './run-chain';
 
 export interface RecheckDeps {
   sql: Sql;
@@ -34,12 +35,13 @@ const pinnedBlockOf = (run: RunRow): number | null => (run.pinned_block === null
 /** The head-dependent methods of which some workload entry can be asked at a fixed block. */
 function pinnableMethods(run: RunRow): string[] {
   const pinned = pinnedBlockOf(run);
+  const chain = chainOfRunOrFail(run);
   return [
     ...new Set(
       run.config_snapshot.suite.config.workload.methods
         .filter((m) => {
-          const params = templateParams(m.params, pinned);
-          return isHeadDependent(m.method, params) && pinHeadDependentParams(m.method, params, 0) !== null;
+          const params = renderParams(chain, m.params, pinned);
+          return chain.isHeadDependent(m.method, params) && chain.pinForRecheck(m.method, params, 0) !== null;
         })
         .map((m) => m.method),
     ),
@@ -138,12 +140,13 @@ async function planRechecks(
   if (pairs.length === 0) return { todo: [], endpoints };
   const stored = await storedRecheckKeys(tx, run.id);
   const workload = run.config_snapshot.suite.config.workload;
-  const plan = createPlanner(workload, Number(run.seed), pinnedBlockOf(run));
+  const chain = chainOfRunOrFail(run);
+  const plan = planRequests(chain, workload, Number(run.seed), pinnedBlockOf(run));
   const todo = pairs.flatMap((pair) => {
     const block = pair.block ?? run.pinned_block;
     if (stored.has(recheckKey(pair.target_id, pair.seq)) || block === null) return [];
     const planned = plan(pair.seq);
-    const params = planned.method === pair.method ? pinHeadDependentParams(pair.method, planned.params, BigInt(block)) : null;
+    const params = planned.method === pair.method ? chain.pinForRecheck(pair.method, planned.params, BigInt(block)) : null;
     return params === null ? [] : [{ ...pair, block, params }];
   });
   if (todo.length === 0) return { todo, endpoints };
@@ -164,6 +167,7 @@ async function sendRechecks(
   const { todo, endpoints } = planned;
   if (todo.length === 0) return 0;
   const workload = run.config_snapshot.suite.config.workload;
+  const chain = chainOfRunOrFail(run);
   const clients = new Map<string, JsonRpcClient | null>();
   const open = (target: RunTargetRow): void => {
     const endpoint = endpoints.get(target.id);
@@ -171,7 +175,7 @@ async function sendRechecks(
       clients.set(
         target.id,
         endpoint
-          ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: RECHECK_CONCURRENCY, fingerprintResults: true })
+          ? openEndpointClient(deps, endpoint, { timeoutMs: workload.timeout_ms, connections: RECHECK_CONCURRENCY, chain, fingerprintResults: true })
           : null,
       );
     } catch {

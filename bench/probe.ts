@@ -7,6 +7,7 @@
  * 2-core machine client and server still share the two cores (and loopback), so the figures are a
  * comparison between the two clients, not a measure of either client's ceiling.
  */
+import { CHAINS } from '../src/chains/registry';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -98,7 +99,7 @@ function summarise(results: CallResult[], seconds: number) {
 
 /** One probeRange over the whole duration, every result kept in probeRange's array. */
 async function runOurs(url: string, seconds: number) {
-  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, fingerprintResults: false });
+  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false });
   const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
   try {
     const started = process.hrtime.bigint();
@@ -150,7 +151,7 @@ async function runUndiciRaw(url: string, seconds: number) {
  * (onBatch, while later calls go on), each batch's results turned into sample rows and kept. No database.
  */
 async function runOursBatched(url: string, seconds: number) {
-  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, fingerprintResults: false });
+  const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false });
   const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
   try {
     const started = process.hrtime.bigint();

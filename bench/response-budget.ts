@@ -11,6 +11,7 @@
  * read against it. Bounded: each probe process is killed after 300 s (one round of 64 answers
  * takes 5–45 s on a 2-core machine, depending on what else runs).
  */
+import { CHAINS } from '../src/chains/registry';
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -57,7 +58,7 @@ async function runProbe(url: string, budgetBytes: number): Promise<void> {
   const budget = budgetBytes === DEFAULT_RESPONSE_BUDGET_BYTES ? processResponseBudget : new ResponseBudget(budgetBytes);
   const client = createJsonRpcClient(
     { url, headers: {}, timeoutMs: 60_000 },
-    { connections: CALLS_AT_ONCE, allowPrivateTargets: true, fingerprintResults: true, budget },
+    { connections: CALLS_AT_ONCE, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: true, budget },
   );
   // Let the parent read the idle RSS first.
   process.send?.({ ready: true });

@@ -14,7 +14,8 @@ export interface RunConfigSnapshot {
    * baseline history matches runs on those (findPassingHistory).
    */
   suite: { id: string; name: string; config: SuiteConfig; suite_targets?: SuiteConfig['targets'] };
-  chain: { id: string; name: string; slug: string; explorer_url: string | null };
+  /** `family` picks the chain adapter (src/chains/registry.ts); absent in snapshots taken before it was stored: EVM. */
+  chain: { id: string; name: string; slug: string; explorer_url: string | null; family?: string };
 }
 
 export interface RunRow {

@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonical-json';
-import { normalizeResult, type AnswerDifference, type NormalizeOptions } from './correctness';
+import { normalizeWith, type AnswerDifference, type NormalizeOptions, type NormalizeResult } from './correctness';
 
 /*
  * What differs between a candidate's and a reference's answer to the same call, for the listed
@@ -42,16 +42,22 @@ const keyPath = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ?
 
 /**
  * The first MAX_DIFFERENCES paths (in key order, depth first) where the normalised answers differ:
- * the same normalisation as the fingerprints (hex by value, key order, ignore paths), so only what
+ * the family's normalisation, as the fingerprints' (for EVM: hex by value, key order, ignore paths), so only what
  * made the fingerprints differ is listed. Iterative: the answers are foreign JSON (their depth is
- * bounded by normalizeResult, which refuses one nested too deep — then the whole results differ at `$`).
+ * bounded by normalizeWith, which refuses one nested too deep — then the whole results differ at `$`).
  */
-export function answerDifferences(method: string, candidate: unknown, reference: unknown, options?: NormalizeOptions): AnswerDiff {
+export function answerDifferences(
+  normalize: NormalizeResult,
+  method: string,
+  candidate: unknown,
+  reference: unknown,
+  options?: NormalizeOptions,
+): AnswerDiff {
   let a: unknown;
   let b: unknown;
   try {
-    a = normalizeResult(method, candidate, options);
-    b = normalizeResult(method, reference, options);
+    a = normalizeWith(normalize, method, candidate, options);
+    b = normalizeWith(normalize, method, reference, options);
   } catch {
     return { differences: [{ path: '$', candidate: showValue(candidate), reference: showValue(reference) }], more: false };
   }

@@ -18,12 +18,22 @@ function random01(seed: number, seq: number): number {
 
 export const PINNED_BLOCK_TEMPLATE = '{{pinned_block}}';
 
-/** Replaces every "{{pinned_block}}" string in the params by the pinned block as a hex quantity. */
-export function templateParams(params: unknown, pinnedBlock: number | null): unknown {
-  if (params === PINNED_BLOCK_TEMPLATE) return pinnedBlock === null ? 'latest' : `0x${pinnedBlock.toString(16)}`;
-  if (Array.isArray(params)) return params.map((p) => templateParams(p, pinnedBlock));
+/** How a chain family writes the pinned block/slot in params (ChainAdapter.renderPinned). */
+export type RenderPinned = (pinned: number | null) => unknown;
+
+/**
+ * The EVM rendering (a hex quantity, `latest` when nothing is pinned), kept as the default only
+ * for services/finalize-run.ts, which does not go through the chain registry yet; everything else
+ * passes its family's ChainAdapter.renderPinned.
+ */
+const legacyHexBlock: RenderPinned = (pinned) => (pinned === null ? 'latest' : `0x${pinned.toString(16)}`);
+
+/** Replaces every "{{pinned_block}}" string in the params by the pinned block as the family writes it. */
+export function templateParams(params: unknown, pinnedBlock: number | null, render: RenderPinned = legacyHexBlock): unknown {
+  if (params === PINNED_BLOCK_TEMPLATE) return render(pinnedBlock);
+  if (Array.isArray(params)) return params.map((p) => templateParams(p, pinnedBlock, render));
   if (params !== null && typeof params === 'object') {
-    return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, templateParams(v, pinnedBlock)]));
+    return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, templateParams(v, pinnedBlock, render)]));
   }
   return params;
 }
@@ -37,9 +47,10 @@ export function createPlanner(
   workload: Pick<Workload, 'methods'>,
   seed: number,
   pinnedBlock: number | null = null,
+  render: RenderPinned = legacyHexBlock,
 ): (seq: number) => PlannedCall {
   // Templates are resolved once; the planner itself only picks.
-  const methods = workload.methods.map((m) => ({ ...m, params: templateParams(m.params, pinnedBlock) as unknown[] }));
+  const methods = workload.methods.map((m) => ({ ...m, params: templateParams(m.params, pinnedBlock, render) as unknown[] }));
   const total = methods.reduce((sum, m) => sum + m.weight, 0);
   return (seq) => {
     let pick = random01(seed, seq) * total;

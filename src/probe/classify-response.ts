@@ -1,6 +1,10 @@
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
-import { fingerprint } from '../domain/correctness';
+import { fingerprintWith } from '../domain/correctness';
+import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
+
+/** What classification needs of a chain family: its envelope and its comparison rules. */
+export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize'>;
 
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
@@ -9,6 +13,7 @@ import { fingerprint } from '../domain/correctness';
 export const INVALID_REASONS = {
   notJson: 'body is not JSON',
   notJsonRpc: 'not a JSON-RPC 2.0 response object',
+  notJsonRpc1: 'not a JSON-RPC 1.0 response object',
   tooDeep: `result nested deeper than ${MAX_RESULT_DEPTH} levels`,
   tooManyValues: `result holds more than ${MAX_RESULT_VALUES.toLocaleString('en-US')} values`,
   tooLarge: 'response larger than the size cap',
@@ -40,43 +45,82 @@ const invalid = (reason: InvalidReason): Classified => ({ outcome: 'invalid_resp
  * invalid_response whether or not it is fingerprinted, so the outcome does not depend on the
  * run's correctness setting.
  */
-export function classifyResponse(status: number, body: string, method: string | null): Classified {
+export function classifyResponse(rules: AnswerRules, status: number, body: string, method: string | null): Classified {
   try {
-    return classify(status, body, method);
+    return ENVELOPES[rules.envelope](rules, status, body, method);
   } catch {
     // Defence in depth: nothing above is expected to throw on any input.
     return invalid(INVALID_REASONS.unexpected);
   }
 }
 
-function classify(status: number, body: string, method: string | null): Classified {
-  if (status < 200 || status > 299) return { outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null };
-  let parsed: unknown;
+/** The `jsonrpc` member a request carries under each envelope (Bitcoin Core reads "1.0" as legacy). */
+export const REQUEST_VERSION: Readonly<Record<AnswerEnvelope, string>> = { 'json-rpc-2.0': '2.0', 'json-rpc-1.0': '1.0' };
+
+const HTTP_ERROR: Classified = Object.freeze({ outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null });
+
+type Classify = (rules: AnswerRules, status: number, body: string, method: string | null) => Classified;
+
+/** The answer envelope is the family's choice (ChainAdapter.envelope); each one is read here. */
+const ENVELOPES: Record<AnswerEnvelope, Classify> = {
+  'json-rpc-2.0': (rules, status, body, method) => {
+    if (status < 200 || status > 299) return HTTP_ERROR;
+    const message = parseBody(body);
+    if (message === NOT_JSON) return invalid(INVALID_REASONS.notJson);
+    if (!isObject(message)) return invalid(INVALID_REASONS.notJsonRpc);
+    if (hasError(message)) return rpcError(message);
+    if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
+    return ok(rules, message.result, method);
+  },
+  // Bitcoin Core before 28 (and its forks): every answer has result, error and id, and an RPC
+  // error comes with HTTP 500 (or 404 for an unknown method), so those statuses are read too.
+  'json-rpc-1.0': (rules, status, body, method) => {
+    const errorStatus = status === 404 || status === 500;
+    if ((status < 200 || status > 299) && !errorStatus) return HTTP_ERROR;
+    const message = parseBody(body);
+    if (message === NOT_JSON || !isObject(message) || !('result' in message) || !('error' in message) || !('id' in message)) {
+      if (errorStatus) return HTTP_ERROR;
+      return invalid(message === NOT_JSON ? INVALID_REASONS.notJson : INVALID_REASONS.notJsonRpc1);
+    }
+    if (hasError(message)) return rpcError(message);
+    if (errorStatus) return HTTP_ERROR;
+    return ok(rules, message.result, method);
+  },
+};
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseBody(body: string): unknown {
   try {
     // V8's JSON.parse is iterative: any nesting depth parses without growing the stack.
-    parsed = JSON.parse(body);
+    return JSON.parse(body);
   } catch {
-    return invalid(INVALID_REASONS.notJson);
+    return NOT_JSON;
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return invalid(INVALID_REASONS.notJsonRpc);
-  const message = parsed as Record<string, unknown>;
-  if ('error' in message && message.error !== null && message.error !== undefined) {
-    const code = (message.error as { code?: unknown }).code;
-    return {
-      outcome: 'rpc_error',
-      rpcErrorCode: typeof code === 'number' && Number.isInteger(code) ? code : null,
-      responseHash: null,
-      reason: null,
-    };
-  }
-  if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
-  const shape = jsonShape(message.result, MAX_RESULT_DEPTH, MAX_RESULT_VALUES);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const hasError = (message: Record<string, unknown>): boolean => 'error' in message && message.error !== null && message.error !== undefined;
+
+function rpcError(message: Record<string, unknown>): Classified {
+  const code = (message.error as { code?: unknown }).code;
+  return {
+    outcome: 'rpc_error',
+    rpcErrorCode: typeof code === 'number' && Number.isInteger(code) ? code : null,
+    responseHash: null,
+    reason: null,
+  };
+}
+
+function ok(rules: AnswerRules, result: unknown, method: string | null): Classified {
+  const shape = jsonShape(result, MAX_RESULT_DEPTH, MAX_RESULT_VALUES);
   if (shape === 'too_deep') return invalid(INVALID_REASONS.tooDeep);
   if (shape === 'too_many_values') return invalid(INVALID_REASONS.tooManyValues);
   return {
     outcome: 'ok',
     rpcErrorCode: null,
-    responseHash: method === null ? null : fingerprint(method, message.result),
+    responseHash: method === null ? null : fingerprintWith(rules.normalize, method, result),
     reason: null,
   };
 }

@@ -2,7 +2,7 @@ import { Client, errors } from 'undici';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
 import { guardedLookup, OutboundAddressRefusedError, refusedLiteral } from '../net/guarded-lookup';
-import { classifyResponse, INVALID_REASONS, type InvalidReason } from './classify-response';
+import { classifyResponse, INVALID_REASONS, REQUEST_VERSION, type AnswerRules, type InvalidReason } from './classify-response';
 import { processResponseBudget, type BudgetHolder, type ResponseBudget } from './response-budget';
 import type { PlannedCall } from '../domain/workload';
 
@@ -102,6 +102,8 @@ export function createJsonRpcClient(
   options: {
     connections: number;
     allowPrivateTargets: boolean;
+    /** The chain family's envelope and comparison rules (ChainAdapter): how answers are read and fingerprinted. */
+    answers: AnswerRules;
     /** Fingerprint every result for the correctness check (off when the run compares nothing). */
     fingerprintResults?: boolean;
     /** Extra certificate authority to trust for https (tests, private PKI). */
@@ -130,23 +132,25 @@ export function createJsonRpcClient(
   });
   const path = `${url.pathname}${url.search}`;
   const fingerprint = options.fingerprintResults !== false;
+  const { answers } = options;
+  const jsonrpc = REQUEST_VERSION[answers.envelope];
 
   return {
     call(planned, intendedStartMs) {
       const now = performance.now();
       const start = intendedStartMs !== undefined && intendedStartMs < now ? intendedStartMs : now;
-      const body = JSON.stringify({ jsonrpc: '2.0', id: planned.seq, method: planned.method, params: planned.params });
+      const body = JSON.stringify({ jsonrpc, id: planned.seq, method: planned.method, params: planned.params });
       return new Promise((resolve, reject) => {
-        connections.dispatch({ method: 'POST', path, headers, body }, new CallHandler(planned, start, fingerprint, resolve, reject));
+        connections.dispatch({ method: 'POST', path, headers, body }, new CallHandler(answers, planned, start, fingerprint, resolve, reject));
       });
     },
     async result(method, params) {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+      const body = JSON.stringify({ jsonrpc, id: 1, method, params });
       const response = await new Promise<{ status: number; text: string } | SampleOutcome>((resolve, reject) => {
         connections.dispatch({ method: 'POST', path, headers, body }, new TextHandler(resolve, reject));
       });
       const text = typeof response === 'string' ? '' : response.text;
-      const outcome = typeof response === 'string' ? response : classifyResponse(response.status, text, null).outcome;
+      const outcome = typeof response === 'string' ? response : classifyResponse(answers, response.status, text, null).outcome;
       // The message names the method and outcome only: never the URL or a socket error's host,
       // which may carry a key.
       if (outcome !== 'ok') throw new Error(`${method} failed: ${outcome}`);
@@ -423,6 +427,7 @@ class TextHandler extends ResponseCollector {
 /** One probe call's response (or failure), as a CallResult. */
 class CallHandler extends ResponseCollector {
   constructor(
+    private readonly answers: AnswerRules,
     private readonly planned: PlannedCall,
     /** performance.now() time the latency counts from. */
     private readonly startMs: number,
@@ -435,7 +440,7 @@ class CallHandler extends ResponseCollector {
 
   protected complete(text: string): void {
     const latencyUs = this.latencyUs();
-    const classified = classifyResponse(this.status, text, this.fingerprint ? this.planned.method : null);
+    const classified = classifyResponse(this.answers, this.status, text, this.fingerprint ? this.planned.method : null);
     this.resolve({
       seq: this.planned.seq,
       method: this.planned.method,

@@ -1,10 +1,13 @@
 import { isEndpointProtocol, type EndpointProtocol } from '../domain/endpoint-protocol';
+import type { AnswerRules } from './classify-response';
 import { createJsonRpcClient, type JsonRpcClient, type ProbeTarget } from './json-rpc-client';
 
 /** What opening a probe client needs besides the target itself. */
 export interface TransportOptions {
   connections: number;
   allowPrivateTargets: boolean;
+  /** The chain family's answer envelope and comparison rules (its ChainAdapter). */
+  answers: AnswerRules;
   /** Fingerprint every result for the correctness check (off when the run compares nothing). */
   fingerprintResults?: boolean;
 }

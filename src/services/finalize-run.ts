@@ -19,9 +19,7 @@ import {
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
 import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
 import {
-  isHeadDependent,
   MAX_LISTED_MISMATCHES,
-  pinHeadDependentParams,
   spreadMismatches,
   tallyFromCounts,
   type CorrectnessMismatch,
@@ -30,7 +28,7 @@ import {
 import { emptyStats, type RunStats } from '../domain/stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
-import { createPlanner, templateParams } from '../domain/workload';
+import { chainOfRun, planRequests, renderParams } from '../chains/registry';
 
 /**
  * The one way a run ends: the run workflow's finalize activity, a cancel of a run
@@ -114,9 +112,10 @@ export async function finalizeQueuedRun(
  */
 export function headDependentMethods(run: RunRow): Set<string> {
   const pinned = run.pinned_block === null ? null : Number(run.pinned_block);
+  const chain = chainOfRun(run);
   return new Set(
     run.config_snapshot.suite.config.workload.methods
-      .filter((m) => isHeadDependent(m.method, templateParams(m.params, pinned)))
+      .filter((m) => chain.isHeadDependent(m.method, renderParams(chain, m.params, pinned)))
       .map((m) => m.method),
   );
 }
@@ -212,17 +211,14 @@ export async function listMismatches(
     limit: MAX_LISTED_MISMATCHES,
   });
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
-  const plan = createPlanner(
-    run.config_snapshot.suite.config.workload,
-    Number(run.seed),
-    run.pinned_block === null ? null : Number(run.pinned_block),
-  );
+  const chain = chainOfRun(run);
+  const plan = planRequests(chain, run.config_snapshot.suite.config.workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
   const listed = spreadMismatches(classified.examples).map((d) => ({
     targetId: d.target_id,
     seq: d.seq,
     method: d.method,
-    params: d.recheck ? pinHeadDependentParams(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
+    params: d.recheck ? chain.pinForRecheck(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
     candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
     referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
     occurrences: d.occurrences,

@@ -34,6 +34,7 @@ import { runWorkflow } from '../../workflows/run-workflow';
 import { page, paginationQuery, type Page } from './pagination';
 import { assertSameTenant, type Ctx, type Deps } from './context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from './dashboard-token';
+import { adapterForChain } from './chain-support';
 import { endpointFields } from './endpoints';
 import { finalizeQueuedRun, finalizeRun } from './finalize-run';
 
@@ -283,6 +284,8 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
   if (!suite) throw notFound('suite');
   assertSameTenant(ctx, suite);
   const chain = (await findChain(sql, suite.chain_id))!;
+  // The family may have been changed on the chain since the suite was stored.
+  adapterForChain(chain, 'suite_id');
   const { body } = input;
   if (body.baseline_run_id) {
     const baseline = await findRun(sql, body.baseline_run_id);
@@ -317,7 +320,7 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
       metadata: body.metadata,
       configSnapshot: {
         suite: { id: suite.id, name: suite.name, config: suiteConfig, ...(perRun ? { suite_targets: suite.config.targets } : {}) },
-        chain: { id: chain.id, name: chain.name, slug: chain.slug, explorer_url: chain.explorer_url },
+        chain: { id: chain.id, name: chain.name, slug: chain.slug, explorer_url: chain.explorer_url, family: chain.family },
       },
       seed: randomInt(0, 2 ** 31),
       workflowId: workflowIdForRun(runId),

@@ -20,6 +20,7 @@ import { conflict, notFound, validationError, type ErrorDetail } from '../errors
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
 import { applySchedule, assertMayFire, checkScheduleInterval, removeSchedule, scheduleInput, schedulesOf, type ScheduleResponse } from './schedules';
+import { adapterForChain } from './chain-support';
 import { countOf } from './chains';
 import { assertSameTenant, type Ctx } from './context';
 
@@ -103,7 +104,17 @@ async function resolveConfig(ctx: Ctx, chain: ChainRow, raw: Record<string, unkn
     }
     config = { ...raw, workload: mergeWorkloadPreset(preset.workload, overrides) };
   }
-  return parseOrThrow(suiteConfigSchema, config, 'config');
+  // After the preset: a preset of another family is the more precise complaint.
+  const adapter = adapterForChain(chain, 'chain_id');
+  // A workload that names no methods gets its chain family's default.
+  const workload = config.workload === undefined ? {} : config.workload;
+  if (isRecord(workload) && !('methods' in workload)) config = { ...config, workload: { ...workload, methods: adapter.defaultMethods } };
+  const parsed = parseOrThrow(suiteConfigSchema, config, 'config');
+  const badNames: ErrorDetail[] = parsed.workload.methods.flatMap((m, i) =>
+    adapter.methodName.pattern.test(m.method) ? [] : [{ field: `config.workload.methods.${i}.method`, message: adapter.methodName.message }],
+  );
+  if (badNames.length > 0) throw validationError(badNames);
+  return parsed;
 }
 
 /** Every endpoint a suite names must be the caller's and on the suite's chain. */

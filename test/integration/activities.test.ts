@@ -84,6 +84,47 @@ describe('run activities against the real database', () => {
     ]);
   });
 
+  it('plans and probes a run whose snapshot predates the chain family as EVM (eth_blockNumber head, hex pinned block)', async () => {
+    const { auth } = await stack.newTenant();
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [node.url],
+      config: {
+        workload: {
+          methods: [{ method: 'eth_getBalance', params: ['0x00000000000000000000000000000000000000aa', '{{pinned_block}}'] }],
+          requests_per_target: 5,
+          warmup_requests: 0,
+          block_lag: 2,
+        },
+      },
+    });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+    const runId = created.body.id;
+    const [target] = await findRunTargets(stack.sql, runId);
+    await stack.sql`update runs set config_snapshot = config_snapshot #- '{chain,family}' where id = ${runId}`;
+    expect((await findRun(stack.sql, runId))!.config_snapshot.chain.family).toBeUndefined();
+    await runActivity({}, activities.claimRun, { runId });
+    node.requests.length = 0;
+
+    // The fake node answers every call with "0x10": head 16, block_lag 2 → pinned block 14 = 0xe.
+    expect(await runActivity({}, activities.planRun, { runId, retry: RETRY })).toEqual({ pinnedBlock: 14 });
+    expect(node.requests.map((r) => r.method)).toEqual(['eth_blockNumber']);
+    node.requests.length = 0;
+    await runActivity({}, activities.probeChunk, { runId, targetId: target!.id, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null });
+    const sent = node.requests.filter((r) => r.method === 'eth_getBalance');
+    expect(sent).toHaveLength(5);
+    for (const request of sent) expect(request.params).toEqual(['0x00000000000000000000000000000000000000aa', '0xe']);
+  });
+
+  it('fails a probe for good, sending nothing, when the run\'s snapshot names a chain family without an adapter', async () => {
+    const { runId, targetId } = await newRun();
+    await runActivity({}, activities.claimRun, { runId });
+    await stack.sql`update runs set config_snapshot = jsonb_set(config_snapshot, '{chain,family}', '"solana"') where id = ${runId}`;
+    node.requests.length = 0;
+    const failure = await runActivity({}, activities.probeChunk, { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'UnsupportedChainFamily', nonRetryable: true, message: expect.stringMatching(/"solana" is not supported yet/) });
+    expect(node.requests.length).toBe(0);
+  });
+
   it('records a refused endpoint as a final failed attempt without sending anything', async () => {
     const { runId, targetId } = await newRun();
     await runActivity({}, activities.claimRun, { runId });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprint } from '../../src/domain/correctness';
+import { fingerprint } from '../../src/chains/evm/answers';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { startAlteringProxy, startGanache, type Alter, type AlteringProxy, type GanacheChain } from '../helpers/ganache';
 import { startStack, type Stack } from '../helpers/stack';

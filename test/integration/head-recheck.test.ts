@@ -1,3 +1,4 @@
+import { CHAINS } from '../../src/chains/registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonRpcClient, type JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { recheck, recheckAll, type RecheckCall } from '../../src/probe/head-recheck';
@@ -17,7 +18,7 @@ describe('head re-check: one call to both sides, its outcome from their fingerpr
 
   async function clientOf(behaviour: Behaviour, timeoutMs = 2_000, connections = 2): Promise<{ node: FakeNode; client: JsonRpcClient }> {
     const node = await startFakeNode(behaviour);
-    const client = createJsonRpcClient({ url: node.url, headers: {}, timeoutMs }, { connections, allowPrivateTargets: true, fingerprintResults: true });
+    const client = createJsonRpcClient({ url: node.url, headers: {}, timeoutMs }, { connections, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: true });
     nodes.push(node);
     clients.push(client);
     return { node, client };
@@ -68,7 +69,7 @@ describe('head re-check: one call to both sides, its outcome from their fingerpr
   it('a refused connection is thrown by the client and is a failed re-check, not an exception', async () => {
     const refusing = createJsonRpcClient(
       { url: 'http://localhost:9/', headers: {}, timeoutMs: 1_000 },
-      { connections: 1, allowPrivateTargets: false, fingerprintResults: true },
+      { connections: 1, allowPrivateTargets: false, answers: CHAINS.evm, fingerprintResults: true },
     );
     clients.push(refusing);
     const answer = await recheck(call(refusing, honest));

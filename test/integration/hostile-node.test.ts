@@ -1,3 +1,4 @@
+import { CHAINS } from '../../src/chains/registry';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_REASONS } from '../../src/probe/classify-response';
@@ -31,7 +32,7 @@ describe('the probe client against a hostile node', () => {
     const node = await startHostileNode(mode);
     const client = createJsonRpcClient(
       { url: node.url, headers: {}, timeoutMs: options.timeoutMs ?? 2_000 },
-      { connections: options.connections ?? 2, allowPrivateTargets: true, fingerprintResults: true, budget: options.budget },
+      { connections: options.connections ?? 2, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: true, budget: options.budget },
     );
     open.push({ node, client });
     return { node, client };

@@ -1,3 +1,4 @@
+import { CHAINS } from '../../src/chains/registry';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -28,7 +29,7 @@ describe('JSON-RPC probe client', () => {
     const node = await startFakeNode(behaviour);
     const client = createJsonRpcClient(
       { url: options.url ? options.url(node.url) : node.url, headers: options.headers ?? {}, timeoutMs: options.timeoutMs ?? 2_000 },
-      { connections: options.connections ?? 2, allowPrivateTargets: true },
+      { connections: options.connections ?? 2, allowPrivateTargets: true, answers: CHAINS.evm },
     );
     open.push({ node, client });
     return { node, client };
@@ -68,7 +69,7 @@ describe('JSON-RPC probe client', () => {
   function clientFor(url: string, options: { timeoutMs?: number; connections?: number; ca?: string } = {}): JsonRpcClient {
     const client = createJsonRpcClient(
       { url, headers: {}, timeoutMs: options.timeoutMs ?? 2_000 },
-      { connections: options.connections ?? 1, allowPrivateTargets: true, ca: options.ca },
+      { connections: options.connections ?? 1, allowPrivateTargets: true, answers: CHAINS.evm, ca: options.ca },
     );
     open.push({ client });
     return client;
@@ -171,11 +172,11 @@ describe('JSON-RPC probe client', () => {
     const node = await startFakeNode();
     open.push({ node });
     expect(() =>
-      createJsonRpcClient({ url: node.url, headers: {}, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: false }),
+      createJsonRpcClient({ url: node.url, headers: {}, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: false, answers: CHAINS.evm }),
     ).toThrow(OutboundAddressRefusedError);
     const byName = createJsonRpcClient(
       { url: node.url.replace('127.0.0.1', 'localhost'), headers: {}, timeoutMs: 1_000 },
-      { connections: 1, allowPrivateTargets: false },
+      { connections: 1, allowPrivateTargets: false, answers: CHAINS.evm },
     );
     open.push({ client: byName });
     await expect(byName.call(call(1))).rejects.toThrow(/refused to connect to a loopback address/);
@@ -366,7 +367,7 @@ describe('JSON-RPC probe client', () => {
       // The guard works on the TLS connect path too: a name resolving to loopback is refused.
       const guarded = createJsonRpcClient(
         { url: url.replace('127.0.0.1', 'localhost'), headers: {}, timeoutMs: 1_000 },
-        { connections: 1, allowPrivateTargets: false, ca: cert },
+        { connections: 1, allowPrivateTargets: false, answers: CHAINS.evm, ca: cert },
       );
       open.push({ client: guarded });
       await expect(guarded.call(call(6))).rejects.toThrow(/refused to connect to a loopback address/);
@@ -379,7 +380,7 @@ describe('JSON-RPC probe client', () => {
 
   it('refuses header names and values that could split the request, naming the header but never its value', () => {
     const make = (headers: Record<string, string>) => () =>
-      createJsonRpcClient({ url: 'http://127.0.0.1:1/', headers, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: true });
+      createJsonRpcClient({ url: 'http://127.0.0.1:1/', headers, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: true, answers: CHAINS.evm });
     expect(make({ 'x-key': 'SECRET\r\nx-injected: 1' })).toThrow(/^invalid value of header x-key$/);
     expect(make({ 'x key': 'v' })).toThrow(/invalid header name/);
     expect(make({ Host: 'evil.example' })).toThrow(/header Host is set by the service/);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes';
-import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/domain/catalog-presets';
+import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/chains/registry';
 import { templateParams } from '../../src/domain/workload';
 import { get, post } from '../helpers/api';
 import { startGanache } from '../helpers/ganache';
@@ -678,6 +678,42 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
         field: 'config.workload.preset',
         message: '"evm-standard" is for evm chains; this suite\'s chain is solana',
       });
+    });
+
+    it('refuses suites and runs on a chain family without an adapter (solana, bitcoin) instead of probing them as EVM', async () => {
+      const { auth } = await tenant();
+      for (const family of ['solana', 'bitcoin']) {
+        const chain = await chainOf(auth, { family, chain_id: null });
+        const endpoint = await endpointOf(auth, chain.id);
+        const refused = await post<any>(stack.app, '/v1/suites', auth, { chain_id: chain.id, name: 'x', config: { targets: [{ endpoint_id: endpoint.id }] } });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+        expect(refused.body.error).toMatchObject({ code: 'validation_error' });
+        expect(refused.body.error.details).toEqual([
+          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm` },
+        ]);
+      }
+      // A suite stored while its chain was EVM, whose chain says bitcoin now (as one stored before
+      // the refusal): its run is refused too, and nothing is written.
+      const chain = await chainOf(auth);
+      const endpoint = await endpointOf(auth, chain.id);
+      const suite = await suiteOf(auth, chain.id, [endpoint.id]);
+      await stack.sql`update chains set family = 'bitcoin' where id = ${chain.id}`;
+      const run = await post<any>(stack.app, `/v1/suites/${suite.id}/runs`, auth);
+      expect(run.status, JSON.stringify(run.body)).toBe(400);
+      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "bitcoin" cannot be verified yet; supported families: evm' }]);
+      const [count] = await stack.sql<{ n: number }[]>`select count(*)::int as n from runs where test_suite_id = ${suite.id}`;
+      expect(count!.n).toBe(0);
+    });
+
+    it('stores the chain family in the run snapshot', async () => {
+      const { auth } = await tenant();
+      const chain = await chainOf(auth);
+      const endpoint = await endpointOf(auth, chain.id);
+      const suite = await suiteOf(auth, chain.id, [endpoint.id]);
+      const run = await post<any>(stack.app, `/v1/suites/${suite.id}/runs`, auth);
+      expect(run.status, JSON.stringify(run.body)).toBe(201);
+      const [row] = await stack.sql<{ family: string }[]>`select config_snapshot->'chain'->>'family' as family from runs where id = ${run.body.id}`;
+      expect(row!.family).toBe('evm');
     });
   });
 });

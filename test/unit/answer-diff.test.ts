@@ -1,3 +1,4 @@
+import { CHAINS } from '../../src/chains/registry';
 import { describe, expect, it } from 'vitest';
 import { answerDifferences, MAX_VALUE_CHARS, showValue } from '../../src/domain/answer-diff';
 
@@ -34,13 +35,13 @@ describe('answerDifferences: where two answers part', () => {
     { name: 'a key only one side has', method: 'eth_syncing', a: { a: 1 }, b: { a: 1, 'odd key': null }, expected: [{ path: '$["odd key"]', candidate: '(absent)', reference: 'null' }] },
     { name: 'a type change', method: 'eth_call', a: '0x', b: null, expected: [{ path: '$', candidate: '"0x"', reference: 'null' }] },
   ])('$name', ({ method, a, b, expected }) => {
-    expect(answerDifferences(method, a, b)).toEqual({ differences: expected, more: false });
+    expect(answerDifferences(CHAINS.evm.normalize, method, a, b)).toEqual({ differences: expected, more: false });
   });
 
   it('lists at most three paths and says there are more', () => {
     const a = { a: 1, b: 2, c: 3, d: 4, e: 5 };
     const b = { a: 0, b: 0, c: 0, d: 0, e: 5 };
-    expect(answerDifferences('x', a, b)).toEqual({
+    expect(answerDifferences(CHAINS.evm.normalize, 'x', a, b)).toEqual({
       differences: [
         { path: '$.a', candidate: '1', reference: '0' },
         { path: '$.b', candidate: '2', reference: '0' },
@@ -61,7 +62,7 @@ describe('answerDifferences: where two answers part', () => {
   it('walks a deep answer without recursion and gives the whole answers at $ when too deep to normalise', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 10_000; i++) deep = [deep];
-    const diff = answerDifferences('x', deep, 2);
+    const diff = answerDifferences(CHAINS.evm.normalize, 'x', deep, 2);
     expect(diff.differences).toHaveLength(1);
     expect(diff.differences[0]!.path).toBe('$');
     expect(diff.differences[0]!.reference).toBe('2');

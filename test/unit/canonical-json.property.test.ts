@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, exceedsJsonDepth, jsonShape, MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
-import { fingerprint } from '../../src/domain/correctness';
+import { fingerprint } from '../../src/chains/evm/answers';
 
 /*
  * Properties of the functions that walk untrusted JSON (endpoint answers): they never throw, for

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/chains/registry';
 import {
-  BUILTIN_CHAIN_PRESETS,
-  BUILTIN_WORKLOAD_PRESETS,
   mergeWorkloadPreset,
   presetRefSchema,
   presetSlugSchema,

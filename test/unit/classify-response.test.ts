@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from '../../src/domain/correctness';
+import { fingerprint } from '../../src/chains/evm/answers';
+import { CHAINS } from '../../src/chains/registry';
 import { canonicalJson, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../../src/domain/canonical-json';
 import { classifyResponse, INVALID_REASONS } from '../../src/probe/classify-response';
 
@@ -17,14 +18,14 @@ describe('classifyResponse', () => {
     { name: 'a false result', body: rpc({ result: false }) },
     { name: 'a result beside "error": null', body: rpc({ result: '0x1', error: null }) },
   ])('200 with $name → ok with a response hash', ({ body }) => {
-    const classified = classifyResponse(200, body, METHOD);
+    const classified = classifyResponse(CHAINS.evm, 200, body, METHOD);
     expect(classified.outcome).toBe('ok');
     expect(classified.rpcErrorCode).toBeNull();
     expect(classified.responseHash).toMatch(HASH);
   });
 
   it.each([200, 201, 299])('any 2xx (%i) with a valid JSON-RPC result is ok', (status) => {
-    expect(classifyResponse(status, rpc({ result: '0x1' }), METHOD).outcome).toBe('ok');
+    expect(classifyResponse(CHAINS.evm, status, rpc({ result: '0x1' }), METHOD).outcome).toBe('ok');
   });
 
   it.each([
@@ -36,12 +37,12 @@ describe('classifyResponse', () => {
     { name: 'no code', error: { message: 'odd' }, code: null },
     { name: 'an error that is a bare string', error: 'rate limited', code: null },
   ])('200 carrying a JSON-RPC error ($name) → rpc_error, never ok', ({ error, code }) => {
-    expect(classifyResponse(200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null, reason: null });
+    expect(classifyResponse(CHAINS.evm, 200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null, reason: null });
   });
 
   it('an error wins over a result in the same message', () => {
     const body = rpc({ result: '0x1', error: { code: -32005, message: 'limit exceeded' } });
-    expect(classifyResponse(200, body, METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null, reason: null });
+    expect(classifyResponse(CHAINS.evm, 200, body, METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null, reason: null });
   });
 
   it.each([
@@ -57,7 +58,7 @@ describe('classifyResponse', () => {
     { status: 307, body: '' },
     { status: 101, body: '' },
   ])('HTTP $status → http_error', ({ status, body }) => {
-    expect(classifyResponse(status, body, METHOD)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null });
+    expect(classifyResponse(CHAINS.evm, status, body, METHOD)).toEqual({ outcome: 'http_error', rpcErrorCode: null, responseHash: null, reason: null });
   });
 
   it.each([
@@ -73,7 +74,7 @@ describe('classifyResponse', () => {
     { name: 'a missing result', body: JSON.stringify({ jsonrpc: '2.0', id: 1 }) },
     { name: 'an empty object', body: '{}' },
   ])('200 with $name → invalid_response with a fixed reason', ({ body }) => {
-    const classified = classifyResponse(200, body, METHOD);
+    const classified = classifyResponse(CHAINS.evm, 200, body, METHOD);
     expect(classified).toMatchObject({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null });
     expect(Object.values(INVALID_REASONS)).toContain(classified.reason);
   });
@@ -89,17 +90,17 @@ describe('classifyResponse', () => {
       { name: '100,000-deep array, fingerprinted', depth: 100_000, method: METHOD },
       { name: '4,000-deep array, not fingerprinted', depth: 4_000, method: null },
     ])('$name → invalid_response, never a throw', ({ depth, method }) => {
-      const classified = classifyResponse(200, deepBody(depth), method);
+      const classified = classifyResponse(CHAINS.evm, 200, deepBody(depth), method);
       expect(classified.outcome).toBe('invalid_response');
       expect(classified.responseHash).toBeNull();
       expect(classified.reason).toBe(INVALID_REASONS.tooDeep);
     });
 
     it('a result exactly MAX_RESULT_DEPTH deep is still compared', () => {
-      const classified = classifyResponse(200, deepBody(MAX_RESULT_DEPTH), METHOD);
+      const classified = classifyResponse(CHAINS.evm, 200, deepBody(MAX_RESULT_DEPTH), METHOD);
       expect(classified.outcome).toBe('ok');
       expect(classified.responseHash).toMatch(HASH);
-      expect(classifyResponse(200, deepBody(MAX_RESULT_DEPTH + 1), METHOD).reason).toBe(INVALID_REASONS.tooDeep);
+      expect(classifyResponse(CHAINS.evm, 200, deepBody(MAX_RESULT_DEPTH + 1), METHOD).reason).toBe(INVALID_REASONS.tooDeep);
     });
   });
 
@@ -107,21 +108,21 @@ describe('classifyResponse', () => {
     const zeros = (count: number) => `{"jsonrpc":"2.0","id":1,"result":[${new Array(count).fill(0).join(',')}]}`;
 
     it('a result with more than MAX_RESULT_VALUES values is invalid_response, never fingerprinted', () => {
-      const classified = classifyResponse(200, zeros(MAX_RESULT_VALUES), 'eth_getLogs');
+      const classified = classifyResponse(CHAINS.evm, 200, zeros(MAX_RESULT_VALUES), 'eth_getLogs');
       expect(classified).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null, reason: INVALID_REASONS.tooManyValues });
       // The outcome does not depend on whether the run compares answers.
-      expect(classifyResponse(200, zeros(MAX_RESULT_VALUES), null).reason).toBe(INVALID_REASONS.tooManyValues);
+      expect(classifyResponse(CHAINS.evm, 200, zeros(MAX_RESULT_VALUES), null).reason).toBe(INVALID_REASONS.tooManyValues);
     });
 
     it('a result with exactly MAX_RESULT_VALUES values (the root array counts as one) is compared', () => {
-      const classified = classifyResponse(200, zeros(MAX_RESULT_VALUES - 1), 'eth_getLogs');
+      const classified = classifyResponse(CHAINS.evm, 200, zeros(MAX_RESULT_VALUES - 1), 'eth_getLogs');
       expect(classified.outcome).toBe('ok');
       expect(classified.responseHash).toMatch(HASH);
     });
   });
 
   describe('response hash', () => {
-    const hashOf = (body: string, method = METHOD) => classifyResponse(200, body, method).responseHash;
+    const hashOf = (body: string, method = METHOD) => classifyResponse(CHAINS.evm, 200, body, method).responseHash;
 
     it.each([
       {

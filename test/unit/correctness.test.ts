@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
+import { DEFAULT_IGNORE_PATHS, fingerprint, normalizeResult } from '../../src/chains/evm/answers';
 import {
-  DEFAULT_IGNORE_PATHS,
-  fingerprint,
   emptyTally,
   isHeadDependent,
   judgeCorrectness,
-  normalizeResult,
   pinHeadDependentParams,
   ResultTooDeepError,
   spreadMismatches,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CHAINS } from '../../src/chains/registry';
 import { ENDPOINT_PROTOCOLS } from '../../src/domain/endpoint-protocol';
 import { OutboundAddressRefusedError, refusedLiteral } from '../../src/net/guarded-lookup';
 import { transportFor, UnknownProtocolError } from '../../src/probe/transports';
@@ -24,8 +25,8 @@ describe('transportFor', () => {
   it('opens json-rpc-http through the outbound guard: a link-local literal is refused before connecting', () => {
     const open = transportFor('json-rpc-http');
     const target = { url: 'http://user:secret@169.254.169.254/key', headers: {}, timeoutMs: 1000 };
-    expect(() => open(target, { connections: 1, allowPrivateTargets: true })).toThrow(OutboundAddressRefusedError);
-    expect(() => open(target, { connections: 1, allowPrivateTargets: true })).toThrow(/^refused to connect to a link_local address$/);
+    expect(() => open(target, { connections: 1, allowPrivateTargets: true, answers: CHAINS.evm })).toThrow(OutboundAddressRefusedError);
+    expect(() => open(target, { connections: 1, allowPrivateTargets: true, answers: CHAINS.evm })).toThrow(/^refused to connect to a link_local address$/);
   });
 });
 

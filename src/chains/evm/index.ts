@@ -1,0 +1,23 @@
+import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
+import { isHeadDependent, pinHeadDependentParams } from '../../domain/correctness';
+import type { ChainAdapter } from '../types';
+import { normalizeEvmResult } from './answers';
+import { evmHead, renderEvmBlock } from './head';
+
+/** Ethereum and every chain that speaks its JSON-RPC (execution-apis) over JSON-RPC 2.0. */
+export const evmAdapter: ChainAdapter = {
+  family: 'evm',
+  envelope: 'json-rpc-2.0',
+  head: evmHead,
+  renderPinned: renderEvmBlock,
+  isHeadDependent,
+  pinForRecheck: pinHeadDependentParams,
+  normalize: normalizeEvmResult,
+  // eth_*, net_*, web3_*, debug_*, txpool_*, L2 namespaces (optimism_*, zks_*, …): names only.
+  methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
+  defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],
+  presets: {
+    chains: EVM_CHAIN_PRESETS,
+    workloads: EVM_WORKLOAD_PRESETS,
+  },
+};

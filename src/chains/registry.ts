@@ -1,0 +1,92 @@
+import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
+import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
+import type { Workload } from '../domain/suite-config';
+import { createPlanner, templateParams, usesPinnedBlock, type PlannedCall } from '../domain/workload';
+import { evmAdapter } from './evm';
+import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
+
+/*
+ * The one place that knows every chain family's folder (DESIGN.md §11, STYLE rule 15). Callers
+ * ask for their family's adapter here; nothing outside src/chains imports src/chains/<family>/.
+ *
+ * The chain resource accepts `evm`, `solana` and `bitcoin`; only EVM has an adapter. A suite or
+ * run on a chain whose family has none is refused with a 400 (UnsupportedChainFamilyError) rather
+ * than probed as EVM, which is what happened before the registry. Adding a family = one folder +
+ * one line in ADAPTED_FAMILIES and CHAINS (docs/chains.md).
+ */
+
+/** The families with an adapter: a subset of the chain resource's families. */
+export const ADAPTED_FAMILIES = ['evm'] as const satisfies readonly ChainFamily[];
+export type AdaptedFamily = (typeof ADAPTED_FAMILIES)[number];
+
+/** Every adapted family must register a whole ChainAdapter: the compiler checks both. */
+export const CHAINS: Readonly<Record<AdaptedFamily, ChainAdapter>> = {
+  evm: evmAdapter,
+};
+
+/** A run snapshot taken before snapshots carried the family is an EVM run (the only family probed then). */
+export const LEGACY_SNAPSHOT_FAMILY: AdaptedFamily = 'evm';
+
+/** A chain family without an adapter: nothing can be planned, probed or compared on it yet. */
+export class UnsupportedChainFamilyError extends Error {
+  constructor(readonly family: string) {
+    super(`chain family "${family}" is not supported yet (supported: ${ADAPTED_FAMILIES.join(', ')})`);
+    this.name = 'UnsupportedChainFamilyError';
+  }
+}
+
+export function hasAdapter(family: string, chains: ChainRegistry = CHAINS): boolean {
+  return Object.hasOwn(chains, family) && chains[family] !== undefined;
+}
+
+/** The family's adapter; throws UnsupportedChainFamilyError for a family without one. */
+export function chainAdapter(family: string, chains: ChainRegistry = CHAINS): ChainAdapter {
+  const adapter = Object.hasOwn(chains, family) ? chains[family] : undefined;
+  if (adapter === undefined) throw new UnsupportedChainFamilyError(family);
+  return adapter;
+}
+
+/** The family a run was planned for: its snapshot's, or EVM for a snapshot older than the field. */
+export function familyOfSnapshot(snapshot: { chain: { family?: string } }): string {
+  return snapshot.chain.family ?? LEGACY_SNAPSHOT_FAMILY;
+}
+
+/** The adapter of a run (through its config snapshot). */
+export function chainOfRun(run: { config_snapshot: { chain: { family?: string } } }, chains: ChainRegistry = CHAINS): ChainAdapter {
+  return chainAdapter(familyOfSnapshot(run.config_snapshot), chains);
+}
+
+/** The request planner of a workload, the pinned block rendered as the family writes it. */
+export function planRequests(
+  chain: ChainAdapter,
+  workload: Pick<Workload, 'methods'>,
+  seed: number,
+  pinnedBlock: number | null,
+): (seq: number) => PlannedCall {
+  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned);
+}
+
+/** A workload entry's params as sent: templates rendered by the family. */
+export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null): unknown {
+  return templateParams(params, pinnedBlock, chain.renderPinned);
+}
+
+/** Whether planning the run needs a head read first (some params name the pinned block). */
+export const needsPinnedBlock = (workload: Pick<Workload, 'methods'>): boolean => usesPinnedBlock(workload);
+
+/** The head in an answer to chain.head's request, or null when the answer is not a head. */
+export const parseHead = (chain: ChainAdapter, result: unknown): ChainHead | null => chain.head.parse(result);
+
+/** The response hash of an answer under the family's comparison rules (null: too deep or too big). */
+export function fingerprintAnswer(chain: ChainAdapter, method: string, result: unknown, options?: NormalizeOptions): string | null {
+  return fingerprintWith(chain.normalize, method, result, options);
+}
+
+/** The answer normalised under the family's rules (throws ResultTooDeepError when too deep). */
+export function normalizeAnswer(chain: ChainAdapter, method: string, result: unknown, options?: NormalizeOptions): unknown {
+  return normalizeWith(chain.normalize, method, result, options);
+}
+
+/** Built-in catalog rows of every adapted family, in registry order. */
+export const BUILTIN_CHAIN_PRESETS: readonly ChainPreset[] = Object.values(CHAINS).flatMap((c) => c.presets.chains);
+export const BUILTIN_WORKLOAD_PRESETS: readonly WorkloadPreset[] = Object.values(CHAINS).flatMap((c) => c.presets.workloads);

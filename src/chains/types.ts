@@ -1,0 +1,70 @@
+import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
+import type { NormalizeOptions } from '../domain/correctness';
+
+/*
+ * What differs by chain family (DESIGN.md §11, STYLE rule 15). Each family is one folder
+ * src/chains/<family>/ exporting one ChainAdapter, registered in src/chains/registry.ts; the rest
+ * of the service reaches a family's code only through the registry. The interface is drawn
+ * against EVM (implemented), Bitcoin Core (height + best block hash from one getblockchaininfo;
+ * JSON-RPC 1.0 answers), Solana (slots at a commitment level; a context slot in answers) and
+ * CometBFT (height + hash from /status or `status`).
+ */
+
+/**
+ * How answers are framed. `json-rpc-2.0`: `jsonrpc: "2.0"` and exactly one of result/error.
+ * `json-rpc-1.0` as Bitcoin Core < 28 speaks it: every answer carries result, error and id
+ * (one of the first two null), and an RPC error may come with HTTP 404 or 500.
+ */
+export type AnswerEnvelope = 'json-rpc-2.0' | 'json-rpc-1.0';
+
+/** A chain head as a family reports it: a block number, height or slot, and its hash when the same answer names it. */
+export interface ChainHead {
+  number: bigint;
+  hash: string | null;
+}
+
+/** One request that reads the head, and how to read its result (null: not a head). */
+export interface HeadRead {
+  method: string;
+  params: unknown[];
+  parse(result: unknown): ChainHead | null;
+}
+
+export interface WorkloadMethodDefault {
+  method: string;
+  params: unknown[];
+  weight: number;
+}
+
+export interface ChainAdapter {
+  /** The chain resource's `family` this adapter serves. */
+  family: string;
+  envelope: AnswerEnvelope;
+  head: HeadRead;
+  /**
+   * The value that replaces a `{{pinned_block}}` string in a workload's params: the pinned
+   * block/height/slot as the family writes it, or what to ask for when nothing is pinned.
+   */
+  renderPinned(pinned: number | null): unknown;
+  /** The answer may differ between two nodes asked at about the same time because the head moved. */
+  isHeadDependent(method: string, params: unknown): boolean;
+  /** The params of a head-dependent call pinned at `block` for a re-check; null when it cannot be pinned. */
+  pinForRecheck(method: string, params: unknown, block: bigint | number): unknown[] | null;
+  /**
+   * The result with everything honest nodes may disagree on normalised away (value encodings,
+   * orderings that carry no meaning, ignored paths). Called only on results at most
+   * MAX_RESULT_DEPTH deep; must not modify its input.
+   */
+  normalize(method: string, result: unknown, options: NormalizeOptions): unknown;
+  /** Method names a workload may use on this family (on top of the schema's bounds). */
+  methodName: { pattern: RegExp; message: string };
+  /** The workload methods a suite gets when it names none. */
+  defaultMethods: readonly WorkloadMethodDefault[];
+  /** Built-in catalog rows of this family (migration 003_catalog.sql seeds them). */
+  presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
+}
+
+/** A registry: the adapters a process knows, by family. Functions take one so tests can add a family. */
+export type ChainRegistry = Readonly<Partial<Record<string, ChainAdapter>>>;
+
+export type { ChainFamily };
