@@ -167,7 +167,10 @@ describe('run steps through the workflow', () => {
     const run = await waitForRun(stack.app, auth, created.body.id);
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
 
-    const history = await stack.client.workflow.getHandle(workflowIdForRun(run.id)).fetchHistory();
+    // The run row is final before the workflow enqueues its webhooks: wait for the workflow itself.
+    const handle = stack.client.workflow.getHandle(workflowIdForRun(run.id));
+    await handle.result();
+    const history = await handle.fetchHistory();
     const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a !== null && a !== undefined);
     const names = scheduled.map((a) => a.activityType!.name!);
     const lastProbe = names.lastIndexOf('probeChunk');
