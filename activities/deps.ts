@@ -22,3 +22,19 @@ export interface ActivityDeps {
   config?: Config;
   temporal?: Client;
 }
+
+/**
+ * The worker's activity deps from its configuration: one place, so a new setting reaches the
+ * production worker and the test stack's worker alike.
+ */
+export function activityDepsFromConfig(config: Config, sql: Sql, box: SecretBox, temporal: Client): ActivityDeps {
+  return {
+    sql,
+    box,
+    allowPrivateTargets: config.allowPrivateTargets,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    publicUrl: config.publicUrl,
+    config,
+    temporal,
+  };
+}

@@ -11,7 +11,7 @@ import { TenantAttempts } from './tenant-attempts';
 import type { ActivityDeps } from './deps';
 import type { Activities } from './types';
 
-export type { ActivityDeps } from './deps';
+export { activityDepsFromConfig, type ActivityDeps } from './deps';
 export type { Activities } from './types';
 
 /** Activities are built from their dependencies; workflows import only their interface (./types). */

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type MetricsExporterConfig, type WorkflowBundle } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities';
+import { activityDepsFromConfig, createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
@@ -100,15 +100,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: {
-      sql,
-      box,
-      allowPrivateTargets: config.allowPrivateTargets,
-      allowPrivateWebhooks: config.allowPrivateWebhooks,
-      publicUrl: config.publicUrl,
-      config,
-      temporal,
-    },
+    deps: activityDepsFromConfig(config, sql, box, temporal),
   });
   const metrics = await serveMetrics({
     registry: workerMetricsRegistry(),

@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
+import { activityDepsFromConfig } from '../../activities';
 import { buildApp } from '../../src/app';
 import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
 import { createJwtVerifier } from '../../src/auth/jwt';
@@ -86,15 +87,7 @@ export async function startStack(
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue,
-      deps: {
-        sql,
-        box,
-        allowPrivateTargets: config.allowPrivateTargets,
-        allowPrivateWebhooks: config.allowPrivateWebhooks,
-        publicUrl: config.publicUrl,
-        config,
-        temporal: client,
-      },
+      deps: activityDepsFromConfig(config, sql, box, client),
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();
