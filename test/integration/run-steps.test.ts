@@ -24,6 +24,20 @@ type Json = Record<string, any>;
 
 const thresholds = { correctness_enabled: true, correctness_min_pct: 0, latency_p95_max_ms: 60_000, latency_vs_reference_max_pct: 10_000 };
 
+/** A tenant with a suite of one head-dependent method (at `latest`) on a candidate and a reference. */
+async function suiteOf(stack: Stack, candidate: { url: string }, reference: { url: string }, method: string, requests: number) {
+  const { auth } = await stack.newTenant();
+  const setup = await createSuite(stack.app, auth, {
+    candidates: [candidate.url],
+    reference: reference.url,
+    config: {
+      workload: { methods: [{ method, params: [ADDRESS, 'latest'] }], requests_per_target: requests, concurrency: 1, warmup_requests: 0, timeout_ms: 5_000 },
+      thresholds,
+    },
+  });
+  return { auth, setup };
+}
+
 describe('run steps on recorded samples: finalize does no network I/O', () => {
   const SAMPLES = 20;
   let stack: Stack;
@@ -43,21 +57,7 @@ describe('run steps on recorded samples: finalize does no network I/O', () => {
     const candidate = await startFakeNode(answers.ok('0xaa'));
     const reference = await startFakeNode(answers.ok('0xbb'));
     nodes.push(candidate, reference);
-    const { auth } = await stack.newTenant();
-    const setup = await createSuite(stack.app, auth, {
-      candidates: [candidate.url],
-      reference: reference.url,
-      config: {
-        workload: {
-          methods: [{ method: 'eth_getCode', params: [ADDRESS, 'latest'] }],
-          requests_per_target: SAMPLES,
-          concurrency: 1,
-          warmup_requests: 0,
-          timeout_ms: 5_000,
-        },
-        thresholds,
-      },
-    });
+    const { auth, setup } = await suiteOf(stack, candidate, reference, 'eth_getCode', SAMPLES);
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
     expect(created.status).toBe(201);
     const runId = created.body.id;
@@ -147,21 +147,7 @@ describe('run steps through the workflow', () => {
     const candidate = await node((block) => 0x2000 + block, true);
     const reference = await node((block) => 0x1000 + block, false);
     nodes.push(candidate, reference);
-    const { auth } = await stack.newTenant();
-    const setup = await createSuite(stack.app, auth, {
-      candidates: [candidate.url],
-      reference: reference.url,
-      config: {
-        workload: {
-          methods: [{ method: 'eth_getBalance', params: [ADDRESS, 'latest'] }],
-          requests_per_target: 10,
-          concurrency: 1,
-          warmup_requests: 0,
-          timeout_ms: 5_000,
-        },
-        thresholds,
-      },
-    });
+    const { auth, setup } = await suiteOf(stack, candidate, reference, 'eth_getBalance', 10);
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
     expect(created.status).toBe(201);
     const run = await waitForRun(stack.app, auth, created.body.id);
