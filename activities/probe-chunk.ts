@@ -11,7 +11,8 @@ import {
   recordHead,
 } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
-import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
+import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
+import { aggregateLatency } from '../src/db/samples-stats';
 import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';

@@ -4,7 +4,7 @@ import type { Queryable, Sql } from '../src/db/client';
 import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
-import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples';
+import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
 import { renderParams, type RunPlan } from '../src/chains/registry';
 import { MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
 import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';

@@ -17,7 +17,8 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
-import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
+import { classifyDifferingSamples, compareWithReference } from '../db/samples-correctness';
+import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import {
   MAX_LISTED_MISMATCHES,
   spreadMismatches,
