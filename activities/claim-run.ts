@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { claimRun as claimRunRow, findRun, findRunTargets } from '../src/db/runs';
+import { runSettingsOf } from '../src/domain/run-plan';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import type { ClaimRunResult } from './types';
 
@@ -13,7 +14,7 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   const targets = await findRunTargets(sql, run.id);
-  const retry = run.config_snapshot.suite.config.retry;
+  const { retry, workload } = runSettingsOf(run);
   return {
     outcome: claimed ? 'claimed' : TERMINAL_RUN_STATUSES.includes(run.status) ? 'terminal' : 'already_claimed',
     targets: targets.map((t) => ({ targetId: t.id, role: t.role })),
@@ -23,7 +24,7 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
       backoffCoefficient: retry.backoff_coefficient,
       maxIntervalMs: retry.max_interval_ms,
     },
-    durationMs: run.config_snapshot.suite.config.workload.duration_s === null ? null : run.config_snapshot.suite.config.workload.duration_s * 1000,
-    ratePerSecond: run.config_snapshot.suite.config.workload.rate_per_second,
+    durationMs: workload.duration_s === null ? null : workload.duration_s * 1000,
+    ratePerSecond: workload.rate_per_second,
   };
 }

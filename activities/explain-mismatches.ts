@@ -1,16 +1,15 @@
 import type { Queryable } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { explanationKey, insertExplanations, storedExplanations, type ExplanationRow } from '../src/db/mismatch-explanations';
-import type { RunRow, RunTargetRow } from '../src/db/runs';
-import { compareWithReference } from '../src/db/samples';
+import type { RunTargetRow } from '../src/db/runs';
+import { compareWithReference } from '../src/db/samples-correctness';
 import { answerDifferences } from '../src/domain/answer-diff';
-import { fingerprintAnswer } from '../src/chains/registry';
+import { fingerprintAnswer, type RunPlan } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/finalize-run';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
 import { loadJudgedRun, type RecheckDeps } from './recheck-head-moved';
-import { chainOfRunOrFail } from './run-chain';
 
 /** Calls asked at once (each to both sides). */
 const EXPLAIN_CONCURRENCY = 4;
@@ -40,16 +39,16 @@ export async function explainRunMismatches(deps: RecheckDeps, input: { runId: st
   return heartbeating(async () => {
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { explained: 0 };
-    const { run, candidates, reference } = judged;
+    const { run, plan, candidates, reference } = judged;
     const listed = await deps.sql.begin(async (tx) => {
       const counts = await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
       if (counts.every((c) => c.differing === 0)) return [];
-      return (await listMismatches(tx, run, candidates, reference)).listed;
+      return (await listMismatches(tx, run, plan, candidates, reference)).listed;
     });
     const stored = await storedExplanations(deps.sql, run.id);
     const todo = listed.filter((m) => !stored.has(explanationKey(m.targetId, m.seq)));
     if (todo.length === 0) return { explained: 0 };
-    const explanations = await explainMismatches(deps, deps.sql, run, candidates, reference, todo);
+    const explanations = await explainMismatches(deps, deps.sql, plan, candidates, reference, todo);
     const rows: ExplanationRow[] = todo.flatMap((m, i) => {
       const e = explanations[i];
       // A call that failed is not stored: finalize says 'unavailable', a retry may ask again.
@@ -84,13 +83,11 @@ export async function explainRunMismatches(deps: RecheckDeps, input: { runId: st
 export async function explainMismatches(
   deps: RecheckDeps,
   tx: Queryable,
-  run: RunRow,
+  { workload, chain }: RunPlan,
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
   mismatches: readonly MismatchToExplain[],
 ): Promise<MismatchExplanation[]> {
-  const workload = run.config_snapshot.suite.config.workload;
-  const chain = chainOfRunOrFail(run);
   const clients = new Map<string, JsonRpcClient | null>();
   const open = async (target: RunTargetRow): Promise<void> => {
     const endpoint = await findEndpoint(tx, target.endpoint_id);

@@ -3,11 +3,12 @@ import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
 import { needsPinnedBlock, parseHead } from '../src/chains/registry';
+import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { asActivityFailure, openEndpointClient } from './endpoint-client';
 import { endpointFailure, withRetryRecording } from './retry-recording';
 import type { PlanRunResult, RetrySummary } from './types';
-import { chainOfRunOrFail } from './run-chain';
+import { runPlanOrFail } from './run-plan';
 
 /**
  * Pins the block that templated parameters refer to: head − block_lag (the head read as the
@@ -22,11 +23,11 @@ export async function planRun(
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   if (run.pinned_block !== null) return { pinnedBlock: Number(run.pinned_block) };
-  const workload = run.config_snapshot.suite.config.workload;
-  if (!needsPinnedBlock(workload)) return { pinnedBlock: null };
-  const chain = chainOfRunOrFail(run);
+  // A workload without templated params pins nothing: no adapter needed, nothing asked.
+  if (!needsPinnedBlock(runSettingsOf(run).workload)) return { pinnedBlock: null };
+  const { chain, workload } = runPlanOrFail(run);
   const targets = await findRunTargets(sql, run.id);
-  const source = targets.find((t) => t.role === 'reference') ?? targets[0]!;
+  const source = targetsByRole(targets).reference ?? targets[0]!;
   return withRetryRecording(
     sql,
     { runId: run.id, targetId: source.id, endpointId: source.endpoint_id, activity: 'planRun', chunkSeq: null, retry: input.retry },

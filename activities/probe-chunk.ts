@@ -11,17 +11,18 @@ import {
   recordHead,
 } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
-import { aggregateLatency, writeSampleChunk, type SampleRow } from '../src/db/samples';
+import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
+import { aggregateLatency } from '../src/db/samples-stats';
 import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
-import { parseHead, planRequests } from '../src/chains/registry';
+import { parseHead } from '../src/chains/registry';
 import type { ChainAdapter } from '../src/chains/types';
 import type { ClientCache } from './client-cache';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { withRetryRecording } from './retry-recording';
 import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
-import { chainOfRunOrFail } from './run-chain';
+import { runPlanOrFail } from './run-plan';
 
 /** A chunk — one activity execution — probes at most this many calls or for at most this long. */
 export const CHUNK_MAX_CALLS = 5_000;
@@ -118,9 +119,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       await markRunRunning(sql, run.id);
       await markTargetRunning(sql, target.id);
 
-      const workload = run.config_snapshot.suite.config.workload;
-      const chain = chainOfRunOrFail(run);
-      const plan = planRequests(chain, workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
+      const { workload, thresholds, chain, requestAt: plan } = runPlanOrFail(run);
       const planned = target.calls_planned ?? Number.POSITIVE_INFINITY;
       const resumed = (context.info.heartbeatDetails as ProbeProgress | undefined)?.nextSeq ?? 0;
       const progress: ProbeProgress = { nextSeq: Math.max(input.fromSeq, resumed) };
@@ -137,7 +136,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
             connections: workload.concurrency,
             chain,
             // Answers are fingerprinted only when finalize will compare them with the reference.
-            fingerprintResults: observeHeads && run.config_snapshot.suite.config.thresholds.correctness_enabled,
+            fingerprintResults: observeHeads && thresholds.correctness_enabled,
           }),
         );
         // Warm-up opens the keep-alive connections of a new pool; it is never recorded or counted.

@@ -4,14 +4,15 @@ import type { Queryable, Sql } from '../src/db/client';
 import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
-import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples';
-import { planRequests, renderParams } from '../src/chains/registry';
+import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
+import { renderParams, type RunPlan } from '../src/chains/registry';
 import { MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
+import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
-import { chainOfRunOrFail } from './run-chain';
+import { runPlanOrFail } from './run-plan';
 
 export interface RecheckDeps {
   sql: Sql;
@@ -30,17 +31,13 @@ const RECHECK_BUDGET_MS = 120_000;
 /** Outcomes are stored per batch, so a re-check that dies half-way keeps what it learnt. */
 const STORE_EVERY = 20;
 
-const pinnedBlockOf = (run: RunRow): number | null => (run.pinned_block === null ? null : Number(run.pinned_block));
-
 /** The head-dependent methods of which some workload entry can be asked at a fixed block. */
-function pinnableMethods(run: RunRow): string[] {
-  const pinned = pinnedBlockOf(run);
-  const chain = chainOfRunOrFail(run);
+function pinnableMethods({ chain, workload, pinnedBlock }: RunPlan): string[] {
   return [
     ...new Set(
-      run.config_snapshot.suite.config.workload.methods
+      workload.methods
         .filter((m) => {
-          const params = renderParams(chain, m.params, pinned);
+          const params = renderParams(chain, m.params, pinnedBlock);
           return chain.isHeadDependent(m.method, params) && chain.pinForRecheck(m.method, params, 0) !== null;
         })
         .map((m) => m.method),
@@ -51,6 +48,7 @@ function pinnableMethods(run: RunRow): string[] {
 /** A successful run judged for correctness (a reference, correctness on), not yet finalized. */
 export interface JudgedRun {
   run: RunRow;
+  plan: RunPlan;
   candidates: RunTargetRow[];
   reference: RunTargetRow;
 }
@@ -62,11 +60,10 @@ export interface JudgedRun {
  */
 export async function loadJudgedRun(sql: Queryable, runId: string): Promise<JudgedRun | null> {
   const run = await findRun(sql, runId);
-  if (!run || run.verdict || !run.config_snapshot.suite.config.thresholds.correctness_enabled) return null;
-  const targets = await findRunTargets(sql, runId);
-  const reference = targets.find((t) => t.role === 'reference');
+  if (!run || run.verdict || !runSettingsOf(run).thresholds.correctness_enabled) return null;
+  const { candidates, reference } = targetsByRole(await findRunTargets(sql, runId));
   if (!reference) return null;
-  return { run, candidates: targets.filter((t) => t.role === 'primary'), reference };
+  return { run, plan: runPlanOrFail(run), candidates, reference };
 }
 
 /** A pair to re-send, with its block and pinned params. */
@@ -83,15 +80,15 @@ export async function recheckHeadMoved(deps: RecheckDeps, input: { runId: string
   return heartbeating(async () => {
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { rechecked: 0 };
-    const { run, candidates, reference } = judged;
+    const { run, plan, candidates, reference } = judged;
     // Nothing the workload asks can be pinned: no comparison here (the explanation step and
     // finalize compare anyway; on a million samples each pass costs seconds).
-    if (pinnableMethods(run).length === 0) return { rechecked: 0 };
+    if (pinnableMethods(plan).length === 0) return { rechecked: 0 };
     const planned = await deps.sql.begin(async (tx) => {
       await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
-      return planRechecks(tx, run, candidates, reference);
+      return planRechecks(tx, run, plan, candidates, reference);
     });
-    return { rechecked: await sendRechecks(deps, run, candidates, reference, planned) };
+    return { rechecked: await sendRechecks(deps, run, plan, candidates, reference, planned) };
   });
 }
 
@@ -117,18 +114,20 @@ export async function recheckHeadMovedDifferences(
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<void> {
-  await sendRechecks(deps, run, candidates, reference, await planRechecks(tx, run, candidates, reference));
+  const plan = runPlanOrFail(run);
+  await sendRechecks(deps, run, plan, candidates, reference, await planRechecks(tx, run, plan, candidates, reference));
 }
 
 /** The pairs still to re-send, and the endpoints to send them to (read in the same transaction). */
 async function planRechecks(
   tx: postgres.TransactionSql,
   run: RunRow,
+  plan: RunPlan,
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<{ todo: PlannedRecheck[]; endpoints: Map<string, EndpointRow | undefined> }> {
   const endpoints = new Map<string, EndpointRow | undefined>();
-  const methods = pinnableMethods(run);
+  const methods = pinnableMethods(plan);
   if (methods.length === 0) return { todo: [], endpoints };
   const pairs = await selectRecheckPairs(
     tx,
@@ -139,13 +138,11 @@ async function planRechecks(
   );
   if (pairs.length === 0) return { todo: [], endpoints };
   const stored = await storedRecheckKeys(tx, run.id);
-  const workload = run.config_snapshot.suite.config.workload;
-  const chain = chainOfRunOrFail(run);
-  const plan = planRequests(chain, workload, Number(run.seed), pinnedBlockOf(run));
+  const { chain } = plan;
   const todo = pairs.flatMap((pair) => {
     const block = pair.block ?? run.pinned_block;
     if (stored.has(recheckKey(pair.target_id, pair.seq)) || block === null) return [];
-    const planned = plan(pair.seq);
+    const planned = plan.requestAt(pair.seq);
     const params = planned.method === pair.method ? chain.pinForRecheck(pair.method, planned.params, BigInt(block)) : null;
     return params === null ? [] : [{ ...pair, block, params }];
   });
@@ -160,14 +157,13 @@ async function planRechecks(
 async function sendRechecks(
   deps: RecheckDeps,
   run: RunRow,
+  { workload, chain }: RunPlan,
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
   planned: { todo: PlannedRecheck[]; endpoints: Map<string, EndpointRow | undefined> },
 ): Promise<number> {
   const { todo, endpoints } = planned;
   if (todo.length === 0) return 0;
-  const workload = run.config_snapshot.suite.config.workload;
-  const chain = chainOfRunOrFail(run);
   const clients = new Map<string, JsonRpcClient | null>();
   const open = (target: RunTargetRow): void => {
     const endpoint = endpoints.get(target.id);

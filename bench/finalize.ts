@@ -16,7 +16,7 @@ import { SecretBox } from '../src/crypto/secret-box';
 import { createSql, type Sql } from '../src/db/client';
 import { insertRun, findRun, finishTarget } from '../src/db/runs';
 import { pairedLatencies } from '../src/db/paired-samples';
-import { writeSampleChunk, type SampleRow } from '../src/db/samples';
+import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
 import { suiteConfigSchema } from '../src/domain/suite-config';
 import { createFreshDatabase, fmt, machineLine } from './lib';
 

@@ -15,7 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import postgres from 'postgres';
 import { createSql, type Sql } from '../src/db/client';
-import { SAMPLE_COLUMNS, writeSampleChunk, type SampleRow } from '../src/db/samples';
+import { SAMPLE_COLUMNS, writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
 import type { SampleOutcome } from '../src/domain/sample-outcome';
 import { createFreshDatabase, fmt, machineLine, table } from './lib';
 

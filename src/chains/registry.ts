@@ -1,5 +1,6 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
+import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
 import type { Workload } from '../domain/suite-config';
 import { createPlanner, templateParams, usesPinnedBlock, type PlannedCall } from '../domain/workload';
 import { evmAdapter } from './evm';
@@ -64,6 +65,20 @@ export function planRequests(
   pinnedBlock: number | null,
 ): (seq: number) => PlannedCall {
   return createPlanner(workload, seed, pinnedBlock, chain.renderPinned);
+}
+
+/** A run's settings with its chain adapter and request planner: what the steps that plan, probe, re-check and compare read. */
+export interface RunPlan extends RunSettings {
+  chain: ChainAdapter;
+  /** The request sent at a seq: a pure function of the seed and the seq, the pinned block rendered by the family. */
+  requestAt: (seq: number) => PlannedCall;
+}
+
+/** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */
+export function runPlanOf(run: RunSettingsSource & { config_snapshot: { chain: { family?: string } } }, chains: ChainRegistry = CHAINS): RunPlan {
+  const settings = runSettingsOf(run);
+  const chain = chainOfRun(run, chains);
+  return { ...settings, chain, requestAt: planRequests(chain, settings.workload, settings.seed, settings.pinnedBlock) };
 }
 
 /** A workload entry's params as sent: templates rendered by the family. */

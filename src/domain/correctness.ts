@@ -345,7 +345,7 @@ export function spreadMismatches<T extends { method: string }>(mismatches: reado
   return picked;
 }
 
-/** Per method, the candidate/reference pairs as counted in SQL (db/samples compareWithReference). */
+/** Per method, the candidate/reference pairs as counted in SQL (db/samples-correctness.ts compareWithReference). */
 export interface MethodPairTotals {
   method: string;
   /** Both answered with equal fingerprints. */
@@ -356,15 +356,18 @@ export interface MethodPairTotals {
   differing: number;
 }
 
-/** Per method, how the differing pairs were classified (db/samples classifyDifferingSamples). */
+/** Per method, how the differing pairs were classified (db/samples-correctness.ts classifyDifferingSamples). */
 export interface DifferingTotals {
   method: string;
   /** Differences no moving head excuses, re-checked ones that still differed included. */
   mismatched: number;
-  /** Head-dependent differences while a head moved, not confirmed by a re-check: inconclusive. */
+  /** Head-dependent differences answered while a recorded head moved, not confirmed by a re-check: inconclusive. */
   head_moved: number;
+  /** Head-moved differences whose re-check (run_rechecks) still differed: counted in `mismatched`. */
   confirmed: number;
+  /** Head-moved differences whose re-check matched: counted in `head_moved`. */
   resolved: number;
+  /** Head-moved differences whose re-check failed on a side: counted in `head_moved`. */
   recheck_failed: number;
 }
 

@@ -17,7 +17,8 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
-import { aggregateLatency, answeredSecondShare, classifyDifferingSamples, compareWithReference, successfulOrderStatistics } from '../db/samples';
+import { classifyDifferingSamples, compareWithReference } from '../db/samples-correctness';
+import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import {
   MAX_LISTED_MISMATCHES,
   spreadMismatches,
@@ -28,7 +29,8 @@ import {
 import { emptyStats, type RunStats } from '../domain/stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
-import { chainOfRun, planRequests, renderParams } from '../chains/registry';
+import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
+import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
 
 /**
  * The one way a run ends: the run workflow's finalize activity, a cancel of a run
@@ -110,12 +112,10 @@ export async function finalizeQueuedRun(
  * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
  * block "{{pinned_block}}" becomes "latest").
  */
-export function headDependentMethods(run: RunRow): Set<string> {
-  const pinned = run.pinned_block === null ? null : Number(run.pinned_block);
-  const chain = chainOfRun(run);
+export function headDependentMethods({ chain, workload, pinnedBlock }: RunPlan): Set<string> {
   return new Set(
-    run.config_snapshot.suite.config.workload.methods
-      .filter((m) => chain.isHeadDependent(m.method, renderParams(chain, m.params, pinned)))
+    workload.methods
+      .filter((m) => chain.isHeadDependent(m.method, renderParams(chain, m.params, pinnedBlock)))
       .map((m) => m.method),
   );
 }
@@ -126,8 +126,7 @@ export function headDependentMethods(run: RunRow): Set<string> {
  * them cannot read another tenant's run; the history and the previous run are the tenant's too,
  * and only runs whose verdict passed qualify.
  */
-async function resolveBaseline(sql: Queryable, run: RunRow): Promise<BaselineInput | null> {
-  const config = run.config_snapshot.suite.config.baseline;
+async function resolveBaseline(sql: Queryable, run: RunRow, config: RunSettings['baseline']): Promise<BaselineInput | null> {
   const explicit = run.baseline_run_id ?? (config.mode === 'run' ? config.run_id : null);
   if (explicit) {
     const chosen = await findRunOfTenant(sql, explicit, run.tenant_id);
@@ -172,7 +171,7 @@ async function tallyCorrectness(
 ): Promise<CorrectnessTally> {
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
   if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, []);
-  const { classified, listed } = await listMismatches(sql, run, candidates, reference);
+  const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);
   const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
   const examples: CorrectnessMismatch[] = listed.map((m) => {
@@ -203,22 +202,21 @@ async function tallyCorrectness(
 export async function listMismatches(
   sql: postgres.TransactionSql,
   run: RunRow,
+  plan: RunPlan,
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<{ classified: Awaited<ReturnType<typeof classifyDifferingSamples>>; listed: (MismatchToExplain & { occurrences: number })[] }> {
   const classified = await classifyDifferingSamples(sql, run.id, candidates.map((t) => t.id), reference.id, {
-    headDependentMethods: [...headDependentMethods(run)],
+    headDependentMethods: [...headDependentMethods(plan)],
     limit: MAX_LISTED_MISMATCHES,
   });
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
-  const chain = chainOfRun(run);
-  const plan = planRequests(chain, run.config_snapshot.suite.config.workload, Number(run.seed), run.pinned_block === null ? null : Number(run.pinned_block));
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
   const listed = spreadMismatches(classified.examples).map((d) => ({
     targetId: d.target_id,
     seq: d.seq,
     method: d.method,
-    params: d.recheck ? chain.pinForRecheck(d.method, plan(d.seq).params, BigInt(d.recheck.block)) : plan(d.seq).params,
+    params: d.recheck ? plan.chain.pinForRecheck(d.method, plan.requestAt(d.seq).params, BigInt(d.recheck.block)) : plan.requestAt(d.seq).params,
     candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
     referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
     occurrences: d.occurrences,
@@ -238,9 +236,9 @@ async function finalizeLocked(
     return { status: run.status, verdict: run.verdict.verdict, exitCode: run.verdict.exit_code, ended: false };
   }
   if (from === 'queued' && run.status !== 'queued') return null;
+  const settings = runSettingsOf(run);
   const targets = await findRunTargets(sql, run.id);
-  const primaries = targets.filter((t) => t.role === 'primary');
-  const reference = targets.find((t) => t.role === 'reference');
+  const { candidates: primaries, reference } = targetsByRole(targets);
 
   if (input.status !== 'success') {
     const unfinished = input.status === 'cancelled' ? 'cancelled' : 'failed';
@@ -259,13 +257,13 @@ async function finalizeLocked(
       failed: primaryDone.filter((t) => t.status !== 'success').length,
     },
   };
-  const baseline = input.status === 'success' ? await resolveBaseline(sql, run) : null;
-  const thresholds = run.config_snapshot.suite.config.thresholds;
+  const baseline = input.status === 'success' ? await resolveBaseline(sql, run, settings.baseline) : null;
+  const { thresholds } = settings;
   const primaryIds = primaries.map((t) => t.id);
   // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
   const judgedAtAll = input.status === 'success';
   const judged = judgedAtAll && reference !== undefined;
-  const openLoop = Boolean(run.config_snapshot.suite.config.workload.rate_per_second);
+  const openLoop = Boolean(settings.workload.rate_per_second);
   const candidateLatencies = judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined;
   const targetLatencies = [];
   if (judgedAtAll) {
@@ -279,7 +277,7 @@ async function finalizeLocked(
   }
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
-    suiteName: run.config_snapshot.suite.name,
+    suiteName: settings.suiteName,
     source: { branch: run.branch, commit: run.commit_sha, baselineBranch: baselineBranchOfRun(run) },
     thresholds,
     candidate: stats,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import { findRunTargets, recordHead } from '../../src/db/runs';
-import { classifyDifferingSamples, compareWithReference, writeSampleChunk, type SampleRow } from '../../src/db/samples';
+import { classifyDifferingSamples, compareWithReference } from '../../src/db/samples-correctness';
+import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { createSuite, post } from '../helpers/api';
 import { startStack, type Stack } from '../helpers/stack';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import type { FinalizeRunResult } from '../../activities/types';
 import { findRun, findRunTargets, finishTarget } from '../../src/db/runs';
-import { writeSampleChunk, type SampleRow } from '../../src/db/samples';
+import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { createSuite, post } from '../helpers/api';
 import { startStack, type Stack } from '../helpers/stack';
 

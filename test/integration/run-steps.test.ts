@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import type { FinalizeRunInput } from '../../activities/types';
 import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
-import { writeSampleChunk, type SampleRow } from '../../src/db/samples';
+import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { createPlanner } from '../../src/domain/workload';
 import { workflowIdForRun } from '../../src/temporal/constants';
 import { createSuite, get, post, waitForRun } from '../helpers/api';

@@ -1,0 +1,45 @@
+import type { TargetRole } from './run-model';
+import type { RetryPolicy, SuiteConfig, Workload } from './suite-config';
+
+/**
+ * What a run executes, read once from its row: the suite config as snapshotted when the run was
+ * requested (thresholds overridden), the seed that fixes the request at every seq, and the block
+ * its templated params were pinned to. Activities and finalize read these fields instead of
+ * digging through the stored snapshot; the run's chain adapter and request planner are added to
+ * it by runPlanOf (src/chains/registry.ts), which only code that plans or compares requests needs.
+ */
+export interface RunSettings {
+  suiteName: string;
+  workload: Workload;
+  thresholds: SuiteConfig['thresholds'];
+  retry: RetryPolicy;
+  baseline: SuiteConfig['baseline'];
+  seed: number;
+  /** Null until planRun pinned it, and for a workload without templated params. */
+  pinnedBlock: number | null;
+}
+
+/** The part of a run row the settings are read from (bigint columns come back as strings). */
+export interface RunSettingsSource {
+  config_snapshot: { suite: { name: string; config: SuiteConfig } };
+  seed: string | number;
+  pinned_block: string | number | null;
+}
+
+export function runSettingsOf(run: RunSettingsSource): RunSettings {
+  const { name, config } = run.config_snapshot.suite;
+  return {
+    suiteName: name,
+    workload: config.workload,
+    thresholds: config.thresholds,
+    retry: config.retry,
+    baseline: config.baseline,
+    seed: Number(run.seed),
+    pinnedBlock: run.pinned_block === null ? null : Number(run.pinned_block),
+  };
+}
+
+/** A run's targets by role: the candidates (in the given order) and its reference, if any. */
+export function targetsByRole<T extends { role: TargetRole }>(targets: readonly T[]): { candidates: T[]; reference: T | undefined } {
+  return { candidates: targets.filter((t) => t.role === 'primary'), reference: targets.find((t) => t.role === 'reference') };
+}
