@@ -9,7 +9,13 @@ import {
   driftPct,
   verdictRanks,
   type BaselineInput,
+  type Check,
+  type CheckName,
+  type ComputedVerdict,
+  type HistoryBaselineDetails,
+  type LatencyVsBaselineCheck,
   type MethodLatency,
+  type RunBaselineDetails,
   type Thresholds,
   type VerdictInput,
 } from '../../src/domain/verdict';
@@ -113,10 +119,23 @@ function previousRun(s: RunStats, latencies: Float64Array = latenciesOf(s), mode
   return { mode, previous: { run_id: BASELINE_RUN_ID, stats: s, latencies } };
 }
 
-function check(result: ReturnType<typeof computeVerdict>, name: string) {
-  const found = result.checks.find((c) => c.name === name);
+/** The check of that name, typed as that check (its details are its own shape). */
+function check<N extends CheckName>(result: ComputedVerdict, name: N): Extract<Check, { name: N }> {
+  const found = result.checks.find((c): c is Extract<Check, { name: N }> => c.name === name);
   if (!found) throw new Error(`no ${name} check in ${JSON.stringify(result.checks.map((c) => c.name))}`);
   return found;
+}
+
+/** latency_vs_baseline's details as the history model writes them (throws for the other models). */
+function historyDetails(c: LatencyVsBaselineCheck): HistoryBaselineDetails {
+  if (c.details.model !== 'history') throw new Error(`model ${c.details.model}, not history`);
+  return c.details;
+}
+
+/** latency_vs_baseline's details as the previous_run and run models write them (throws for history). */
+function runModelDetails(c: LatencyVsBaselineCheck): RunBaselineDetails {
+  if (c.details.model === 'history') throw new Error('model history, not previous_run or run');
+  return c.details;
 }
 
 describe('driftPct', () => {
@@ -231,7 +250,7 @@ describe('small suites decide what the data can decide', () => {
     const base = steady(50, 60);
     const c = check(computeVerdict(input({ candidate: cand.stats, candidateLatencies: cand.latencies, baseline: previousRun(base.stats, base.latencies) })), 'latency_vs_baseline');
     expect(c.status).toBe('fail');
-    expect(c.details.fail_bound).toBe('one_sided');
+    expect(runModelDetails(c).fail_bound).toBe('one_sided');
   });
 });
 
@@ -632,7 +651,7 @@ describe('computeVerdict: latency_vs_baseline', () => {
     expect(baseline.status).toBe('fail');
     expect(baseline.details.reason).toBe('persisting');
     expect(baseline.message).toContain(`regression persisting over 3 runs since run ${lookback[1]!.run_id}`);
-    expect((baseline.details.limits as { persisting: unknown }).persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID, lookback[0]!.run_id, lookback[1]!.run_id], reference_runs: 30 });
+    expect(historyDetails(baseline).limits.persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID, lookback[0]!.run_id, lookback[1]!.run_id], reference_runs: 30 });
     // Without the pooled runs' evidence (no lookback beyond the window) the same run passes the band.
     const alone = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf([...earlier.slice(0, 10)]), previous: null } }));
     expect(check(alone, 'latency_vs_baseline').status).toBe('pass');
