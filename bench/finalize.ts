@@ -18,6 +18,7 @@ import { insertRun, findRun, finishTarget } from '../src/db/runs';
 import { pairedLatencies } from '../src/db/paired-samples';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
 import { suiteConfigSchema } from '../src/domain/suite-config';
+import type { CorrectnessCheck } from '../src/domain/verdict';
 import { createFreshDatabase, fmt, machineLine } from './lib';
 
 const TOTAL = Number(process.env.BENCH_FINALIZE_SAMPLES ?? 1_000_000);
@@ -167,7 +168,7 @@ async function main(): Promise<void> {
     console.log(`re-check and explanation steps: ${stepSeconds.toFixed(2)} s; finalize with its lock: ${seconds.toFixed(2)} s; both: ${(stepSeconds + seconds).toFixed(2)} s`);
 
     const run = (await findRun(sql, runId))!;
-    const correctness = run.verdict!.checks.find((c) => c.name === 'correctness')!.details as Record<string, number>;
+    const correctness = run.verdict!.checks.find((c): c is CorrectnessCheck => c.name === 'correctness')!.details;
     const skipped = Math.ceil(PER_TARGET / 25);
     const mismatched = Math.ceil(PER_TARGET / 10) - Math.ceil(PER_TARGET / 50);
     const expected = { compared: PER_TARGET - skipped, mismatched, skipped };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { nearestRank, orderStatisticRanks } from '../../src/domain/statistics/quantile-interval';
-import type { RunStats } from '../../src/domain/stats';
-import { computeVerdict, type PairedLatencies, type Thresholds, type VerdictInput } from '../../src/domain/verdict';
+import { nearestRank, orderStatisticRanks } from '../../../src/domain/statistics/quantile-interval';
+import type { RunStats } from '../../../src/domain/stats';
+import { computeVerdict, type PairedLatencies, type Thresholds, type VerdictInput } from '../../../src/domain/verdict';
 
 // latency_vs_reference with and without pairing (issue 11 item 4): the paired interval, the
 // reported skew, and what an unpaired comparison says about why it is unpaired.

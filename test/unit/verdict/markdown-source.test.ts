@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats } from '../../src/domain/stats';
-import { computeVerdict, type Thresholds, type VerdictInput } from '../../src/domain/verdict';
+import { emptyStats } from '../../../src/domain/stats';
+import { computeVerdict, type Thresholds, type VerdictInput } from '../../../src/domain/verdict';
 
 const THRESHOLDS: Thresholds = {
   latency_p95_max_ms: 200,

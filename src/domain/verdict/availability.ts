@@ -1,0 +1,84 @@
+import { decideAvailability, type AvailabilityDecision } from '../statistics/availability';
+import { round1, showCalls } from './format';
+import { DEFAULT_SUCCESS_RATE_MIN_PCT, type CheckOf, type VerdictCheck, type VerdictInput } from './types';
+
+/** A success rate, percent (two decimals), with its 95 % Wilson interval. */
+interface RateInterval {
+  lower: number;
+  upper: number;
+}
+
+export interface AvailabilityDetails {
+  calls: number;
+  successful: number;
+  /** Null when no call was made. */
+  success_rate_pct: number | null;
+  success_rate_interval_pct: RateInterval;
+  min_pct: number;
+  answered_bucket_share: number | null;
+  reason: AvailabilityDecision['reason'];
+  calls_to_decide: number | null;
+  /** The reference's own availability, reported beside the candidate's (not judged); null without a reference. */
+  reference: {
+    calls: number;
+    successful: number;
+    success_rate_pct: number | null;
+    success_rate_interval_pct: RateInterval;
+    answered_bucket_share: number | null;
+  } | null;
+}
+
+export type AvailabilityCheck = CheckOf<'availability', AvailabilityDetails>;
+
+/** The candidates' success rate against thresholds.success_rate_min_pct: always judged. */
+export const availability: VerdictCheck<AvailabilityCheck> = (input) => ({ check: availabilityCheck(input) });
+
+function availabilityCheck(input: VerdictInput): AvailabilityCheck {
+  const minPct = input.thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT;
+  const { calls } = input.candidate;
+  const decision = decideAvailability(calls.successful, calls.total, minPct);
+  const rate = (r: typeof decision.rate) => ({
+    rate_pct: Number.isNaN(r.rate_pct) ? null : Math.round(r.rate_pct * 100) / 100,
+    interval_pct: { lower: Math.round(r.lower_pct * 100) / 100, upper: Math.round(r.upper_pct * 100) / 100 },
+  });
+  const share = (s: number | null | undefined) => (s === null || s === undefined ? null : Math.round(s * 10_000) / 10_000);
+  const candidate = rate(decision.rate);
+  const ref = input.reference;
+  const referenceRate = ref ? rate(decideAvailability(ref.stats.calls.successful, ref.stats.calls.total, minPct).rate) : null;
+  const answered = share(input.candidateAnsweredShare);
+  const what =
+    calls.total === 0
+      ? 'no calls made'
+      : `${calls.successful} of ${calls.total} calls succeeded (${candidate.rate_pct}%, 95% interval ${candidate.interval_pct.lower}–${candidate.interval_pct.upper}%, min ${minPct}%)` +
+        (answered === null ? '' : `, answered in ${round1(answered * 100)}% of seconds`);
+  const why = {
+    no_calls: 'inconclusive: nothing to judge',
+    at_or_above_minimum: 'pass: the whole interval is at or above the minimum',
+    below_minimum: 'fail: the whole interval is below the minimum',
+    straddles_minimum: `inconclusive: the interval straddles the minimum, so this run cannot tell; ${showCalls(decision.calls_to_decide)}`,
+  }[decision.reason];
+  return {
+    name: 'availability',
+    status: decision.status,
+    message: `${what} — ${why}`,
+    details: {
+      calls: calls.total,
+      successful: calls.successful,
+      success_rate_pct: candidate.rate_pct,
+      success_rate_interval_pct: candidate.interval_pct,
+      min_pct: minPct,
+      answered_bucket_share: answered,
+      reason: decision.reason,
+      calls_to_decide: decision.calls_to_decide,
+      reference: ref
+        ? {
+            calls: ref.stats.calls.total,
+            successful: ref.stats.calls.successful,
+            success_rate_pct: referenceRate!.rate_pct,
+            success_rate_interval_pct: referenceRate!.interval_pct,
+            answered_bucket_share: share(ref.answeredShare),
+          }
+        : null,
+    },
+  };
+}

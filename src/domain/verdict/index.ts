@@ -1,0 +1,91 @@
+import { CHECKS, type Check } from './checks';
+import { verdictMarkdown } from './markdown';
+import type { BaselineComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
+
+export type { Check, CheckName } from './checks';
+export type { AvailabilityCheck, AvailabilityDetails } from './availability';
+export type { CorrectnessCheck } from './correctness';
+export type { LatencyP95Check, LatencyP95Details } from './latency-p95';
+export type { HistoryBaselineDetails, LatencyVsBaselineCheck, LatencyVsBaselineDetails, RunBaselineDetails } from './latency-vs-baseline';
+export type { LatencyVsReferenceCheck, LatencyVsReferenceDetails } from './latency-vs-reference';
+export { baselineModel } from './latency-vs-baseline';
+export { driftPct } from './format';
+export { verdictRanks } from './ranks';
+export {
+  DEFAULT_REGRESSION_MIN_MS,
+  DEFAULT_SUCCESS_RATE_MIN_PCT,
+  type BaselineComparison,
+  type BaselineInput,
+  type BaselineLimits,
+  type BaselineModelUsed,
+  type BaselineRun,
+  type IntervalMs,
+  type IntervalPct,
+  type MethodComparison,
+  type MethodLatency,
+  type PairedLatencies,
+  type Pairing,
+  type PercentileIntervalsMs,
+  type PercentileMs,
+  type PersistingLimits,
+  type ReferenceComparison,
+  type Thresholds,
+  type UnpairedReason,
+  type VerdictInput,
+  type VerdictValue,
+} from './types';
+
+/** Everything of the spec's Verdict except dashboard_url, which is signed per request. */
+export interface ComputedVerdict {
+  verdict: VerdictValue;
+  summary: string;
+  checks: Check[];
+  reference_comparison: ReferenceComparison | null;
+  baseline_comparison: BaselineComparison | null;
+  thresholds: Thresholds;
+  markdown_summary: string;
+  exit_code: 0 | 1 | 2;
+}
+
+/** Pure: judges a finished run. No I/O, so every boundary is a table-driven unit test. */
+export function computeVerdict(input: VerdictInput): ComputedVerdict {
+  const { run, thresholds } = input;
+  if (run.status !== 'success') {
+    const summary = `Run ${run.status}: ${run.failure_reason ?? 'no reason recorded'}; nothing to judge.`;
+    return {
+      verdict: 'error',
+      summary,
+      checks: [],
+      reference_comparison: null,
+      baseline_comparison: null,
+      thresholds,
+      markdown_summary: verdictMarkdown(input, 'error', summary, []),
+      exit_code: 2,
+    };
+  }
+  const judged = CHECKS.map((judge) => judge(input)).filter((j) => j !== null);
+  const checks: Check[] = judged.map((j) => j.check);
+  const referenceComparison = judged.find((j) => j.reference_comparison)?.reference_comparison ?? null;
+  const baselineComparison = judged.find((j) => j.baseline_comparison)?.baseline_comparison ?? null;
+  const failOnInconclusive = thresholds.fail_on_inconclusive === true;
+  const failing = checks.filter((c) => c.status === 'fail' || (failOnInconclusive && c.status === 'inconclusive'));
+  const inconclusive = checks.filter((c) => c.status === 'inconclusive');
+  const verdict: VerdictValue = failing.length === 0 ? 'pass' : 'fail';
+  const p95 = `p95 ${input.candidate.latency.successful.p95_ms} ms over ${input.candidate.calls.total} calls`;
+  const summary =
+    verdict === 'fail'
+      ? `${failing.length} of ${checks.length} checks failed: ${failing.map((c) => (c.status === 'inconclusive' ? `${c.name} (inconclusive, fail_on_inconclusive)` : c.name)).join(', ')}.`
+      : inconclusive.length === 0
+        ? `All ${checks.length} checks passed (${p95}).`
+        : `${checks.length - inconclusive.length} of ${checks.length} checks passed, ${inconclusive.length} inconclusive (${inconclusive.map((c) => c.name).join(', ')}); none failed (${p95}).`;
+  return {
+    verdict,
+    summary,
+    checks,
+    reference_comparison: referenceComparison,
+    baseline_comparison: baselineComparison,
+    thresholds,
+    markdown_summary: verdictMarkdown(input, verdict, summary, checks),
+    exit_code: verdict === 'pass' ? 0 : 1,
+  };
+}

@@ -1,0 +1,96 @@
+import { showMsInterval } from '../interval-display';
+import type { CheckStatus } from '../run-model';
+import type { SortedSamples } from '../statistics/quantile-interval';
+import type { RunStats } from '../stats';
+import type { Check } from './checks';
+import type { CorrectnessCheck } from './correctness';
+import { intervalsMs, showPercentile } from './format';
+import type { VerdictInput, VerdictValue } from './types';
+
+const STATUS_CELL: Record<CheckStatus, string> = { pass: '✅ pass', fail: '❌ fail', inconclusive: '❔ inconclusive' };
+
+/**
+ * "Branch `feature/x` @ `1a2b3c4` · baseline branch `main` (compared with it; never joins it)".
+ * A branch is named by whoever pushed it: inside code spans, with backticks and line breaks
+ * (git allows the first) taken out, it cannot become a link or markup in a pull-request comment.
+ */
+function sourceMarkdown(source: NonNullable<VerdictInput['source']>): string | null {
+  if (source.branch === null && source.commit === null) return null;
+  const code = (text: string) => `\`${text.replace(/[`\r\n]/g, '\'')}\``;
+  const parts = [
+    source.branch === null ? 'No branch' : `Branch ${code(source.branch)}`,
+    ...(source.commit === null ? [] : [`@ ${code(source.commit.slice(0, 12))}`]),
+  ];
+  const other = source.branch !== null && source.branch !== source.baselineBranch;
+  return `${parts.join(' ')} · baseline branch ${code(source.baselineBranch)}${other ? ' (compared with it; never joins it)' : ''}`;
+}
+
+/** The verdict as a pull-request comment: heading, summary, one row per check, the endpoints' stats, the top mismatches. */
+export function verdictMarkdown(input: VerdictInput, verdict: VerdictValue, summary: string, checks: readonly Check[]): string {
+  const icon = { pass: '✅', fail: '❌', error: '⚠️' }[verdict];
+  const lines = [`### ${icon} ${input.suiteName}: ${verdict.toUpperCase()}`, '', summary, ''];
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const sourceLine = input.source && sourceMarkdown(input.source);
+  if (sourceLine) lines.push(sourceLine, '');
+  if (checks.length > 0) {
+    lines.push('| Check | Status | Result |', '| --- | --- | --- |');
+    for (const check of checks) {
+      lines.push(`| ${check.name} | ${STATUS_CELL[check.status]} | ${escape(check.message)} |`);
+    }
+    lines.push('');
+    for (const check of checks.filter((c) => c.status === 'inconclusive')) {
+      // Every three-valued message ends in " — <status>: <why>"; the sentence is the why.
+      const because = check.message.split(' — ').pop()!.replace(/^inconclusive: /, '');
+      lines.push(
+        `> **${check.name} is inconclusive**: ${because}` +
+          `${input.thresholds.fail_on_inconclusive ? ' (thresholds.fail_on_inconclusive: this fails the verdict)' : ' (this does not fail the verdict)'}.`,
+        '',
+      );
+    }
+  }
+  const cell = (point: number, latencies: SortedSamples | undefined, p: 'p50' | 'p95' | 'p99') =>
+    latencies ? showPercentile(intervalsMs(latencies)[p], latencies.length, point) : `${point} ms`;
+  const row = (name: string, s: RunStats, latencies: SortedSamples | undefined) =>
+    `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
+    `${cell(s.latency.successful.p95_ms, latencies, 'p95')} | ${cell(s.latency.successful.p99_ms, latencies, 'p99')} |`;
+  lines.push(
+    '| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |',
+    '| --- | --- | --- | --- | --- | --- |',
+    row('candidate', input.candidate, input.candidateLatencies),
+  );
+  const targets = input.targets ?? [];
+  if (targets.length > 1) {
+    for (const target of targets) {
+      const intervals = intervalsMs(target.latencies);
+      const calls = target.stats ? `${target.stats.total} | ${target.stats.failed}` : `– | –`;
+      lines.push(
+        `| candidate (${escape(target.endpoint_name)}) | ${calls} | ${showMsInterval(intervals.p50)} | ${showMsInterval(intervals.p95)} | ${showMsInterval(intervals.p99)} |`,
+      );
+    }
+  }
+  if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
+  const correctness = checks.find((c): c is CorrectnessCheck => c.name === 'correctness')?.details;
+  const mismatches = correctness?.mismatches ?? [];
+  const byMethod = correctness?.mismatches_by_method ?? [];
+  if (byMethod.length > 0) {
+    const counts = byMethod.map((m) => `\`${m.method}\` ${m.mismatched} of ${m.compared}`).join(', ');
+    lines.push('', `Mismatches by method: ${counts}.`);
+  }
+  if (mismatches.length > 0) {
+    lines.push('', '<details><summary>Top mismatches</summary>', '');
+    const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+    for (const m of mismatches.slice(0, 5)) {
+      const params = JSON.stringify(m.params ?? null).slice(0, 120);
+      const times = (m.occurrences ?? 1) > 1 ? ` (×${m.occurrences})` : '';
+      // What differs, where it is known: each path with both values; else the two fingerprints.
+      const what =
+        m.differences_status === 'shown' && m.differences && m.differences.length > 0
+          ? m.differences.map((d) => `${code(d.path)} candidate ${code(d.candidate)} ≠ reference ${code(d.reference)}`).join('; ') +
+            (m.more_differences ? '; …' : '')
+          : `candidate ${code(m.candidate_hash.slice(0, 12))} ≠ reference ${code(m.reference_hash.slice(0, 12))}`;
+      lines.push(`- ${code(m.method)} ${code(params)}${times}: ${what}`);
+    }
+    lines.push('', '</details>');
+  }
+  return lines.join('\n');
+}
