@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/chains/registry';
+import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS, CHAINS } from '../../src/chains/registry';
 import {
   mergeWorkloadPreset,
   presetRefSchema,
@@ -80,11 +80,11 @@ describe('built-in workload presets', () => {
       ].sort(),
     );
     expect(usesPinnedBlock(workload)).toBe(true);
-    const templated = JSON.stringify(workload.methods.map((m) => templateParams(m.params, 0x1234)));
+    const templated = JSON.stringify(workload.methods.map((m) => templateParams(m.params, 0x1234, CHAINS.evm.renderPinned)));
     expect(templated).not.toContain('{{');
     expect(templated).not.toContain('latest');
     const logs = workload.methods.find((m) => m.method === 'eth_getLogs')!;
-    expect(templateParams(logs.params, 0x1234)).toMatchObject([{ fromBlock: '0x1234', toBlock: '0x1234' }]);
+    expect(templateParams(logs.params, 0x1234, CHAINS.evm.renderPinned)).toMatchObject([{ fromBlock: '0x1234', toBlock: '0x1234' }]);
     // Read-only: nothing in the mix sends or signs.
     expect(workload.methods.every((m) => !/send|sign/i.test(m.method))).toBe(true);
   });
