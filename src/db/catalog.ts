@@ -140,7 +140,9 @@ export async function deleteTenantPreset(sql: Queryable, kind: CatalogKind, tena
  * family's presets reach the catalog from its folder with no SQL. A built-in missing from the list
  * is deleted (nothing references catalog rows: chains and suites copy their values), then each
  * preset is inserted or, when its values changed, updated in place (id and created_at are kept).
- * An unchanged row is not written, so running this at every start costs no writes.
+ * An unchanged row is not written, so running this at every start costs no writes. A new built-in
+ * takes the oldest built-in's created_at, so lists (newest first) keep a tenant's entries before
+ * every built-in.
  */
 export async function syncBuiltinPresets(
   sql: Queryable,
@@ -152,8 +154,9 @@ export async function syncBuiltinPresets(
   await sql`delete from catalog_workload_presets where tenant_id is null and not (id = any(${workloadIds}::uuid[]))`;
   for (const p of presets.chains) {
     await sql`
-      insert into catalog_chain_presets as c (id, tenant_id, slug, name, family, chain_id, explorer_url)
-      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.chain_id}, ${p.explorer_url})
+      insert into catalog_chain_presets as c (id, tenant_id, slug, name, family, chain_id, explorer_url, created_at)
+      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.chain_id}, ${p.explorer_url},
+              coalesce((select min(created_at) from catalog_chain_presets where tenant_id is null), now()))
       on conflict (id) do update
         set slug = excluded.slug, name = excluded.name, family = excluded.family,
             chain_id = excluded.chain_id, explorer_url = excluded.explorer_url
@@ -163,8 +166,9 @@ export async function syncBuiltinPresets(
   }
   for (const p of presets.workloads) {
     await sql`
-      insert into catalog_workload_presets as w (id, tenant_id, slug, name, family, description, workload)
-      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.description}, ${sql.json(p.workload as never)})
+      insert into catalog_workload_presets as w (id, tenant_id, slug, name, family, description, workload, created_at)
+      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.description}, ${sql.json(p.workload as never)},
+              coalesce((select min(created_at) from catalog_workload_presets where tenant_id is null), now()))
       on conflict (id) do update
         set slug = excluded.slug, name = excluded.name, family = excluded.family,
             description = excluded.description, workload = excluded.workload

@@ -54,6 +54,12 @@ describe('built-in catalog presets seeded from the chain registry', () => {
     expect(chain).toEqual({ slug: 'toynet', name: 'Toy Net', family: 'bitcoin', chain_id: null, explorer_url: null, tenant_id: null });
     const [workload] = await db.sql`select workload, description from catalog_workload_presets where id = ${toyWorkload.id}`;
     expect(workload).toEqual({ workload: toyWorkload.workload, description: 'heights only' });
+    // Listed newest first, a tenant's entries still come before every built-in, the new one included.
+    const [{ newest }] = (await db.sql`select id as newest from catalog_chain_presets order by created_at desc, id desc limit 1`) as unknown as [{ newest: string }];
+    const [mine] = await db.sql`select id from catalog_chain_presets where tenant_id = ${tenant}`;
+    expect(newest).toBe(mine!.id);
+    const [toyRow] = await db.sql`select created_at from catalog_chain_presets where id = ${toyChain.id}`;
+    expect(toyRow!.created_at).toEqual(ethereumBefore!.created_at);
 
     const renamed = BUILTIN_CHAIN_PRESETS.map((p) => (p.slug === 'ethereum' ? { ...p, name: 'Ethereum' } : p));
     await syncBuiltinPresets(db.sql, { chains: renamed, workloads: BUILTIN_WORKLOAD_PRESETS });
