@@ -100,7 +100,7 @@ function summarise(results: CallResult[], seconds: number) {
 /** One probeRange over the whole duration, every result kept in probeRange's array. */
 async function runOurs(url: string, seconds: number) {
   const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false });
-  const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
+  const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42, null, CHAINS.evm.renderPinned);
   try {
     const started = process.hrtime.bigint();
     const { results } = await probeRange({
@@ -152,7 +152,7 @@ async function runUndiciRaw(url: string, seconds: number) {
  */
 async function runOursBatched(url: string, seconds: number) {
   const client = createJsonRpcClient({ url, headers: {}, timeoutMs: 5_000 }, { connections: CONNECTIONS, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false });
-  const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42);
+  const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42, null, CHAINS.evm.renderPinned);
   try {
     const started = process.hrtime.bigint();
     const deadlineMs = Date.now() + seconds * 1000;

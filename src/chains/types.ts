@@ -60,7 +60,7 @@ export interface ChainAdapter {
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
-  /** Built-in catalog rows of this family (migration 003_catalog.sql seeds them). */
+  /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }
 

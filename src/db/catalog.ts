@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isUuidShaped } from '../domain/catalog-presets';
+import { isUuidShaped, type ChainPreset, type WorkloadPreset } from '../domain/catalog-presets';
 import type { Queryable } from './client';
 
 /** tenant_id is null for a built-in preset. */
@@ -133,4 +133,47 @@ export async function insertWorkloadPreset(
 export async function deleteTenantPreset(sql: Queryable, kind: CatalogKind, tenantId: string, id: string): Promise<boolean> {
   const rows = await sql`delete from ${tableOf(sql, kind)} where id = ${id} and tenant_id = ${tenantId} returning id`;
   return rows.length > 0;
+}
+
+/**
+ * Makes the built-in rows (tenant_id null) exactly the given presets: the chain registry's, so a
+ * family's presets reach the catalog from its folder with no SQL. A built-in missing from the list
+ * is deleted (nothing references catalog rows: chains and suites copy their values), then each
+ * preset is inserted or, when its values changed, updated in place (id and created_at are kept).
+ * An unchanged row is not written, so running this at every start costs no writes. A new built-in
+ * takes the oldest built-in's created_at, so lists (newest first) keep a tenant's entries before
+ * every built-in.
+ */
+export async function syncBuiltinPresets(
+  sql: Queryable,
+  presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] },
+): Promise<void> {
+  const chainIds = presets.chains.map((p) => p.id);
+  const workloadIds = presets.workloads.map((p) => p.id);
+  await sql`delete from catalog_chain_presets where tenant_id is null and not (id = any(${chainIds}::uuid[]))`;
+  await sql`delete from catalog_workload_presets where tenant_id is null and not (id = any(${workloadIds}::uuid[]))`;
+  for (const p of presets.chains) {
+    await sql`
+      insert into catalog_chain_presets as c (id, tenant_id, slug, name, family, chain_id, explorer_url, created_at)
+      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.chain_id}, ${p.explorer_url},
+              coalesce((select min(created_at) from catalog_chain_presets where tenant_id is null), now()))
+      on conflict (id) do update
+        set slug = excluded.slug, name = excluded.name, family = excluded.family,
+            chain_id = excluded.chain_id, explorer_url = excluded.explorer_url
+        where c.tenant_id is null
+          and (c.slug, c.name, c.family, c.chain_id, c.explorer_url)
+              is distinct from (excluded.slug, excluded.name, excluded.family, excluded.chain_id, excluded.explorer_url)`;
+  }
+  for (const p of presets.workloads) {
+    await sql`
+      insert into catalog_workload_presets as w (id, tenant_id, slug, name, family, description, workload, created_at)
+      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.description}, ${sql.json(p.workload as never)},
+              coalesce((select min(created_at) from catalog_workload_presets where tenant_id is null), now()))
+      on conflict (id) do update
+        set slug = excluded.slug, name = excluded.name, family = excluded.family,
+            description = excluded.description, workload = excluded.workload
+        where w.tenant_id is null
+          and (w.slug, w.name, w.family, w.description, w.workload)
+              is distinct from (excluded.slug, excluded.name, excluded.family, excluded.description, excluded.workload)`;
+  }
 }

@@ -1,5 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../chains/registry';
+import { syncBuiltinPresets } from './catalog';
 import type { Sql } from './client';
 
 const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
@@ -9,6 +11,9 @@ const MIGRATION_LOCK_KEY = 0x525653; // "RVS"
 /**
  * Applies pending migrations in one transaction under an advisory lock, so two processes
  * starting at once apply each migration exactly once (the second waits, then finds nothing to do).
+ * Then, in the same transaction, the catalog's built-in rows are made the chain registry's presets:
+ * reference data lives with its family's code, not in SQL, and a new family's presets arrive with
+ * the release that registers it.
  */
 export async function migrate(sql: Sql): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
@@ -24,6 +29,7 @@ export async function migrate(sql: Sql): Promise<string[]> {
       await tx.unsafe(await readFile(path.join(MIGRATIONS_DIR, file), 'utf8'));
       await tx`insert into schema_migrations (name) values (${file})`;
     }
+    await syncBuiltinPresets(tx, { chains: BUILTIN_CHAIN_PRESETS, workloads: BUILTIN_WORKLOAD_PRESETS });
     return pending;
   });
 }

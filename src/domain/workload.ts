@@ -22,14 +22,10 @@ export const PINNED_BLOCK_TEMPLATE = '{{pinned_block}}';
 export type RenderPinned = (pinned: number | null) => unknown;
 
 /**
- * The EVM rendering (a hex quantity, `latest` when nothing is pinned), kept as the default only
- * for services/finalize-run.ts, which does not go through the chain registry yet; everything else
- * passes its family's ChainAdapter.renderPinned.
+ * Replaces every "{{pinned_block}}" string in the params by the pinned block as the chain family
+ * writes it: there is no default rendering, a hex quantity is EVM's (src/chains/evm/head.ts).
  */
-const legacyHexBlock: RenderPinned = (pinned) => (pinned === null ? 'latest' : `0x${pinned.toString(16)}`);
-
-/** Replaces every "{{pinned_block}}" string in the params by the pinned block as the family writes it. */
-export function templateParams(params: unknown, pinnedBlock: number | null, render: RenderPinned = legacyHexBlock): unknown {
+export function templateParams(params: unknown, pinnedBlock: number | null, render: RenderPinned): unknown {
   if (params === PINNED_BLOCK_TEMPLATE) return render(pinnedBlock);
   if (Array.isArray(params)) return params.map((p) => templateParams(p, pinnedBlock, render));
   if (params !== null && typeof params === 'object') {
@@ -46,8 +42,8 @@ export function usesPinnedBlock(workload: Pick<Workload, 'methods'>): boolean {
 export function createPlanner(
   workload: Pick<Workload, 'methods'>,
   seed: number,
-  pinnedBlock: number | null = null,
-  render: RenderPinned = legacyHexBlock,
+  pinnedBlock: number | null,
+  render: RenderPinned,
 ): (seq: number) => PlannedCall {
   // Templates are resolved once; the planner itself only picks.
   const methods = workload.methods.map((m) => ({ ...m, params: templateParams(m.params, pinnedBlock, render) as unknown[] }));

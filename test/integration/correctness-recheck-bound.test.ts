@@ -5,6 +5,7 @@ import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
 import { compareWithReference } from '../../src/db/samples-correctness';
 import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { MAX_RECHECKS_PER_RUN } from '../../src/domain/correctness';
+import { CHAINS } from '../../src/chains/registry';
 import { createPlanner } from '../../src/domain/workload';
 import { createSuite, get, post } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
@@ -74,7 +75,7 @@ describe('correctness re-check: bounded, spread over methods, stored once', () =
     const referenceTarget = targets.find((t) => t.role === 'reference')!;
 
     // Every answer differed while the candidate's head moved from 54 to 55 around all of them.
-    const plan = createPlanner(run.config_snapshot.suite.config.workload, Number(run.seed), null);
+    const plan = createPlanner(run.config_snapshot.suite.config.workload, Number(run.seed), null, CHAINS.evm.renderPinned);
     const planned = Array.from({ length: SAMPLES }, (_, seq) => plan(seq));
     for (const target of [candidateTarget, referenceTarget]) {
       const rows: SampleRow[] = planned.map((p) => ({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/chains/evm/answers';
-import { isHeadDependent } from '../../src/domain/correctness';
+import { isHeadDependent } from '../../src/chains/evm/head-dependence';
 import { judgePairs, type Pair } from '../helpers/correctness-pairs';
 import { CONSTRUCTOR_TOPIC, startAlteringProxy, startGanache, type Alter, type GanacheChain } from '../helpers/ganache';
 

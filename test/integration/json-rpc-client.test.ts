@@ -250,7 +250,7 @@ describe('JSON-RPC probe client', () => {
   it('probes an endpoint that refuses connections for a while and then accepts: every seq once, ok once it is up', async () => {
     const port = await freePort();
     const client = clientFor(`http://127.0.0.1:${port}/`, { connections: 4 });
-    const plan = createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1);
+    const plan = createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1, null, CHAINS.evm.renderPinned);
     const server = createHttpServer((req, res) => {
       req.resume();
       req.on('end', () => res.end(okBody()));
@@ -304,7 +304,7 @@ describe('JSON-RPC probe client', () => {
     const client = clientFor(server.url, { connections: 2 });
     const results = await probeRange({
       client,
-      plan: createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1),
+      plan: createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1, null, CHAINS.evm.renderPinned),
       from: 0,
       to: 40,
       concurrency: 2,
@@ -389,7 +389,7 @@ describe('JSON-RPC probe client', () => {
 
   it('probeRange returns a gap-free, ordered prefix in closed and open loop, and stops on abort', async () => {
     const { client } = await setup(answers.ok(), { connections: 4 });
-    const plan = createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1);
+    const plan = createPlanner({ methods: [{ method: 'eth_chainId', params: [], weight: 1 }] }, 1, null, CHAINS.evm.renderPinned);
     const closed = await probeRange({ client, plan, from: 10, to: 60, concurrency: 4 });
     expect(closed.nextSeq).toBe(60);
     expect(closed.results.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => 10 + i));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes';
-import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../../src/chains/registry';
+import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS, CHAINS } from '../../src/chains/registry';
 import { templateParams } from '../../src/domain/workload';
 import { get, post } from '../helpers/api';
 import { startGanache } from '../helpers/ganache';
@@ -621,7 +621,7 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
           const response = await fetch(node.url, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ jsonrpc: '2.0', id, method: m.method, params: templateParams(m.params, node.pinnedBlock) }),
+            body: JSON.stringify({ jsonrpc: '2.0', id, method: m.method, params: templateParams(m.params, node.pinnedBlock, CHAINS.evm.renderPinned) }),
           });
           const body = (await response.json()) as { result?: unknown; error?: unknown };
           expect(body.error, m.method).toBeUndefined();

@@ -3,6 +3,7 @@ import { createActivities, type Activities } from '../../activities';
 import type { FinalizeRunInput } from '../../activities/types';
 import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
 import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
+import { CHAINS } from '../../src/chains/registry';
 import { createPlanner } from '../../src/domain/workload';
 import { workflowIdForRun } from '../../src/temporal/constants';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
@@ -65,7 +66,7 @@ describe('run steps on recorded samples: finalize does no network I/O', () => {
     const run = (await findRun(stack.sql, runId))!;
     const targets = await findRunTargets(stack.sql, runId);
     // Every answer differed while the candidate's head moved from 54 to 55 around all of them.
-    const plan = createPlanner(run.config_snapshot.suite.config.workload, Number(run.seed), null);
+    const plan = createPlanner(run.config_snapshot.suite.config.workload, Number(run.seed), null, CHAINS.evm.renderPinned);
     for (const target of targets) {
       const rows: SampleRow[] = Array.from({ length: SAMPLES }, (_, seq) => ({
         run_id: runId,

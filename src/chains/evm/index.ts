@@ -1,8 +1,8 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
-import { isHeadDependent, pinHeadDependentParams } from '../../domain/correctness';
 import type { ChainAdapter } from '../types';
 import { normalizeEvmResult } from './answers';
 import { evmHead, renderEvmBlock } from './head';
+import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
 
 /** Ethereum and every chain that speaks its JSON-RPC (execution-apis) over JSON-RPC 2.0. */
 export const evmAdapter: ChainAdapter = {

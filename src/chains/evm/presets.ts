@@ -2,13 +2,14 @@ import type { ChainPreset, WorkloadPreset } from '../../domain/catalog-presets';
 import { PINNED_BLOCK_TEMPLATE } from '../../domain/workload';
 
 /*
- * EVM's rows of the built-in catalog. Migration 003_catalog.sql seeds exactly these rows (same
- * ids, same values): the two must agree. test/unit/catalog-presets.test.ts checks the data and
- * that the migration names every id; test/integration/resources.test.ts compares the seeded rows
- * with these constants field by field.
+ * EVM's rows of the built-in catalog: the migrate step writes them (db/catalog.ts
+ * syncBuiltinPresets, from the registry). Migration 003_catalog.sql seeded the same rows before the
+ * registry did, so databases created then already hold them: test/unit/catalog-presets.test.ts
+ * checks the two still agree, test/integration/resources.test.ts compares the served rows with
+ * these constants field by field.
  */
 
-// Fixed ids so that a preset keeps its id in every installation; a later migration adds new ones.
+// Fixed ids so that a preset keeps its id in every installation (the sync matches rows by id).
 export const EVM_CHAIN_PRESETS: readonly ChainPreset[] = [
   { id: '0c0a1a00-0000-4000-8000-000000000001', slug: 'ethereum', name: 'Ethereum Mainnet', family: 'evm', chain_id: 1, explorer_url: 'https://etherscan.io' },
   { id: '0c0a1a00-0000-4000-8000-000000000002', slug: 'sepolia', name: 'Sepolia', family: 'evm', chain_id: 11155111, explorer_url: 'https://sepolia.etherscan.io' },
