@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './free-port';
@@ -198,4 +199,57 @@ export async function startBitcoinPair(implementation: 'litecoind' | 'btcd', blo
     await close();
     throw error;
   }
+}
+
+/** Rewrites one result: (method, result, params) → the result the proxy answers instead. */
+export type AlterBitcoinAnswer = (method: string, result: unknown, params: unknown) => unknown;
+
+export interface BitcoinProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy on 127.0.0.1 in front of a node (loopback only) that forwards each request with its
+ * Authorization header and answers with the node's status and body, a `result` replaced by
+ * `alter(method, result, params)`. Errors and non-JSON bodies pass through untouched.
+ */
+export async function startBitcoinProxy(node: BitcoinNode, alter: AlterBitcoinAnswer): Promise<BitcoinProxy> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        try {
+          const upstream = await fetch(node.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
+          let text = await upstream.text();
+          try {
+            const request = JSON.parse(body) as { method?: string; params?: unknown };
+            const answer = JSON.parse(text) as { result?: unknown; error?: unknown };
+            if (answer.error === null && 'result' in answer) text = JSON.stringify({ ...answer, result: alter(request.method ?? '', answer.result, request.params) });
+          } catch {
+            // not JSON: passed through as is
+          }
+          res.writeHead(upstream.status, { 'content-type': 'application/json' });
+          res.end(text);
+        } catch {
+          res.writeHead(502);
+          res.end();
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+  return {
+    url: `http://${RPC_USER}:${RPC_PASSWORD}@127.0.0.1:${address.port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

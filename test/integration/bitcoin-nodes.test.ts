@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
-import { RPC_PASSWORD, RPC_USER, startBitcoinPair, type BitcoinPair } from '../helpers/bitcoin-nodes';
+import { RPC_PASSWORD, RPC_USER, startBitcoinPair, startBitcoinProxy, type BitcoinPair, type BitcoinProxy } from '../helpers/bitcoin-nodes';
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
@@ -21,12 +21,13 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
   let stack: Stack;
   let litecoin: BitcoinPair;
   let btcd: BitcoinPair;
+  const proxies: BitcoinProxy[] = [];
 
   beforeAll(async () => {
     [stack, litecoin, btcd] = await Promise.all([startStack({ captureLogs: true }), startBitcoinPair('litecoind'), startBitcoinPair('btcd')]);
   });
   afterAll(async () => {
-    await Promise.all([litecoin?.close(), btcd?.close()]);
+    await Promise.all([litecoin?.close(), btcd?.close(), ...proxies.map((p) => p.close())]);
     await stack?.close();
   });
 
@@ -185,5 +186,69 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     expect(notOk, JSON.stringify(notOk.slice(0, 3))).toEqual([]);
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 200, matched: 200, mismatched: 0 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
+  });
+
+  it('a proxy altering getblock’s transaction list and getrawtransaction’s outputs fails correctness, naming the methods and paths', async () => {
+    const { auth } = await stack.newTenant();
+    const { hash, txid } = await pinnedReads(litecoin, 100);
+    const proxy = await startBitcoinProxy(litecoin.b, (method, result) => {
+      if (method === 'getblock') return { ...(result as Json), tx: [...(result as Json).tx, 'ff'.repeat(32)] };
+      if (method === 'getrawtransaction') {
+        const tx = result as Json;
+        return { ...tx, vout: tx.vout.map((out: Json, i: number) => (i === 0 ? { ...out, value: out.value + 1 } : out)) };
+      }
+      return result;
+    });
+    proxies.push(proxy);
+    const methods = [
+      { method: 'getblock', params: [hash, 1], weight: 1 },
+      { method: 'getrawtransaction', params: [txid, true], weight: 1 },
+      { method: 'getblockhash', params: ['{{pinned_height}}'], weight: 1 },
+    ];
+    const { verdict, samples, correctness } = await runSuite(auth, { candidate: { url: proxy.url }, reference: { url: litecoin.a.authUrl } }, methods, 60);
+    expect(verdict).toMatchObject({ verdict: 'fail', exit_code: 1 });
+    const candidate = await samples('primary');
+    for (const s of candidate) expect(s.matches_reference, s.method).toBe(s.method === 'getblockhash');
+    expect(correctness.status).toBe('fail');
+    expect(correctness.details.mismatches_by_method.map((m: Json) => m.method).sort()).toEqual(['getblock', 'getrawtransaction']);
+    const listed = (method: string) => correctness.details.mismatches.find((m: Json) => m.method === method);
+    expect(listed('getblock')).toMatchObject({ params: [hash, 1], differences_status: 'shown' });
+    expect(listed('getblock').differences.map((d: Json) => d.path)).toEqual(['$.tx[1]']);
+    expect(listed('getrawtransaction').differences.map((d: Json) => d.path)).toEqual(['$.vout[0].value']);
+  });
+
+  it('blocks mined during a run: pinned reads never mismatch, and no tip read is counted as a mismatch', async () => {
+    const { auth } = await stack.newTenant();
+    const { hash, txid } = await pinnedReads(litecoin, 100);
+    let mining = true;
+    let mined = 0;
+    const miner = (async () => {
+      while (mining) {
+        await litecoin.a.rpc('generatetoaddress', [1, 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn']);
+        mined++;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const methods = [
+      { method: 'getblockhash', params: ['{{pinned_height}}'], weight: 2 },
+      { method: 'getblockheader', params: [hash], weight: 2 },
+      { method: 'getblock', params: [hash, 2], weight: 2 },
+      { method: 'getrawtransaction', params: [txid, true], weight: 2 },
+      { method: 'getblockcount', params: [], weight: 1 },
+      { method: 'getbestblockhash', params: [], weight: 1 },
+    ];
+    let result;
+    try {
+      result = await runSuite(auth, { candidate: { url: litecoin.b.authUrl }, reference: { url: litecoin.a.authUrl } }, methods, 300);
+    } finally {
+      mining = false;
+      await miner;
+    }
+    expect(mined).toBeGreaterThan(2);
+    const candidate = await result.samples('primary');
+    expect(candidate.every((s) => s.outcome === 'ok')).toBe(true);
+    const pinned = candidate.filter((s) => !['getblockcount', 'getbestblockhash'].includes(s.method));
+    expect(pinned.every((s) => s.matches_reference === true)).toBe(true);
+    expect(result.correctness.details.mismatched, JSON.stringify(result.correctness)).toBe(0);
   });
 });
