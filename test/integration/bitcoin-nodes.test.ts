@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BITCOIN_WORKLOAD_PRESETS } from '../../src/chains/bitcoin/presets';
+import { workflowIdForRun } from '../../src/temporal/constants';
 import { get, post, waitForRun } from '../helpers/api';
 import { RPC_PASSWORD, RPC_USER, startBitcoinPair, startBitcoinProxy, type BitcoinPair, type BitcoinProxy } from '../helpers/bitcoin-nodes';
 import { startStack, type Stack } from '../helpers/stack';
@@ -129,9 +131,15 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 240, matched: 240, mismatched: 0, match_rate_pct: 100 } });
     expect(verdict.reference_comparison.head_lag_blocks).toBe(0);
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
-    // The URL's password is a secret like any other: never in the run, its samples or the verdict.
-    const everything = JSON.stringify([run, verdict, candidate, await samples('reference')]);
+    // The URL's password is a secret like any other: never in the run, its samples, the verdict,
+    // the logs or the run's workflow history (payloads decoded).
+    await stack.client.workflow.getHandle(workflowIdForRun(run.id)).result();
+    const history = await stack.client.workflow.getHandle(workflowIdForRun(run.id)).fetchHistory();
+    const historyText = JSON.stringify(history, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value));
+    expect(historyText).toContain(run.id);
+    const everything = [JSON.stringify([run, verdict, candidate, await samples('reference')]), historyText, ...stack.logs].join('\n');
     expect(everything).not.toContain(RPC_PASSWORD);
+    expect(everything).not.toContain(basic(RPC_USER, RPC_PASSWORD).slice('Basic '.length));
     expect(run.targets.find((t: Json) => t.role === 'primary').endpoint_url).not.toContain(RPC_USER);
   });
 
@@ -250,5 +258,18 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     const pinned = candidate.filter((s) => !['getblockcount', 'getbestblockhash'].includes(s.method));
     expect(pinned.every((s) => s.matches_reference === true)).toBe(true);
     expect(result.correctness.details.mismatched, JSON.stringify(result.correctness)).toBe(0);
+  });
+
+  it('two peered litecoind nodes pass correctness at 100 % on the bitcoin-standard preset', async () => {
+    const { auth } = await stack.newTenant();
+    const preset = BITCOIN_WORKLOAD_PRESETS.find((p) => p.slug === 'bitcoin-standard')!;
+    const methods = preset.workload.methods as Json[];
+    const { run, verdict, samples, correctness } = await runSuite(auth, { candidate: { url: litecoin.b.authUrl }, reference: { url: litecoin.a.authUrl } }, methods, 200);
+    expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    const candidate = await samples('primary');
+    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(methods.map((m) => m.method)));
+    expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(correctness).toMatchObject({ status: 'pass', details: { compared: 200, matched: 200, match_rate_pct: 100 } });
+    expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
   });
 });
