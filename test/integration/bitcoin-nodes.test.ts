@@ -131,6 +131,8 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 240, matched: 240, mismatched: 0, match_rate_pct: 100 } });
     expect(verdict.reference_comparison.head_lag_blocks).toBe(0);
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
+    // Nothing in the summary speaks EVM.
+    for (const evm of ['eth_', 'gwei', 'block tag', 'latest']) expect(verdict.markdown_summary).not.toContain(evm);
     // The URL's password is a secret like any other: never in the run, its samples, the verdict,
     // the logs or the run's workflow history (payloads decoded).
     await stack.client.workflow.getHandle(workflowIdForRun(run.id)).result();
@@ -271,5 +273,22 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 200, matched: 200, match_rate_pct: 100 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
+  });
+
+  it('a suite on a bitcoin chain gets getblockcount when it names no methods, and refuses EVM method names', async () => {
+    const { auth } = await stack.newTenant();
+    const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Regtest', slug: `regtest-${Date.now()}`, family: 'bitcoin' });
+    const endpoint = await post<Json>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name: 'node', url: litecoin.a.authUrl });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const suite = await post<Json>(stack.app, '/v1/suites', auth, { chain_id: chain.body.id, name: 'defaults', config: { targets: [{ endpoint_id: endpoint.body.id }] } });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    expect(suite.body.config.workload.methods).toEqual([{ method: 'getblockcount', params: [], weight: 1 }]);
+    const evm = await post<Json>(stack.app, '/v1/suites', auth, {
+      chain_id: chain.body.id,
+      name: 'evm names',
+      config: { targets: [{ endpoint_id: endpoint.body.id }], workload: { methods: [{ method: 'eth_blockNumber' }] } },
+    });
+    expect(evm.status).toBe(400);
+    expect(evm.body.error.details).toEqual([{ field: 'config.workload.methods.0.method', message: 'must be a Bitcoin Core RPC method name (lower case)' }]);
   });
 });
