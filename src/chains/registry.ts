@@ -3,6 +3,7 @@ import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain
 import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
 import type { Workload } from '../domain/suite-config';
 import { createPlanner, templateParams, usesPinnedBlock, type PlannedCall } from '../domain/workload';
+import { bitcoinAdapter } from './bitcoin';
 import { evmAdapter } from './evm';
 import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
 
@@ -10,19 +11,20 @@ import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
  * The one place that knows every chain family's folder (DESIGN.md §11, STYLE rule 15). Callers
  * ask for their family's adapter here; nothing outside src/chains imports src/chains/<family>/.
  *
- * The chain resource accepts `evm`, `solana` and `bitcoin`; only EVM has an adapter. A suite or
+ * The chain resource accepts `evm`, `solana` and `bitcoin`; EVM and Bitcoin have adapters. A suite or
  * run on a chain whose family has none is refused with a 400 (UnsupportedChainFamilyError) rather
  * than probed as EVM, which is what happened before the registry. Adding a family = one folder +
  * one line in ADAPTED_FAMILIES and CHAINS (docs/chains.md).
  */
 
 /** The families with an adapter: a subset of the chain resource's families. */
-export const ADAPTED_FAMILIES = ['evm'] as const satisfies readonly ChainFamily[];
+export const ADAPTED_FAMILIES = ['evm', 'bitcoin'] as const satisfies readonly ChainFamily[];
 export type AdaptedFamily = (typeof ADAPTED_FAMILIES)[number];
 
 /** Every adapted family must register a whole ChainAdapter: the compiler checks both. */
 export const CHAINS: Readonly<Record<AdaptedFamily, ChainAdapter>> = {
   evm: evmAdapter,
+  bitcoin: bitcoinAdapter,
 };
 
 /** A run snapshot taken before snapshots carried the family is an EVM run (the only family probed then). */
@@ -64,7 +66,7 @@ export function planRequests(
   seed: number,
   pinnedBlock: number | null,
 ): (seq: number) => PlannedCall {
-  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned);
+  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, chain.pinnedTemplates);
 }
 
 /** A run's settings with its chain adapter and request planner: what the steps that plan, probe, re-check and compare read. */
@@ -83,11 +85,14 @@ export function runPlanOf(run: RunSettingsSource & { config_snapshot: { chain: {
 
 /** A workload entry's params as sent: templates rendered by the family. */
 export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null): unknown {
-  return templateParams(params, pinnedBlock, chain.renderPinned);
+  return templateParams(params, pinnedBlock, chain.renderPinned, chain.pinnedTemplates);
 }
 
+/** Every family's extra template names: a workload naming any of them needs a pinned block too. */
+const PINNED_TEMPLATE_NAMES: readonly string[] = Object.values(CHAINS as ChainRegistry).flatMap((c) => Object.keys(c?.pinnedTemplates ?? {}));
+
 /** Whether planning the run needs a head read first (some params name the pinned block). */
-export const needsPinnedBlock = (workload: Pick<Workload, 'methods'>): boolean => usesPinnedBlock(workload);
+export const needsPinnedBlock = (workload: Pick<Workload, 'methods'>): boolean => usesPinnedBlock(workload, PINNED_TEMPLATE_NAMES);
 
 /** The head in an answer to chain.head's request, or null when the answer is not a head. */
 export const parseHead = (chain: ChainAdapter, result: unknown): ChainHead | null => chain.head.parse(result);

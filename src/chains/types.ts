@@ -1,5 +1,6 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
+import type { PinnedTemplates } from '../domain/workload';
 
 /*
  * What differs by chain family (DESIGN.md §11, STYLE rule 15). Each family is one folder
@@ -46,6 +47,12 @@ export interface ChainAdapter {
    * block/height/slot as the family writes it, or what to ask for when nothing is pinned.
    */
   renderPinned(pinned: number | null): unknown;
+  /**
+   * Other template strings the family replaces in params, each rendered from the same pinned
+   * block (Bitcoin: "{{pinned_height}}"). A workload naming one gets a pinned block like one
+   * naming `{{pinned_block}}`.
+   */
+  pinnedTemplates?: PinnedTemplates;
   /** The answer may differ between two nodes asked at about the same time because the head moved. */
   isHeadDependent(method: string, params: unknown): boolean;
   /** The params of a head-dependent call pinned at `block` for a re-check; null when it cannot be pinned. */

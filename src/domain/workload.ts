@@ -22,20 +22,34 @@ export const PINNED_BLOCK_TEMPLATE = '{{pinned_block}}';
 export type RenderPinned = (pinned: number | null) => unknown;
 
 /**
- * Replaces every "{{pinned_block}}" string in the params by the pinned block as the chain family
- * writes it: there is no default rendering, a hex quantity is EVM's (src/chains/evm/head.ts).
+ * Template strings a family renders on top of "{{pinned_block}}" (ChainAdapter.pinnedTemplates),
+ * each from the same pinned block: e.g. Bitcoin's "{{pinned_height}}".
  */
-export function templateParams(params: unknown, pinnedBlock: number | null, render: RenderPinned): unknown {
+export type PinnedTemplates = Readonly<Record<string, RenderPinned>>;
+
+/**
+ * Replaces every "{{pinned_block}}" string in the params by the pinned block as the chain family
+ * writes it (there is no default rendering: a hex quantity is EVM's, src/chains/evm/head.ts), and
+ * every string naming one of the family's other templates by that template's rendering.
+ */
+
+export function templateParams(params: unknown, pinnedBlock: number | null, render: RenderPinned, templates: PinnedTemplates = {}): unknown {
   if (params === PINNED_BLOCK_TEMPLATE) return render(pinnedBlock);
-  if (Array.isArray(params)) return params.map((p) => templateParams(p, pinnedBlock, render));
+  if (typeof params === 'string' && Object.hasOwn(templates, params)) return templates[params]!(pinnedBlock);
+  if (Array.isArray(params)) return params.map((p) => templateParams(p, pinnedBlock, render, templates));
   if (params !== null && typeof params === 'object') {
-    return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, templateParams(v, pinnedBlock, render)]));
+    return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, templateParams(v, pinnedBlock, render, templates)]));
   }
   return params;
 }
 
-export function usesPinnedBlock(workload: Pick<Workload, 'methods'>): boolean {
-  return workload.methods.some((m) => JSON.stringify(m.params).includes(PINNED_BLOCK_TEMPLATE));
+/** Whether some params name the pinned block: "{{pinned_block}}" or one of `templates` (any family's). */
+export function usesPinnedBlock(workload: Pick<Workload, 'methods'>, templates: readonly string[] = []): boolean {
+  const names = [PINNED_BLOCK_TEMPLATE, ...templates];
+  return workload.methods.some((m) => {
+    const json = JSON.stringify(m.params);
+    return names.some((name) => json.includes(name));
+  });
 }
 
 /** Returns a function that maps a sequence number to the request sent at that position. */
@@ -44,9 +58,10 @@ export function createPlanner(
   seed: number,
   pinnedBlock: number | null,
   render: RenderPinned,
+  templates: PinnedTemplates = {},
 ): (seq: number) => PlannedCall {
   // Templates are resolved once; the planner itself only picks.
-  const methods = workload.methods.map((m) => ({ ...m, params: templateParams(m.params, pinnedBlock, render) as unknown[] }));
+  const methods = workload.methods.map((m) => ({ ...m, params: templateParams(m.params, pinnedBlock, render, templates) as unknown[] }));
   const total = methods.reduce((sum, m) => sum + m.weight, 0);
   return (seq) => {
     let pick = random01(seed, seq) * total;

@@ -23,7 +23,7 @@ export const Thresholds = component(
 
 export const workloadMethod = z.object({
   method: z.string(),
-  params: z.array(z.unknown()).describe('JSON-RPC params; the string {{pinned_block}} is replaced by the run\'s pinned block'),
+  params: z.array(z.unknown()).describe('JSON-RPC params; the string {{pinned_block}} is replaced by the run\'s pinned block as the chain family writes it (Bitcoin: a height, also as {{pinned_height}})'),
   weight: z.number(),
 });
 

@@ -1,0 +1,24 @@
+import type { ChainAdapter } from '../types';
+import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
+import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
+import { bitcoinHead, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
+
+/**
+ * Bitcoin Core and the nodes that speak its RPC (Litecoin, Dogecoin, btcd). Requests carry
+ * `jsonrpc: "1.0"`: Core before 28 ignores the member, Core 28+ answers it in the legacy
+ * envelope, and btcd, which answers a request without it with an empty body, echoes it.
+ */
+export const bitcoinAdapter: ChainAdapter = {
+  family: 'bitcoin',
+  envelope: 'json-rpc-1.0',
+  head: bitcoinHead,
+  renderPinned: renderBitcoinHeight,
+  pinnedTemplates: { [PINNED_HEIGHT_TEMPLATE]: renderBitcoinHeight },
+  isHeadDependent: isBitcoinHeadDependent,
+  pinForRecheck: pinBitcoinParams,
+  normalize: normalizeBitcoinResult,
+  // Core's method table: lower-case names (getblockchaininfo, estimatesmartfee, …).
+  methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a Bitcoin Core RPC method name (lower case)' },
+  defaultMethods: [{ method: 'getblockcount', params: [], weight: 1 }],
+  presets: { chains: BITCOIN_CHAIN_PRESETS, workloads: BITCOIN_WORKLOAD_PRESETS },
+};
