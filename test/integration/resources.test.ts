@@ -448,7 +448,10 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       const paged = await get<any>(stack.app, '/v1/catalog/chains?limit=3&offset=3', auth);
       expect(paged.body.pagination).toEqual({ total: builtIns + 1, limit: 3, offset: 3, has_more: true });
       expect(paged.body.data).toHaveLength(3);
-      expect((await get<any>(stack.app, '/v1/catalog/chains?family=bitcoin', other.auth)).body.data.map((p: any) => p.slug)).toEqual(['theirs']);
+      expect((await get<any>(stack.app, '/v1/catalog/chains?family=bitcoin', other.auth)).body.data.map((p: any) => p.slug)).toEqual([
+        'theirs',
+        ...BUILTIN_CHAIN_PRESETS.filter((p) => p.family === 'bitcoin').map((p) => p.slug).reverse(),
+      ]);
       expect((await get<any>(stack.app, '/v1/catalog/chains?family=cosmos', auth)).status).toBe(400);
       expect((await get<any>(stack.app, '/v1/catalog/chains?limit=0', auth)).status).toBe(400);
 
