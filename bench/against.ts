@@ -77,7 +77,9 @@ function figureOf(outcome: Outcome, figure: Figure): number | null {
 
 /** The output without what differs between two runs of the same code (timings, machine load, ports). */
 function stableLines(output: string): string[] {
-  return output.split('\n').filter((line) => !/\d+(\.\d+)? ?(s|ms|µs|req\/s|MB)\b|load average|pid |127\.0\.0\.1|database /.test(line));
+  return output
+    .split('\n')
+    .filter((line) => !/\d+(\.\d+)? ?(s|ms|µs|req\/s|MB)\b|load average|pid |127\.0\.0\.1|database |cost=|[0-9a-f]{8}-[0-9a-f]{4}-/.test(line));
 }
 
 const median = (xs: number[]) => {
