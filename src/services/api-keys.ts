@@ -5,7 +5,8 @@ import type { Queryable } from '../db/client';
 import { findApiKey, insertApiKey, listApiKeys as listApiKeyRows, revokeApiKey as revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys';
 import { forbidden, notFound } from '../errors';
 import { page, type Page } from './pagination';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
 
 export const createApiKeyInput = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -67,10 +68,7 @@ export async function issueApiKey(
 }
 
 export async function getApiKey({ ctx, input }: { ctx: Ctx; input: { keyId: string } }): Promise<ApiKeyResponse> {
-  const row = await findApiKey(ctx.deps.sql, input.keyId);
-  if (!row) throw notFound('API key');
-  assertSameTenant(ctx, row);
-  return presentApiKey(row);
+  return presentApiKey(await loadOwned(ctx, 'API key', findApiKey, input.keyId));
 }
 
 export async function listApiKeys({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<ApiKeyResponse>> {

@@ -16,7 +16,8 @@ import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from './pagination';
 import { isAlwaysRefusedHost } from '../net/address-guard';
 import { countOf } from './chains';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 
 /** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
@@ -133,11 +134,8 @@ export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<
 }
 
 /** An endpoint a run owns (a trigger's per-run target) is its run's, not a tenant endpoint: 404 here. */
-async function loadEndpoint(ctx: Ctx, endpointId: string): Promise<EndpointRow> {
-  const row = await findEndpoint(ctx.deps.sql, endpointId);
-  if (!row || row.owner_run_id !== null) throw notFound('endpoint');
-  assertSameTenant(ctx, row);
-  return row;
+function loadEndpoint(ctx: Ctx, endpointId: string): Promise<EndpointRow> {
+  return loadOwned(ctx, 'endpoint', findEndpoint, endpointId, (row) => row.owner_run_id !== null);
 }
 
 export async function getEndpoint({ ctx, input }: { ctx: Ctx; input: { endpointId: string } }) {
