@@ -6,7 +6,8 @@ import { AppError, forbidden, notFound } from '../errors';
 import { dashboardLinkActor, type Ctx, type Deps } from './context';
 import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
-import { getRun, getVerdict, type VerdictResponse } from './runs';
+import { getRun } from './runs/get';
+import { getVerdict, type VerdictResponse } from './runs/verdict';
 import { getSuiteTrend } from './suite-trend';
 import { assertTenantEnabled, tenantEnabled } from './tenants';
 

@@ -27,7 +27,8 @@ import {
 } from '../temporal/schedules';
 import { assertScope, scheduleActor, type Ctx, type Deps } from './context';
 import { loadOwned } from './load-owned';
-import { startRunWorkflow, triggerRun, triggerRunInput } from './runs';
+import { triggerRun, triggerRunInput } from './runs/trigger';
+import { startRunWorkflow } from './runs/workflow';
 
 /** The longest interval: a year (Temporal accepts more, but a yearly campaign is a cron job). */
 const MAX_INTERVAL_S = 366 * 24 * 60 * 60;
