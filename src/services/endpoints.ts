@@ -11,6 +11,7 @@ import {
 } from '../db/endpoints';
 import { onForeignKeyViolation } from '../db/pg-errors';
 import { HEADER_NAME, isClientSetHeader, isValidHeaderValue } from '../domain/http-fields';
+import { ENDPOINT_PROTOCOLS, type EndpointProtocol } from '../domain/endpoint-protocol';
 import { redactUrl } from '../domain/redact-url';
 import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from './pagination';
@@ -18,6 +19,7 @@ import { isAlwaysRefusedHost } from '../net/address-guard';
 import { countOf } from './chains';
 import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
+import { storedMember } from './stored-vocabulary';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 
 /** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
@@ -80,7 +82,7 @@ export interface EndpointResponse {
   chain_id: string;
   name: string;
   url: string;
-  protocol: string;
+  protocol: EndpointProtocol;
   header_names: string[];
   timeout_ms: number;
   created_at: Date;
@@ -94,7 +96,7 @@ export function presentEndpoint(row: EndpointRow): EndpointResponse {
     chain_id: row.chain_id,
     name: row.name,
     url: row.url_redacted,
-    protocol: row.protocol,
+    protocol: storedMember(ENDPOINT_PROTOCOLS, row.protocol, 'endpoints.protocol'),
     header_names: row.header_names,
     timeout_ms: row.timeout_ms,
     created_at: row.created_at,

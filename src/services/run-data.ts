@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { methodTable, sampleTimeSpan, timeBuckets } from '../db/metrics';
 import { findRun, findRunTargets } from '../db/runs';
 import { listSamples as listSampleRows } from '../db/samples';
-import { page, paginationQuery, type Page } from './pagination';
+import { page, paginationQuery } from './pagination';
 import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
 
@@ -61,7 +61,7 @@ export async function listRunSamples({
 }: {
   ctx: Ctx;
   input: { runId: string; query: z.infer<typeof listSamplesQuery> };
-}): Promise<Page<Record<string, unknown>>> {
+}) {
   const run = await loadRunOfTenant(ctx, input.runId);
   const { query } = input;
   const { rows, total } = await listSampleRows(ctx.deps.sql, run.id, {

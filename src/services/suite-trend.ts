@@ -5,6 +5,7 @@ import type { BaselineLimits, BaselineModelUsed, PercentileMs, VerdictValue } fr
 import { page, paginationQuery, type Page } from './pagination';
 import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
+import { storedMember } from './stored-vocabulary';
 
 export const suiteTrendQuery = paginationQuery.extend({
   branch: branchName.optional(),
@@ -30,7 +31,8 @@ function presentPoint(row: SuiteTrendRow) {
   const latency = row.latency;
   return {
     run_id: row.id,
-    status: row.status,
+    // Only finished runs have a finished_at, and the trend reads only those.
+    status: storedMember(['success', 'failed', 'cancelled'], row.status, 'runs.status of a finished run'),
     requested_at: row.requested_at,
     finished_at: row.finished_at,
     verdict: (row.verdict ?? 'error') as VerdictValue,

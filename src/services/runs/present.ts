@@ -1,10 +1,11 @@
 import { countRunSamples } from '../../db/samples';
 import { findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
-import { TERMINAL_RUN_STATUSES } from '../../domain/run-model';
+import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
 import { emptyStats } from '../../domain/stats';
 import type { Ctx, Deps } from '../context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../dashboard-token';
+import { storedMember } from '../stored-vocabulary';
 
 /** A run as lists show it: everything but the suite config it ran with (see presentRun). */
 export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retries: RetryRow[], callsDone: number) {
@@ -12,7 +13,7 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
   return {
     id: run.id,
     test_suite_id: run.test_suite_id,
-    triggered_by: run.triggered_by,
+    triggered_by: storedMember(RUN_TRIGGERS, run.triggered_by, 'runs.triggered_by'),
     status: run.status,
     requested_at: run.requested_at,
     claimed_at: run.claimed_at,

@@ -9,6 +9,7 @@ import type { Deps } from '../../../services/context';
 import { dashboardAccessAllowed, dashboardTenantEnabled, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
 import { limitDashboardRequest } from '../../rate-limit';
 import { operation } from '../shared/operation';
+import { checksAsDocumented } from '../runs/schemas';
 import { DashboardData, DashboardSuiteTrend } from './schemas';
 
 /** The page's static files (src/dashboard/), read once at startup and served from memory. */
@@ -176,7 +177,8 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
       }
-      return getDashboardData(deps, request.params.runId);
+      const data = await getDashboardData(deps, request.params.runId);
+      return { ...data, verdict: data.verdict && checksAsDocumented(data.verdict) };
     },
   );
 };

@@ -9,7 +9,7 @@ import * as suiteTrend from '../../../services/suite-trend';
 import { ctxOf } from '../../auth';
 import { operation } from '../shared/operation';
 import { suiteParams } from '../suites/schemas';
-import { Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
+import { checksAsDocumented, Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
 
 const listRunsQuery = listRunsQueryOfService.extend({
   suite_id: listRunsQueryOfService.shape.suite_id.describe('only runs of this suite'),
@@ -144,7 +144,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       errors: { 409: ['`run_not_finished`: the run is not terminal (yet, after `wait`)'] },
       config: { longPollParameter: 'wait' },
     }),
-    async (request) => getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } }),
+    async (request) => checksAsDocumented(await getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } })),
   );
 
   app.get(
