@@ -2,7 +2,7 @@ import { countRunSamples } from '../../db/samples';
 import { findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
-import { emptyStats } from '../../domain/stats';
+import { emptyStats, type RunStats } from '../../domain/stats';
 import type { Ctx, Deps } from '../context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../dashboard-token';
 import { storedMember } from '../stored-vocabulary';
@@ -40,7 +40,8 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
       role: t.role,
       order_index: t.order_index,
       status: t.status,
-      metadata: t.metadata,
+      // Only the stats: the rest of a target's metadata is the run's own bookkeeping.
+      metadata: targetStatsOf(t) === undefined ? {} : { stats: targetStatsOf(t) },
       endpoint_url: t.endpoint_url,
       ephemeral: t.ephemeral,
     })),
@@ -86,10 +87,12 @@ export const isTerminal = (run: Pick<RunRow, 'status'>) => TERMINAL_RUN_STATUSES
  * it runs (clients poll finished runs too, and counting a million rows each time is wasted work).
  */
 export function finishedCallsDone(targets: RunTargetRow[]): number {
-  return targets.reduce(
-    (sum, t) => sum + ((t.metadata.stats as { calls?: { total?: number } } | undefined)?.calls?.total ?? 0),
-    0,
-  );
+  return targets.reduce((sum, t) => sum + (targetStatsOf(t)?.calls.total ?? 0), 0);
+}
+
+/** A finished target's own stats, which finalize stores in its metadata (targetStats); none before. */
+function targetStatsOf(target: RunTargetRow): RunStats | undefined {
+  return target.metadata.stats as RunStats | undefined;
 }
 
 /** The run resource of a stored run: its targets, retries and progress are read with it. */

@@ -7,6 +7,7 @@ import { triggerRun, triggerRunInput } from '../../../services/runs/trigger';
 import { getVerdict, verdictQuery as verdictQueryOfService } from '../../../services/runs/verdict';
 import * as suiteTrend from '../../../services/suite-trend';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { suiteParams } from '../suites/schemas';
 import { checksAsDocumented, Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
@@ -60,7 +61,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         ctx: ctxOf(request),
         input: { suiteId: request.params.suiteId, body: request.body, idempotency: request.idempotency },
       });
-      return reply.code(201).header('location', `/v1/runs/${run.id}`).send(run);
+      return reply.code(201).header('location', `/v1/runs/${run.id}`).send(exact(Run, run));
     },
   );
 
@@ -80,7 +81,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: suiteTrendQuery,
       success: { status: 200, description: 'a page of trend points', schema: SuiteTrendPage },
     }),
-    async (request) => suiteTrend.getSuiteTrend({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),
+    async (request) => exact(SuiteTrendPage, await suiteTrend.getSuiteTrend({ ctx: ctxOf(request), input: { ...request.params, ...request.query } })),
   );
 
   app.get(
@@ -94,7 +95,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: listRunsQuery,
       success: { status: 200, description: 'a page of runs', schema: RunPage },
     }),
-    async (request) => listRuns({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(RunPage, await listRuns({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -108,7 +109,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       params: runParams,
       success: { status: 200, description: 'the run', schema: Run },
     }),
-    async (request) => getRun({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Run, await getRun({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.post(
@@ -126,7 +127,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const run = await cancelRun({ ctx: ctxOf(request), input: request.params });
-      return reply.code(202).send(run);
+      return reply.code(202).send(exact(Run, run));
     },
   );
 
@@ -144,7 +145,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       errors: { 409: ['`run_not_finished`: the run is not terminal (yet, after `wait`)'] },
       config: { longPollParameter: 'wait' },
     }),
-    async (request) => checksAsDocumented(await getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } })),
+    async (request) =>
+      exact(Verdict, checksAsDocumented(await getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } }))),
   );
 
   app.get(
@@ -158,7 +160,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       params: runParams,
       success: { status: 200, description: 'the metrics', schema: RunMetrics },
     }),
-    async (request) => runData.getRunMetrics({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(RunMetrics, await runData.getRunMetrics({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.get(
@@ -173,6 +175,6 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: listSamplesQuery,
       success: { status: 200, description: 'a page of samples', schema: SamplePage },
     }),
-    async (request) => runData.listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } }),
+    async (request) => exact(SamplePage, await runData.listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
   );
 };
