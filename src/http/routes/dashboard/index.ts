@@ -8,6 +8,7 @@ import { forbidden } from '../../../errors';
 import type { Deps } from '../../../services/context';
 import { dashboardAccessAllowed, dashboardTenantEnabled, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
 import { limitDashboardRequest } from '../../rate-limit';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { checksAsDocumented } from '../runs/schemas';
 import { DashboardData, DashboardSuiteTrend } from './schemas';
@@ -151,7 +152,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
       }
-      return getDashboardSuiteTrend(deps, request.params.runId, tokenOf(request) as string);
+      return exact(DashboardSuiteTrend, await getDashboardSuiteTrend(deps, request.params.runId, tokenOf(request) as string));
     },
   );
 
@@ -178,7 +179,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
         throw forbidden('this dashboard link is invalid or has expired');
       }
       const data = await getDashboardData(deps, request.params.runId);
-      return { ...data, verdict: data.verdict && checksAsDocumented(data.verdict) };
+      return exact(DashboardData, { ...data, verdict: data.verdict && checksAsDocumented(data.verdict) });
     },
   );
 };
