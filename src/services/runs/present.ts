@@ -33,18 +33,7 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
       calls_done: callsDone,
     },
     workflow_id: run.workflow_id,
-    targets: targets.map((t) => ({
-      id: t.id,
-      endpoint_id: t.endpoint_id,
-      endpoint_name: t.endpoint_name,
-      role: t.role,
-      order_index: t.order_index,
-      status: t.status,
-      // Only the stats: the rest of a target's metadata is the run's own bookkeeping.
-      metadata: targetStatsOf(t) === undefined ? {} : { stats: targetStatsOf(t) },
-      endpoint_url: t.endpoint_url,
-      ephemeral: t.ephemeral,
-    })),
+    targets: targets.map(presentTarget),
     retry_history: retries.map((r) => ({
       target_id: r.target_id,
       endpoint_id: r.endpoint_id,
@@ -66,6 +55,22 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
       slug: snapshot.chain.slug,
       explorer_url: snapshot.chain.explorer_url,
     },
+  };
+}
+
+function presentTarget(t: RunTargetRow) {
+  const stats = targetStatsOf(t);
+  return {
+    id: t.id,
+    endpoint_id: t.endpoint_id,
+    endpoint_name: t.endpoint_name,
+    role: t.role,
+    order_index: t.order_index,
+    status: t.status,
+    // Only the stats: the rest of a target's metadata is the run's own bookkeeping.
+    metadata: stats === undefined ? {} : { stats },
+    endpoint_url: t.endpoint_url,
+    ephemeral: t.ephemeral,
   };
 }
 
