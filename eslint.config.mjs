@@ -119,8 +119,9 @@ export default tseslint.config(
       message: 'src/cli imports only src/cli, src/domain, node: built-ins, yaml and zod (what packages/cli bundles).',
     },
     {
+      // Any depth: a verb in a folder of its own (src/services/runs/) is held to the same rule.
       files: ['src/services/**/*.ts'],
-      regex: '^\\.\\./((http|dashboard)/|chains/(?!registry$|types$))',
+      regex: '^(\\.\\./)+((http|dashboard)/|chains/(?!registry$|types$))',
       message: 'Services do not import the HTTP layer (routes call services, never the other way), nor a chain family folder (only src/chains/registry.ts).',
     },
   ]),

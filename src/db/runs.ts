@@ -97,27 +97,36 @@ export interface NewRun {
   targets: { id: string; endpointId: string; endpointName: string; role: TargetRole; callsPlanned: number | null }[];
 }
 
-export async function insertRun(sql: Queryable, run: NewRun): Promise<void> {
-  await sql`
+/** The run as stored and its targets as a run read shows them: the trigger answers with these, without reading them back. */
+export async function insertRun(sql: Queryable, run: NewRun): Promise<{ run: RunRow; targets: RunTargetRow[] }> {
+  const [row] = await sql<RunRow[]>`
     insert into runs (id, tenant_id, test_suite_id, triggered_by, status, baseline_run_id, metadata,
                       config_snapshot, seed, workflow_id, schedule_fire_id, branch, commit_sha, baseline_branch)
     values (${run.id}, ${run.tenantId}, ${run.suiteId}, ${run.triggeredBy}, 'queued', ${run.baselineRunId},
             ${sql.json(run.metadata as never)}, ${sql.json(run.configSnapshot as never)}, ${run.seed}, ${run.workflowId},
-            ${run.scheduleFireId ?? null}, ${run.branch ?? null}, ${run.commitSha ?? null}, ${run.baselineBranch ?? null})`;
+            ${run.scheduleFireId ?? null}, ${run.branch ?? null}, ${run.commitSha ?? null}, ${run.baselineBranch ?? null})
+    returning *`;
   for (const endpoint of run.ownEndpoints ?? []) await insertEndpoint(sql, { ...endpoint, tenantId: run.tenantId, ownerRunId: run.id });
-  await sql`
-    insert into run_targets ${sql(
-      run.targets.map((t, index) => ({
-        id: t.id,
-        run_id: run.id,
-        endpoint_id: t.endpointId,
-        endpoint_name: t.endpointName,
-        role: t.role,
-        order_index: index,
-        status: 'pending',
-        calls_planned: t.callsPlanned,
-      })),
-    )}`;
+  // The own endpoints were inserted just above, in the same transaction: the join sees them.
+  const targets = await sql<RunTargetRow[]>`
+    with t as (
+      insert into run_targets ${sql(
+        run.targets.map((t, index) => ({
+          id: t.id,
+          run_id: run.id,
+          endpoint_id: t.endpointId,
+          endpoint_name: t.endpointName,
+          role: t.role,
+          order_index: index,
+          status: 'pending',
+          calls_planned: t.callsPlanned,
+        })),
+      )}
+      returning *)
+    select t.*, e.url_redacted as endpoint_url, e.owner_run_id is not null as ephemeral
+    from t join endpoints e on e.id = t.endpoint_id
+    order by t.order_index`;
+  return { run: row!, targets };
 }
 
 export async function findRun(sql: Queryable, id: string): Promise<RunRow | undefined> {

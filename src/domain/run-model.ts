@@ -8,6 +8,10 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** A run in one of these has its verdict and never changes again. */
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'failed', 'cancelled'];
 
+/** Who requested a run: an API call, or its suite's schedule firing. */
+export const RUN_TRIGGERS = ['api', 'schedule'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
 export const TARGET_STATUSES = ['pending', 'running', 'success', 'failed', 'cancelled'] as const;
 export type TargetStatus = (typeof TARGET_STATUSES)[number];
 

@@ -27,7 +27,7 @@ declare module 'fastify' {
   }
 }
 
-/** The key this request holds, and what a dead previous holder of it created (services/runs.ts). */
+/** The key this request holds, and what a dead previous holder of it created (services/runs/trigger.ts). */
 export type HeldIdempotencyKey = IdempotencyReservation & { key: string; resourceId: string | null };
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -3,7 +3,8 @@ import { findAcknowledgement, insertAcknowledgement, listAcknowledgements, type 
 import { findRun, type RunRow } from '../db/runs';
 import { TERMINAL_RUN_STATUSES } from '../domain/run-model';
 import { AppError, conflict, notFound } from '../errors';
-import { assertSameTenant, callerOf, type Ctx } from './context';
+import { callerOf, type Ctx } from './context';
+import { loadOwned } from './load-owned';
 import { page, type Page } from './pagination';
 
 export const acknowledgeRunInput = z.strictObject({
@@ -30,11 +31,8 @@ function present(row: AcknowledgementRow): AcknowledgementResponse {
 }
 
 /** Another tenant's run is a 403, as every run route answers (DESIGN §4). */
-async function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
-  const run = await findRun(ctx.deps.sql, runId);
-  if (!run) throw notFound('run');
-  assertSameTenant(ctx, run);
-  return run;
+function loadRun(ctx: Ctx, runId: string): Promise<RunRow> {
+  return loadOwned(ctx, 'run', findRun, runId);
 }
 
 /** A run's acknowledgements at most (each is kept and listed; the run's count is their number). */

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { generateApiKey, hashApiKeySecret } from '../auth/api-key';
-import { SCOPES } from '../auth/scopes';
+import { SCOPES, type Scope } from '../auth/scopes';
 import type { Queryable } from '../db/client';
 import { findApiKey, insertApiKey, listApiKeys as listApiKeyRows, revokeApiKey as revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys';
 import { forbidden, notFound } from '../errors';
 import { page, type Page } from './pagination';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
+import { storedMember } from './stored-vocabulary';
 
 export const createApiKeyInput = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -21,7 +23,7 @@ export interface ApiKeyResponse {
   name: string;
   /** The public start of the key, `rvs_<12 characters>`, so a listed key can be matched to the one in hand. */
   prefix: string;
-  scopes: string[];
+  scopes: Scope[];
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -32,7 +34,7 @@ export function presentApiKey(row: ApiKeyRow): ApiKeyResponse {
     id: row.id,
     name: row.name,
     prefix: `rvs_${row.prefix}`,
-    scopes: row.scopes,
+    scopes: row.scopes.map((scope) => storedMember(SCOPES, scope, 'api_keys.scopes')),
     created_at: row.created_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
@@ -67,10 +69,7 @@ export async function issueApiKey(
 }
 
 export async function getApiKey({ ctx, input }: { ctx: Ctx; input: { keyId: string } }): Promise<ApiKeyResponse> {
-  const row = await findApiKey(ctx.deps.sql, input.keyId);
-  if (!row) throw notFound('API key');
-  assertSameTenant(ctx, row);
-  return presentApiKey(row);
+  return presentApiKey(await loadOwned(ctx, 'API key', findApiKey, input.keyId));
 }
 
 export async function listApiKeys({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<ApiKeyResponse>> {

@@ -12,12 +12,13 @@ import {
   type WorkloadPresetRow,
 } from '../db/catalog';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
-import { CHAIN_FAMILIES, isUuidShaped, presetRefSchema, presetSlugSchema } from '../domain/catalog-presets';
+import { CHAIN_FAMILIES, type ChainFamily, isUuidShaped, presetRefSchema, presetSlugSchema } from '../domain/catalog-presets';
 import { workloadSchema } from '../domain/suite-config';
 import { conflict, forbidden, notFound } from '../errors';
 import { page, paginationQuery, type Page } from './pagination';
 import { chainFields } from './chains';
 import type { Ctx } from './context';
+import { storedMember } from './stored-vocabulary';
 
 /** A workload preset is small reference data; anything bigger is a mistake (or abuse). */
 export const MAX_WORKLOAD_PRESET_BYTES = 64 * 1024;
@@ -62,7 +63,7 @@ export interface ChainPresetResponse {
   id: string;
   slug: string;
   name: string;
-  family: string;
+  family: ChainFamily;
   chain_id: number | null;
   explorer_url: string | null;
   built_in: boolean;
@@ -73,7 +74,7 @@ export interface WorkloadPresetResponse {
   id: string;
   slug: string;
   name: string;
-  family: string;
+  family: ChainFamily;
   description: string;
   workload: Record<string, unknown>;
   built_in: boolean;
@@ -85,7 +86,7 @@ export function presentChainPreset(row: ChainPresetRow): ChainPresetResponse {
     id: row.id,
     slug: row.slug,
     name: row.name,
-    family: row.family,
+    family: storedMember(CHAIN_FAMILIES, row.family, 'catalog presets.family'),
     chain_id: row.chain_id === null ? null : Number(row.chain_id),
     explorer_url: row.explorer_url,
     built_in: row.tenant_id === null,
@@ -98,7 +99,7 @@ export function presentWorkloadPreset(row: WorkloadPresetRow): WorkloadPresetRes
     id: row.id,
     slug: row.slug,
     name: row.name,
-    family: row.family,
+    family: storedMember(CHAIN_FAMILIES, row.family, 'catalog presets.family'),
     description: row.description,
     workload: row.workload,
     built_in: row.tenant_id === null,

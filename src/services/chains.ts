@@ -14,7 +14,8 @@ import { CHAIN_FAMILIES, presetRefSchema, type ChainFamily } from '../domain/cat
 import { conflict, notFound, validationError } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -116,11 +117,8 @@ export async function createChain({ ctx, input }: { ctx: Ctx; input: z.infer<typ
   }
 }
 
-async function loadChain(ctx: Ctx, chainId: string): Promise<ChainRow> {
-  const row = await findChain(ctx.deps.sql, chainId);
-  if (!row) throw notFound('chain');
-  assertSameTenant(ctx, row);
-  return row;
+function loadChain(ctx: Ctx, chainId: string): Promise<ChainRow> {
+  return loadOwned(ctx, 'chain', findChain, chainId);
 }
 
 export async function getChain({ ctx, input }: { ctx: Ctx; input: { chainId: string } }): Promise<ChainResponse> {

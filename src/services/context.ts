@@ -85,11 +85,6 @@ export interface Ctx {
   log?: Pick<BaseLogger, 'error' | 'warn' | 'info'>;
 }
 
-/** Another tenant's resource is a 403, as the spec says; callers 404 on a missing row first. */
-export function assertSameTenant(ctx: Ctx, row: { tenant_id: string }): void {
-  if (row.tenant_id !== ctx.principal.tenantId) throw forbidden();
-}
-
 /**
  * For a verb that needs a second scope beyond its route's (the route's own is checked by the auth
  * hook): same refusal, same message.

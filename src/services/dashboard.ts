@@ -2,11 +2,13 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import { latencyHistogram } from '../db/histogram';
 import { findRun } from '../db/runs';
+import type { ComputedVerdict } from '../domain/verdict';
 import { AppError, forbidden, notFound } from '../errors';
 import { dashboardLinkActor, type Ctx, type Deps } from './context';
 import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
 import { getRunMetrics } from './run-data';
-import { getRun, getVerdict, type VerdictResponse } from './runs';
+import { getRun } from './runs/get';
+import { getVerdict, type VerdictResponse } from './runs/verdict';
 import { getSuiteTrend } from './suite-trend';
 import { assertTenantEnabled, tenantEnabled } from './tenants';
 
@@ -53,12 +55,12 @@ export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: stri
 
 /**
  * The verdict's (and the run's) dashboard_url carries a freshly signed token: handing it out to a
- * link holder would let anyone with a link renew it forever. The page already has its link.
+ * link holder would let anyone with a link renew it forever. The page already has its link, and
+ * reads the run's branch and commit from the run.
  */
-function withoutLink(verdict: VerdictResponse): Omit<VerdictResponse, 'dashboard_url'> {
-  const copy: Partial<VerdictResponse> = { ...verdict };
-  delete copy.dashboard_url;
-  return copy as Omit<VerdictResponse, 'dashboard_url'>;
+function withoutLink(verdict: VerdictResponse): ComputedVerdict {
+  const { summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code } = verdict;
+  return { verdict: verdict.verdict, summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code };
 }
 
 /**

@@ -11,12 +11,15 @@ import {
 } from '../db/endpoints';
 import { onForeignKeyViolation } from '../db/pg-errors';
 import { HEADER_NAME, isClientSetHeader, isValidHeaderValue } from '../domain/http-fields';
+import { ENDPOINT_PROTOCOLS, type EndpointProtocol } from '../domain/endpoint-protocol';
 import { redactUrl } from '../domain/redact-url';
 import { conflict, notFound, validationError } from '../errors';
 import { page, type Page } from './pagination';
 import { isAlwaysRefusedHost } from '../net/address-guard';
 import { countOf } from './chains';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
+import { storedMember } from './stored-vocabulary';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 
 /** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
@@ -79,7 +82,7 @@ export interface EndpointResponse {
   chain_id: string;
   name: string;
   url: string;
-  protocol: string;
+  protocol: EndpointProtocol;
   header_names: string[];
   timeout_ms: number;
   created_at: Date;
@@ -93,7 +96,7 @@ export function presentEndpoint(row: EndpointRow): EndpointResponse {
     chain_id: row.chain_id,
     name: row.name,
     url: row.url_redacted,
-    protocol: row.protocol,
+    protocol: storedMember(ENDPOINT_PROTOCOLS, row.protocol, 'endpoints.protocol'),
     header_names: row.header_names,
     timeout_ms: row.timeout_ms,
     created_at: row.created_at,
@@ -133,11 +136,8 @@ export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<
 }
 
 /** An endpoint a run owns (a trigger's per-run target) is its run's, not a tenant endpoint: 404 here. */
-async function loadEndpoint(ctx: Ctx, endpointId: string): Promise<EndpointRow> {
-  const row = await findEndpoint(ctx.deps.sql, endpointId);
-  if (!row || row.owner_run_id !== null) throw notFound('endpoint');
-  assertSameTenant(ctx, row);
-  return row;
+function loadEndpoint(ctx: Ctx, endpointId: string): Promise<EndpointRow> {
+  return loadOwned(ctx, 'endpoint', findEndpoint, endpointId, (row) => row.owner_run_id !== null);
 }
 
 export async function getEndpoint({ ctx, input }: { ctx: Ctx; input: { endpointId: string } }) {

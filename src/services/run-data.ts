@@ -2,18 +2,15 @@ import { z } from 'zod';
 import { methodTable, sampleTimeSpan, timeBuckets } from '../db/metrics';
 import { findRun, findRunTargets } from '../db/runs';
 import { listSamples as listSampleRows } from '../db/samples';
-import { notFound } from '../errors';
-import { page, paginationQuery, type Page } from './pagination';
-import { assertSameTenant, type Ctx } from './context';
+import { page, paginationQuery } from './pagination';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
 
 /** At most this many time buckets per target, whatever the length of the run. */
 const MAX_BUCKETS = 120;
 
-async function loadRunOfTenant(ctx: Ctx, runId: string) {
-  const run = await findRun(ctx.deps.sql, runId);
-  if (!run) throw notFound('run');
-  assertSameTenant(ctx, run);
-  return run;
+function loadRunOfTenant(ctx: Ctx, runId: string) {
+  return loadOwned(ctx, 'run', findRun, runId);
 }
 
 /** Time buckets per target and a per-method table, computed in Postgres from the samples. */
@@ -64,7 +61,7 @@ export async function listRunSamples({
 }: {
   ctx: Ctx;
   input: { runId: string; query: z.infer<typeof listSamplesQuery> };
-}): Promise<Page<Record<string, unknown>>> {
+}) {
   const run = await loadRunOfTenant(ctx, input.runId);
   const { query } = input;
   const { rows, total } = await listSampleRows(ctx.deps.sql, run.id, {

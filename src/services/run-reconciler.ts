@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaseLogger } from 'pino';
 import { findUnstartedQueuedRuns, markWorkflowStarted, type RunRow } from '../db/runs';
 import type { Deps } from './context';
-import { describeCause, failUnscheduledRun, startRunWorkflow, UNSCHEDULED_RUN_REASON } from './runs';
+import { describeCause, failUnscheduledRun, startRunWorkflow, UNSCHEDULED_RUN_REASON } from './runs/workflow';
 
 /*
  * A run trigger commits the run row, then starts its workflow. An API process killed between the

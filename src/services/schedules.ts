@@ -17,7 +17,7 @@ import {
 } from '../db/schedules';
 import { findSuite, type SuiteRow } from '../db/suites';
 import { findTenant } from '../db/tenants';
-import { AppError, conflict, notFound, validationError } from '../errors';
+import { AppError, conflict, validationError } from '../errors';
 import { scheduleFires } from '../metrics/registry';
 import {
   deleteSuiteSchedule,
@@ -25,8 +25,10 @@ import {
   triggerSuiteSchedule,
   upsertSuiteSchedule,
 } from '../temporal/schedules';
-import { assertSameTenant, assertScope, scheduleActor, type Ctx, type Deps } from './context';
-import { startRunWorkflow, triggerRun, triggerRunInput } from './runs';
+import { assertScope, scheduleActor, type Ctx, type Deps } from './context';
+import { loadOwned } from './load-owned';
+import { triggerRun, triggerRunInput } from './runs/trigger';
+import { startRunWorkflow } from './runs/workflow';
 
 /** The longest interval: a year (Temporal accepts more, but a yearly campaign is a cron job). */
 const MAX_INTERVAL_S = 366 * 24 * 60 * 60;
@@ -195,9 +197,7 @@ export async function removeSchedule(deps: Pick<Deps, 'temporal'>, tx: Queryable
 }
 
 async function loadScheduledSuite(ctx: Ctx, suiteId: string): Promise<{ suite: SuiteRow; schedule: ScheduleRow }> {
-  const suite = await findSuite(ctx.deps.sql, suiteId);
-  if (!suite) throw notFound('suite');
-  assertSameTenant(ctx, suite);
+  const suite = await loadOwned(ctx, 'suite', findSuite, suiteId);
   const schedule = await findSchedule(ctx.deps.sql, suiteId);
   if (!schedule) throw conflict('the suite has no schedule; set one with PATCH /v1/suites/:suiteId {"schedule": …}');
   return { suite, schedule };

@@ -2,9 +2,10 @@ import { listSuiteTrend, type SuiteTrendRow } from '../db/runs';
 import { findSuite } from '../db/suites';
 import { branchName, DEFAULT_BASELINE_BRANCH, isBaselineBranch } from '../domain/branch';
 import type { BaselineLimits, BaselineModelUsed, PercentileMs, VerdictValue } from '../domain/verdict';
-import { notFound } from '../errors';
 import { page, paginationQuery, type Page } from './pagination';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
+import { storedMember } from './stored-vocabulary';
 
 export const suiteTrendQuery = paginationQuery.extend({
   branch: branchName.optional(),
@@ -30,7 +31,8 @@ function presentPoint(row: SuiteTrendRow) {
   const latency = row.latency;
   return {
     run_id: row.id,
-    status: row.status,
+    // Only finished runs have a finished_at, and the trend reads only those.
+    status: storedMember(['success', 'failed', 'cancelled'], row.status, 'runs.status of a finished run'),
     requested_at: row.requested_at,
     finished_at: row.finished_at,
     verdict: (row.verdict ?? 'error') as VerdictValue,
@@ -68,9 +70,7 @@ export async function getSuiteTrend({
   ctx: Ctx;
   input: { suiteId: string; limit: number; offset: number; branch?: string };
 }): Promise<Page<SuiteTrendPoint>> {
-  const suite = await findSuite(ctx.deps.sql, input.suiteId);
-  if (!suite) throw notFound('suite');
-  assertSameTenant(ctx, suite);
+  const suite = await loadOwned(ctx, 'suite', findSuite, input.suiteId);
   const { rows, total } = await listSuiteTrend(ctx.deps.sql, ctx.principal.tenantId, suite.id, { ...input, branch: input.branch ?? null });
   return page(rows.map(presentPoint), total, input.limit, input.offset);
 }

@@ -22,7 +22,8 @@ import { page, type Page } from './pagination';
 import { applySchedule, assertMayFire, checkScheduleInterval, removeSchedule, scheduleInput, schedulesOf, type ScheduleResponse } from './schedules';
 import { adapterForChain } from './chain-support';
 import { countOf } from './chains';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
 
 const suiteFields = {
   name: z.string().trim().min(1).max(200),
@@ -180,11 +181,8 @@ export async function createSuite({ ctx, input }: { ctx: Ctx; input: z.infer<typ
   return (await present(ctx, [row]))[0]!;
 }
 
-async function loadSuite(ctx: Ctx, suiteId: string): Promise<SuiteRow> {
-  const row = await findSuite(ctx.deps.sql, suiteId);
-  if (!row) throw notFound('suite');
-  assertSameTenant(ctx, row);
-  return row;
+function loadSuite(ctx: Ctx, suiteId: string): Promise<SuiteRow> {
+  return loadOwned(ctx, 'suite', findSuite, suiteId);
 }
 
 export async function getSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: string } }) {

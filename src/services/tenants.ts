@@ -16,7 +16,7 @@ import { AppError, conflict, forbidden, notFound, unauthorized, validationError 
 import { page, type Page } from './pagination';
 import { createApiKeyInput, issueApiKey } from './api-keys';
 import type { Ctx, Deps } from './context';
-import { requestRunCancel } from './runs';
+import { requestRunCancel } from './runs/cancel';
 
 /**
  * Tenant administration (scope tenants:admin, held only by the platform tenant's credentials).

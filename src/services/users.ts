@@ -8,7 +8,7 @@ export async function getMe({ ctx }: { ctx: Ctx }) {
     id: principal.id,
     kind: principal.kind,
     tenant: { id: principal.tenantId, name: tenant?.name ?? '' },
-    scopes: principal.scopes,
+    scopes: [...principal.scopes],
     name: principal.name,
     email: principal.email,
   };

@@ -14,7 +14,8 @@ import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat 
 import { generateWebhookSecret, webhookSecretKey } from '../domain/webhook-signature';
 import { conflict, notFound, validationError } from '../errors';
 import { isAlwaysRefusedHost } from '../net/address-guard';
-import { assertSameTenant, type Ctx } from './context';
+import type { Ctx } from './context';
+import { loadOwned } from './load-owned';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 import { page, type Page } from './pagination';
 
@@ -123,11 +124,8 @@ export async function createWebhook({
   return { ...presentWebhook(row), secret };
 }
 
-async function loadWebhook(ctx: Ctx, webhookId: string): Promise<WebhookRow> {
-  const row = await findWebhook(ctx.deps.sql, webhookId);
-  if (!row) throw notFound('webhook');
-  assertSameTenant(ctx, row);
-  return row;
+function loadWebhook(ctx: Ctx, webhookId: string): Promise<WebhookRow> {
+  return loadOwned(ctx, 'webhook', findWebhook, webhookId);
 }
 
 export async function getWebhook({ ctx, input }: { ctx: Ctx; input: { webhookId: string } }): Promise<WebhookResponse> {

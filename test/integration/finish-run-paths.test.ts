@@ -7,7 +7,8 @@ import { findRun, findRunTargets } from '../../src/db/runs';
 import { runStatsSchema } from '../../src/domain/stats';
 import type { Ctx } from '../../src/services/context';
 import { finalizeRun } from '../../src/services/finalize-run';
-import { createRunRow, triggerRunInput, failUnscheduledRun } from '../../src/services/runs';
+import { createRunRow, triggerRunInput } from '../../src/services/runs/trigger';
+import { failUnscheduledRun } from '../../src/services/runs/workflow';
 import { createSuite, post } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
@@ -41,7 +42,7 @@ describe('every way a run ends goes through one finalize', () => {
   });
 
   /** A run row whose workflow was never started (the trigger died, or Temporal was down). */
-  const runWithoutWorkflow = () => createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}) } });
+  const runWithoutWorkflow = async () => (await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}) } })).run;
 
   async function expectEnded(runId: string, status: 'failed' | 'cancelled', reason: string) {
     const run = (await findRun(stack.sql, runId))!;

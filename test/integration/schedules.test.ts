@@ -5,7 +5,7 @@ import { generateApiKey, hashApiKeySecret } from '../../src/auth/api-key';
 import { insertApiKey } from '../../src/db/api-keys';
 import { AppError } from '../../src/errors';
 import { scheduleActor } from '../../src/services/context';
-import { createRunRow, triggerRunInput } from '../../src/services/runs';
+import { createRunRow, triggerRunInput } from '../../src/services/runs/trigger';
 import { fireSchedule } from '../../src/services/schedules';
 import { createSuite as createSuiteVerb } from '../../src/services/suites';
 import { scheduleIdForSuite } from '../../src/temporal/constants';
@@ -275,7 +275,7 @@ describe('suite schedules on the Temporal dev server', () => {
     const deps = { config: stack.config, sql: stack.sql, box: stack.box, temporal: stack.client, jwt: null };
     // What the first attempt left: the run row of this fire, committed, no workflow.
     const ctx = { principal: scheduleActor({ id: suiteId, tenant_id: tenant.tenantId }), deps };
-    const orphan = await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}), triggeredBy: 'schedule', scheduleFireId: fireId } });
+    const { run: orphan } = await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}), triggeredBy: 'schedule', scheduleFireId: fireId } });
     expect(orphan.status).toBe('queued');
     expect(await fireSchedule(deps, { suiteId, fireId })).toEqual({ outcome: 'started', runId: orphan.id });
     expect(await waitForRun(stack.app, tenant.auth, orphan.id)).toMatchObject({ status: 'success', triggered_by: 'schedule' });

@@ -8,7 +8,8 @@ import { SCOPES } from '../../src/auth/scopes';
 import { findRun } from '../../src/db/runs';
 import { createLogger } from '../../src/logger';
 import { reconcileOrphanRuns, startRunReconciler, ORPHAN_TOO_OLD_REASON, type ReconcilerDeps } from '../../src/services/run-reconciler';
-import { createRunRow, triggerRunInput, startRunWorkflow, UNSCHEDULED_RUN_REASON } from '../../src/services/runs';
+import { createRunRow, triggerRunInput } from '../../src/services/runs/trigger';
+import { startRunWorkflow, UNSCHEDULED_RUN_REASON } from '../../src/services/runs/workflow';
 import type { Ctx } from '../../src/services/context';
 import { createSuite } from '../helpers/api';
 import { freePort } from '../helpers/free-port';
@@ -191,7 +192,7 @@ describe('an API killed between committing a run and starting its workflow', () 
       };
       deps = { sql: stack.sql, temporal: stack.client, config: stack.config, log };
     });
-    const orphan = () => createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}) } });
+    const orphan = async () => (await createRunRow({ ctx, input: { suiteId, body: triggerRunInput.parse({}) } })).run;
 
     it('two replicas sweeping at once start an orphan once; a young orphan is left to its trigger', async () => {
       const run = await orphan();

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as acknowledgements from '../../../services/acknowledgements';
 import { paginationQuery } from '../../../services/pagination';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { Acknowledgement, AcknowledgementPage, acknowledgementParams, oneAcknowledgementParams } from './schemas';
 
@@ -30,7 +31,7 @@ export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const ack = await acknowledgements.acknowledgeRun({ ctx: ctxOf(request), input: { runId: request.params.runId, body: request.body } });
-      return reply.code(201).header('location', `/v1/runs/${ack.run_id}/acknowledgements/${ack.id}`).send(ack);
+      return reply.code(201).header('location', `/v1/runs/${ack.run_id}/acknowledgements/${ack.id}`).send(exact(Acknowledgement, ack));
     },
   );
 
@@ -46,7 +47,7 @@ export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of acknowledgements', schema: AcknowledgementPage },
     }),
-    async (request) => acknowledgements.listRunAcknowledgements({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),
+    async (request) => exact(AcknowledgementPage, await acknowledgements.listRunAcknowledgements({ ctx: ctxOf(request), input: { ...request.params, ...request.query } })),
   );
 
   app.get(
@@ -60,6 +61,6 @@ export const acknowledgementRoutes: FastifyPluginAsyncZod = async (app) => {
       params: oneAcknowledgementParams,
       success: { status: 200, description: 'the acknowledgement', schema: Acknowledgement },
     }),
-    async (request) => acknowledgements.getRunAcknowledgement({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Acknowledgement, await acknowledgements.getRunAcknowledgement({ ctx: ctxOf(request), input: request.params })),
   );
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as apiKeys from '../../../services/api-keys';
 import { paginationQuery } from '../../../services/pagination';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { ApiKey, ApiKeyCreated, ApiKeyPage, keyParams } from './schemas';
 
@@ -26,7 +27,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const key = await apiKeys.createApiKey({ ctx: ctxOf(request), input: request.body });
-      return reply.code(201).header('location', `/v1/api-keys/${key.id}`).header('cache-control', 'no-store').send(key);
+      return reply.code(201).header('location', `/v1/api-keys/${key.id}`).header('cache-control', 'no-store').send(exact(ApiKeyCreated, key));
     },
   );
 
@@ -41,7 +42,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of API keys', schema: ApiKeyPage },
     }),
-    async (request) => apiKeys.listApiKeys({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(ApiKeyPage, await apiKeys.listApiKeys({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -55,7 +56,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       params: keyParams,
       success: { status: 200, description: 'the API key', schema: ApiKey },
     }),
-    async (request) => apiKeys.getApiKey({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(ApiKey, await apiKeys.getApiKey({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.delete(
@@ -70,6 +71,6 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       params: keyParams,
       success: { status: 200, description: 'the revoked key', schema: ApiKey },
     }),
-    async (request) => apiKeys.revokeApiKey({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(ApiKey, await apiKeys.revokeApiKey({ ctx: ctxOf(request), input: request.params })),
   );
 };

@@ -13,24 +13,31 @@ const listQuery = catalog.catalogListQuery.extend({
 type App = Parameters<FastifyPluginAsyncZod>[0];
 type Verb<I, O> = (args: { ctx: Ctx; input: I }) => Promise<O>;
 
-/** One kind of preset: its schemas and service verbs; its paths, operation ids and texts follow from `kind`. */
-interface PresetKind<Preset extends z.ZodType, Page extends z.ZodType, Create extends z.ZodType, Listed, Found extends { id: string }> {
+/**
+ * One kind of preset: its schemas and service verbs; its paths, operation ids and texts follow from
+ * `kind`. The verbs must answer their schemas' types: that is checked here, where each kind names
+ * its schemas, because inside the generic presetRoutes the compiler cannot resolve a reply type.
+ */
+interface PresetKind<Preset extends z.ZodType<{ id: string }>, Page extends z.ZodType, Create extends z.ZodType> {
   kind: Parameters<typeof catalog.deletePreset>[0]['input']['kind'];
   /** The operation ids' noun: listChainPresets, getChainPreset, … */
   noun: string;
   preset: Preset;
   page: Page;
   createInput: Create;
-  list: Verb<z.output<typeof listQuery>, Listed>;
-  get: Verb<{ presetId: string }, Found>;
-  create: Verb<z.output<Create>, Found>;
+  list: Verb<z.output<typeof listQuery>, z.output<Page>>;
+  get: Verb<{ presetId: string }, z.output<Preset>>;
+  create: Verb<z.output<Create>, z.output<Preset>>;
 }
 
 /** GET (list), GET one, POST and DELETE of one kind of preset, in that order. */
-function presetRoutes<Preset extends z.ZodType, Page extends z.ZodType, Create extends z.ZodType, Listed, Found extends { id: string }>(
+function presetRoutes<Preset extends z.ZodType<{ id: string }>, Page extends z.ZodType, Create extends z.ZodType>(
   app: App,
-  spec: PresetKind<Preset, Page, Create, Listed, Found>,
+  spec: PresetKind<Preset, Page, Create>,
 ): void {
+  // Widened: for a generic schema the reply type Fastify derives is a conditional type the compiler
+  // cannot resolve (nothing would be assignable to it). PresetKind has checked the verbs already.
+  const schemas: { preset: z.ZodType; page: z.ZodType } = spec;
   const { kind, noun } = spec;
   const collection = `/v1/catalog/${kind}s`;
   app.get(
@@ -42,7 +49,7 @@ function presetRoutes<Preset extends z.ZodType, Page extends z.ZodType, Create e
       summary: `List ${kind} presets: built-ins and the tenant's own`,
       tag: 'catalog',
       querystring: listQuery,
-      success: { status: 200, description: `a page of ${kind} presets`, schema: spec.page },
+      success: { status: 200, description: `a page of ${kind} presets`, schema: schemas.page },
     }),
     async (request) => spec.list({ ctx: ctxOf(request), input: request.query }),
   );
@@ -55,7 +62,7 @@ function presetRoutes<Preset extends z.ZodType, Page extends z.ZodType, Create e
       summary: `Get a ${kind} preset by id or slug`,
       tag: 'catalog',
       params: catalog.presetParam,
-      success: { status: 200, description: `the ${kind} preset`, schema: spec.preset },
+      success: { status: 200, description: `the ${kind} preset`, schema: schemas.preset },
     }),
     async (request) => spec.get({ ctx: ctxOf(request), input: request.params }),
   );
@@ -68,7 +75,7 @@ function presetRoutes<Preset extends z.ZodType, Page extends z.ZodType, Create e
       summary: `Add a ${kind} preset to the tenant's catalog`,
       tag: 'catalog',
       body: spec.createInput,
-      success: { status: 201, description: `the ${kind} preset`, schema: spec.preset },
+      success: { status: 201, description: `the ${kind} preset`, schema: schemas.preset },
       errors: { 409: ['`conflict`: the slug is taken (by a built-in or the tenant\'s own entry)'] },
     }),
     async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as chains from '../../../services/chains';
 import { paginationQuery } from '../../../services/pagination';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { Chain, ChainPage, chainParams } from './schemas';
 
@@ -22,7 +23,7 @@ export const chainRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const chain = await chains.createChain({ ctx: ctxOf(request), input: request.body });
-      return reply.code(201).header('location', `/v1/chains/${chain.id}`).send(chain);
+      return reply.code(201).header('location', `/v1/chains/${chain.id}`).send(exact(Chain, chain));
     },
   );
 
@@ -37,7 +38,7 @@ export const chainRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of chains', schema: ChainPage },
     }),
-    async (request) => chains.listChains({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(ChainPage, await chains.listChains({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -51,7 +52,7 @@ export const chainRoutes: FastifyPluginAsyncZod = async (app) => {
       params: chainParams,
       success: { status: 200, description: 'the chain', schema: Chain },
     }),
-    async (request) => chains.getChain({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Chain, await chains.getChain({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.patch(
@@ -67,7 +68,7 @@ export const chainRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 200, description: 'the changed chain', schema: Chain },
       errors: { 409: ['`conflict`: a chain with this slug exists'] },
     }),
-    async (request) => chains.patchChain({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
+    async (request) => exact(Chain, await chains.patchChain({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } })),
   );
 
   app.delete(

@@ -8,7 +8,9 @@ import { forbidden } from '../../../errors';
 import type { Deps } from '../../../services/context';
 import { dashboardAccessAllowed, dashboardTenantEnabled, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
 import { limitDashboardRequest } from '../../rate-limit';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
+import { checksAsDocumented } from '../runs/schemas';
 import { DashboardData, DashboardSuiteTrend } from './schemas';
 
 /** The page's static files (src/dashboard/), read once at startup and served from memory. */
@@ -150,7 +152,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
       }
-      return getDashboardSuiteTrend(deps, request.params.runId, tokenOf(request) as string);
+      return exact(DashboardSuiteTrend, await getDashboardSuiteTrend(deps, request.params.runId, tokenOf(request) as string));
     },
   );
 
@@ -176,7 +178,8 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
       if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
         throw forbidden('this dashboard link is invalid or has expired');
       }
-      return getDashboardData(deps, request.params.runId);
+      const data = await getDashboardData(deps, request.params.runId);
+      return exact(DashboardData, { ...data, verdict: data.verdict && checksAsDocumented(data.verdict) });
     },
   );
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as endpoints from '../../../services/endpoints';
 import { paginationQuery } from '../../../services/pagination';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { Endpoint, EndpointPage, endpointParams } from './schemas';
 
@@ -22,7 +23,7 @@ export const endpointRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const endpoint = await endpoints.createEndpoint({ ctx: ctxOf(request), input: request.body });
-      return reply.code(201).header('location', `/v1/endpoints/${endpoint.id}`).send(endpoint);
+      return reply.code(201).header('location', `/v1/endpoints/${endpoint.id}`).send(exact(Endpoint, endpoint));
     },
   );
 
@@ -37,7 +38,7 @@ export const endpointRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of endpoints', schema: EndpointPage },
     }),
-    async (request) => endpoints.listEndpoints({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(EndpointPage, await endpoints.listEndpoints({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -51,7 +52,7 @@ export const endpointRoutes: FastifyPluginAsyncZod = async (app) => {
       params: endpointParams,
       success: { status: 200, description: 'the endpoint', schema: Endpoint },
     }),
-    async (request) => endpoints.getEndpoint({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Endpoint, await endpoints.getEndpoint({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.patch(
@@ -67,7 +68,7 @@ export const endpointRoutes: FastifyPluginAsyncZod = async (app) => {
       body: endpoints.patchEndpointInput,
       success: { status: 200, description: 'the changed endpoint', schema: Endpoint },
     }),
-    async (request) => endpoints.patchEndpoint({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
+    async (request) => exact(Endpoint, await endpoints.patchEndpoint({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } })),
   );
 
   app.delete(

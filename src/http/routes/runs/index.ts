@@ -1,18 +1,23 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as runData from '../../../services/run-data';
-import * as runs from '../../../services/runs';
+import { cancelRun } from '../../../services/runs/cancel';
+import { getRun } from '../../../services/runs/get';
+import { listRuns, listRunsQuery as listRunsQueryOfService } from '../../../services/runs/list';
+import { triggerRun, triggerRunInput } from '../../../services/runs/trigger';
+import { getVerdict, verdictQuery as verdictQueryOfService } from '../../../services/runs/verdict';
 import * as suiteTrend from '../../../services/suite-trend';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { suiteParams } from '../suites/schemas';
-import { Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
+import { checksAsDocumented, Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
 
-const listRunsQuery = runs.listRunsQuery.extend({
-  suite_id: runs.listRunsQuery.shape.suite_id.describe('only runs of this suite'),
-  status: runs.listRunsQuery.shape.status.describe('only runs in this status'),
+const listRunsQuery = listRunsQueryOfService.extend({
+  suite_id: listRunsQueryOfService.shape.suite_id.describe('only runs of this suite'),
+  status: listRunsQueryOfService.shape.status.describe('only runs in this status'),
 });
-const verdictQuery = runs.verdictQuery.extend({
-  wait: runs.verdictQuery.shape.wait.describe('seconds (0–60) to hold the request until the run has finished (long poll)'),
+const verdictQuery = verdictQueryOfService.extend({
+  wait: verdictQueryOfService.shape.wait.describe('seconds (0–60) to hold the request until the run has finished (long poll)'),
 });
 const suiteTrendQuery = suiteTrend.suiteTrendQuery.extend({
   branch: suiteTrend.suiteTrendQuery.shape.branch.describe('only runs of this branch (runs naming none count as the baseline branch they were requested under)'),
@@ -39,7 +44,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         'Run triggers have their own, stricter quota.',
       tag: 'runs',
       params: suiteParams,
-      body: runs.triggerRunInput,
+      body: triggerRunInput,
       success: { status: 201, description: 'the run, queued', schema: Run },
       errors: {
         400: [
@@ -52,11 +57,11 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     }),
     async (request, reply) => {
-      const run = await runs.triggerRun({
+      const run = await triggerRun({
         ctx: ctxOf(request),
         input: { suiteId: request.params.suiteId, body: request.body, idempotency: request.idempotency },
       });
-      return reply.code(201).header('location', `/v1/runs/${run.id}`).send(run);
+      return reply.code(201).header('location', `/v1/runs/${run.id}`).send(exact(Run, run));
     },
   );
 
@@ -76,7 +81,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: suiteTrendQuery,
       success: { status: 200, description: 'a page of trend points', schema: SuiteTrendPage },
     }),
-    async (request) => suiteTrend.getSuiteTrend({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),
+    async (request) => exact(SuiteTrendPage, await suiteTrend.getSuiteTrend({ ctx: ctxOf(request), input: { ...request.params, ...request.query } })),
   );
 
   app.get(
@@ -90,7 +95,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: listRunsQuery,
       success: { status: 200, description: 'a page of runs', schema: RunPage },
     }),
-    async (request) => runs.listRuns({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(RunPage, await listRuns({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -104,7 +109,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       params: runParams,
       success: { status: 200, description: 'the run', schema: Run },
     }),
-    async (request) => runs.getRun({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Run, await getRun({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.post(
@@ -121,8 +126,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       errors: { 409: ['`conflict`: the run is already finished'] },
     }),
     async (request, reply) => {
-      const run = await runs.cancelRun({ ctx: ctxOf(request), input: request.params });
-      return reply.code(202).send(run);
+      const run = await cancelRun({ ctx: ctxOf(request), input: request.params });
+      return reply.code(202).send(exact(Run, run));
     },
   );
 
@@ -140,7 +145,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       errors: { 409: ['`run_not_finished`: the run is not terminal (yet, after `wait`)'] },
       config: { longPollParameter: 'wait' },
     }),
-    async (request) => runs.getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } }),
+    async (request) =>
+      exact(Verdict, checksAsDocumented(await getVerdict({ ctx: ctxOf(request), input: { runId: request.params.runId, waitSeconds: request.query.wait } }))),
   );
 
   app.get(
@@ -154,7 +160,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       params: runParams,
       success: { status: 200, description: 'the metrics', schema: RunMetrics },
     }),
-    async (request) => runData.getRunMetrics({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(RunMetrics, await runData.getRunMetrics({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.get(
@@ -169,6 +175,6 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: listSamplesQuery,
       success: { status: 200, description: 'a page of samples', schema: SamplePage },
     }),
-    async (request) => runData.listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } }),
+    async (request) => exact(SamplePage, await runData.listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
   );
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { CHECK_STATUSES, RUN_STATUSES, TARGET_ROLES, TARGET_STATUSES } from '../../../domain/run-model';
+import { CHECK_STATUSES, RUN_STATUSES, RUN_TRIGGERS, TARGET_ROLES, TARGET_STATUSES } from '../../../domain/run-model';
 import { SAMPLE_OUTCOMES } from '../../../domain/sample-outcome';
+import { latencySummarySchema, runStatsSchema } from '../../../domain/stats';
 import { component, count, freeObject, int, pageOf, timestamp, url, uuid, uuidParam } from '../shared/schemas';
 import { SuiteConfig, Thresholds } from '../suites/schemas';
 
@@ -11,27 +12,20 @@ const checkStatus = z.enum(CHECK_STATUSES).describe('`inconclusive`: the run cou
 
 // ---- runs ----------------------------------------------------------------------------------------
 
-export const LatencySummary = component(
-  'LatencySummary',
-  z.object({
-    avg_ms: int,
-    p50_ms: int,
-    p95_ms: int,
-    p99_ms: int,
-    sample_count: count,
-  }),
-);
+// The stats' fields are the domain's (runStatsSchema: what is stored), so the two cannot drift; the
+// components add the documentation and the $refs, and keep the nested objects non-strict (z.object)
+// as the document has always described them.
+export const LatencySummary = component('LatencySummary', z.object(latencySummarySchema.shape));
 
-const calls = z.object({ total: count, successful: count, failed: count });
-const latency = z.object({ successful: LatencySummary, all: LatencySummary });
+const stats = runStatsSchema.shape;
 
 export const RunStats = component(
   'RunStats',
   z
     .strictObject({
-      calls,
-      tests: z.object({ successful: count, failed: count }).describe('primary targets that finished probing / did not'),
-      latency,
+      calls: z.object(stats.calls.shape),
+      tests: z.object(stats.tests.shape).describe('primary targets that finished probing / did not'),
+      latency: z.object({ successful: LatencySummary, all: LatencySummary }),
     })
     .describe(
       'Stats of the primary targets together. calls.total = calls.successful + calls.failed; ' +
@@ -74,7 +68,7 @@ export const Run = component(
   z.object({
     id: uuid,
     test_suite_id: uuid,
-    triggered_by: z.enum(['api', 'schedule']),
+    triggered_by: z.enum(RUN_TRIGGERS),
     status: z.enum(RUN_STATUSES),
     requested_at: timestamp,
     claimed_at: timestamp.nullable().describe('null until the workflow claimed the run'),
@@ -387,6 +381,19 @@ export const verdictFields = {
   markdown_summary: z.string(),
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
 };
+
+/**
+ * A verdict's checks as the Check component types them (one `details` shape per check name). The
+ * domain's Check types `details` as Record<string, unknown> for every check alike; until it is
+ * typed per check, this is where the presented checks are taken as the documented ones (the
+ * serializer still validates each against its shape). Only `checks`: every other field of a
+ * verdict is checked by the compiler.
+ */
+export function checksAsDocumented<V extends { checks: readonly { name: string; details: Record<string, unknown> }[] }>(
+  verdict: V,
+): Omit<V, 'checks'> & { checks: z.output<typeof Check>[] } {
+  return verdict as unknown as Omit<V, 'checks'> & { checks: z.output<typeof Check>[] };
+}
 
 export const Verdict = component(
   'Verdict',

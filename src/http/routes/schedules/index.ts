@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as schedules from '../../../services/schedules';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { suiteParams } from '../suites/schemas';
 import { ScheduleTriggered, SuiteSchedule } from './schemas';
@@ -23,7 +24,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 200, description: 'the paused schedule', schema: SuiteSchedule },
       errors: { 409: [noSchedule], 503: [unavailable] },
     }),
-    async (request) => schedules.setPaused({ ctx: ctxOf(request), input: { suiteId: request.params.suiteId, paused: true } }),
+    async (request) => exact(SuiteSchedule, await schedules.setPaused({ ctx: ctxOf(request), input: { suiteId: request.params.suiteId, paused: true } })),
   );
   app.post(
     '/v1/suites/:suiteId/schedule/resume',
@@ -38,7 +39,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 200, description: 'the running schedule with its next fire times', schema: SuiteSchedule },
       errors: { 403: [needsRuns], 409: [noSchedule], 503: [unavailable] },
     }),
-    async (request) => schedules.setPaused({ ctx: ctxOf(request), input: { suiteId: request.params.suiteId, paused: false } }),
+    async (request) => exact(SuiteSchedule, await schedules.setPaused({ ctx: ctxOf(request), input: { suiteId: request.params.suiteId, paused: false } })),
   );
   app.post(
     '/v1/suites/:suiteId/schedule/trigger',
@@ -54,6 +55,6 @@ export const scheduleRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 202, description: 'the fire was requested', schema: ScheduleTriggered },
       errors: { 403: [needsRuns], 409: [noSchedule, '`conflict`: the schedule is paused (it would start no run); resume it first'], 503: [unavailable] },
     }),
-    async (request, reply) => reply.code(202).send(await schedules.triggerNow({ ctx: ctxOf(request), input: request.params })),
+    async (request, reply) => reply.code(202).send(exact(ScheduleTriggered, await schedules.triggerNow({ ctx: ctxOf(request), input: request.params }))),
   );
 };

@@ -132,6 +132,11 @@ function errorResponse(status: ErrorStatus, whys: string[]) {
   return json([title, ...whys.map((why) => `- ${why}`)].join('\n'), ErrorOfStatus[status]);
 }
 
+/** How Fastify's type provider reads a route's reply type: the success status's JSON body schema. */
+type SuccessResponse<S extends SuccessStatus | 204, R extends z.ZodType> = {
+  [status in S]: { description: string; content: { 'application/json': { schema: R } } };
+};
+
 /** The route options (`config` and `schema`) of one operation; spread them into the route's options. */
 export function operation<
   P extends z.ZodType | undefined = undefined,
@@ -159,10 +164,10 @@ export function operation<
     params: spec.params as P,
     querystring: spec.querystring as Q,
     body: spec.body as B,
-    // Not typed per status: several presenters' declared types are looser than their schemas (a
-    // status as `string`, not its enum), so the handler's return value is checked at run time, by
-    // the serializer, and by the conformance test (test/integration/openapi.test.ts).
-    response: response as Record<S | ErrorStatus, unknown>,
+    // Typed as the success response alone: the handler's return value (and reply.send's argument)
+    // must then be the success schema's output, so a presenter that lacks or misspells a field does
+    // not compile. Errors are thrown (AppError), never returned, so they need no place in it.
+    response: response as SuccessResponse<S, R>,
   };
   // A part the route does not have must be absent, not undefined (Fastify warns about the latter).
   for (const part of ['params', 'querystring', 'body'] as const) if (schema[part] === undefined) delete schema[part];

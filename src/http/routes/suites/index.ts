@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { paginationQuery } from '../../../services/pagination';
 import * as suites from '../../../services/suites';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { createSuiteBody, patchSuiteBody, Suite, SuitePage, suiteParams } from './schemas';
 
@@ -25,7 +26,7 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const suite = await suites.createSuite({ ctx: ctxOf(request), input: request.body });
-      return reply.code(201).header('location', `/v1/suites/${suite.id}`).send(suite);
+      return reply.code(201).header('location', `/v1/suites/${suite.id}`).send(exact(Suite, suite));
     },
   );
 
@@ -40,7 +41,7 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of suites', schema: SuitePage },
     }),
-    async (request) => suites.listSuites({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(SuitePage, await suites.listSuites({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -54,7 +55,7 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
       params: suiteParams,
       success: { status: 200, description: 'the suite', schema: Suite },
     }),
-    async (request) => suites.getSuite({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Suite, await suites.getSuite({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.patch(
@@ -74,7 +75,7 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
         409: ['`conflict`: an endpoint was deleted meanwhile'],
       },
     }),
-    async (request) => suites.patchSuite({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
+    async (request) => exact(Suite, await suites.patchSuite({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } })),
   );
 
   app.delete(

@@ -3,6 +3,7 @@ import { paginationQuery } from '../../../services/pagination';
 import { createApiKeyInput } from '../../../services/api-keys';
 import * as tenants from '../../../services/tenants';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { Tenant, TenantApiKey, TenantPage, TenantUpdated, tenantParams } from './schemas';
 
@@ -26,7 +27,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const tenant = await tenants.createTenant({ ctx: ctxOf(request), input: request.body });
-      return reply.code(201).header('location', `/v1/tenants/${tenant.id}`).send(tenant);
+      return reply.code(201).header('location', `/v1/tenants/${tenant.id}`).send(exact(Tenant, tenant));
     },
   );
 
@@ -41,7 +42,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of tenants', schema: TenantPage },
     }),
-    async (request) => tenants.listTenants({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(TenantPage, await tenants.listTenants({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -55,7 +56,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
       params: tenantParams,
       success: { status: 200, description: 'the tenant', schema: Tenant },
     }),
-    async (request) => tenants.getTenant({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Tenant, await tenants.getTenant({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.patch(
@@ -76,7 +77,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
         503: ['`service_unavailable`: the tenant was disabled but Temporal could not be reached to cancel its runs; disabling it again retries'],
       },
     }),
-    async (request) => tenants.patchTenant({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
+    async (request) => exact(TenantUpdated, await tenants.patchTenant({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } })),
   );
 
   // The new key's secret is shown once: an Idempotency-Key replay answers without it.
@@ -98,7 +99,7 @@ export const tenantRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const key = await tenants.createTenantApiKey({ ctx: ctxOf(request), input: { tenantId: request.params.tenantId, key: request.body } });
-      return reply.code(201).header('location', `/v1/api-keys/${key.id}`).header('cache-control', 'no-store').send(key);
+      return reply.code(201).header('location', `/v1/api-keys/${key.id}`).header('cache-control', 'no-store').send(exact(TenantApiKey, key));
     },
   );
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getMe } from '../../../services/users';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { User } from './schemas';
 
@@ -17,6 +18,6 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       tag: 'users',
       success: { status: 200, description: 'the caller', schema: User },
     }),
-    async (request) => getMe({ ctx: ctxOf(request) }),
+    async (request) => exact(User, await getMe({ ctx: ctxOf(request) })),
   );
 };

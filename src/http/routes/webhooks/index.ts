@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { paginationQuery } from '../../../services/pagination';
 import * as webhooks from '../../../services/webhooks';
 import { ctxOf } from '../../auth';
+import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { CreatedWebhook, Webhook, WebhookDeliveryPage, WebhookPage, webhookParams } from './schemas';
 
@@ -25,7 +26,7 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request, reply) => {
       const webhook = await webhooks.createWebhook({ ctx: ctxOf(request), input: request.body });
-      return reply.code(201).header('location', `/v1/webhooks/${webhook.id}`).header('cache-control', 'no-store').send(webhook);
+      return reply.code(201).header('location', `/v1/webhooks/${webhook.id}`).header('cache-control', 'no-store').send(exact(CreatedWebhook, webhook));
     },
   );
 
@@ -40,7 +41,7 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of webhooks', schema: WebhookPage },
     }),
-    async (request) => webhooks.listWebhooks({ ctx: ctxOf(request), input: request.query }),
+    async (request) => exact(WebhookPage, await webhooks.listWebhooks({ ctx: ctxOf(request), input: request.query })),
   );
 
   app.get(
@@ -54,7 +55,7 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       params: webhookParams,
       success: { status: 200, description: 'the webhook', schema: Webhook },
     }),
-    async (request) => webhooks.getWebhook({ ctx: ctxOf(request), input: request.params }),
+    async (request) => exact(Webhook, await webhooks.getWebhook({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.patch(
@@ -69,7 +70,7 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       body: webhooks.patchWebhookInput,
       success: { status: 200, description: 'the changed webhook', schema: Webhook },
     }),
-    async (request) => webhooks.patchWebhook({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } }),
+    async (request) => exact(Webhook, await webhooks.patchWebhook({ ctx: ctxOf(request), input: { ...request.params, patch: request.body } })),
   );
 
   app.delete(
@@ -101,6 +102,6 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: paginationQuery,
       success: { status: 200, description: 'a page of deliveries', schema: WebhookDeliveryPage },
     }),
-    async (request) => webhooks.listWebhookDeliveries({ ctx: ctxOf(request), input: { ...request.params, ...request.query } }),
+    async (request) => exact(WebhookDeliveryPage, await webhooks.listWebhookDeliveries({ ctx: ctxOf(request), input: { ...request.params, ...request.query } })),
   );
 };

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { findEndpoints, type NewEndpoint } from '../../db/endpoints';
+import { redactUrl } from '../../domain/redact-url';
+import type { SuiteConfig } from '../../domain/suite-config';
+import { validationError, type ErrorDetail } from '../../errors';
+import type { Ctx } from '../context';
+import { endpointFields } from '../endpoints';
+
+/**
+ * One target of a run that replaces the suite's candidates: an endpoint of the tenant by id, or an
+ * endpoint given for this run only (a preview deployment), validated and guarded exactly as
+ * POST /v1/endpoints validates one. One flat object rather than a union, so a bad URL is reported
+ * on `targets.N.url` and not as "matches no option".
+ */
+export const runTargetInput = z
+  .strictObject({
+    endpoint_id: z.uuid().optional(),
+    url: endpointFields.url.optional(),
+    name: endpointFields.name.optional(),
+    headers: endpointFields.headers.optional(),
+  })
+  .superRefine((target, ctx) => {
+    if ((target.endpoint_id === undefined) === (target.url === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give either endpoint_id (an endpoint of yours) or url (an endpoint for this run only)' });
+      return;
+    }
+    for (const field of ['name', 'headers'] as const) {
+      if (target.endpoint_id !== undefined && target[field] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'only with url: an endpoint_id target keeps its endpoint\'s own' });
+      }
+    }
+  });
+
+type RunTargetInput = z.infer<typeof runTargetInput>;
+
+export type OwnEndpoint = Omit<NewEndpoint, 'tenantId' | 'timeoutMs'> & { id: string };
+
+/**
+ * The candidates a trigger's `targets` name: endpoints of the tenant (its own, not another run's,
+ * on the suite's chain) by id, and endpoints given for this run only, encrypted and redacted
+ * exactly like POST /v1/endpoints stores them — written with the run, owned by it. Nothing is
+ * written here; a bad target refuses the whole trigger.
+ */
+export async function resolveRunTargets(
+  ctx: Ctx,
+  suite: { chain_id: string; config: SuiteConfig },
+  targets: RunTargetInput[],
+): Promise<{ targets: SuiteConfig['targets']; ownEndpoints: OwnEndpoint[] }> {
+  const { sql, box } = ctx.deps;
+  const byId = targets.flatMap((t, i) => (t.endpoint_id === undefined ? [] : [{ id: t.endpoint_id, field: `targets.${i}.endpoint_id` }]));
+  const found = new Map((await findEndpoints(sql, byId.map((t) => t.id))).map((e) => [e.id, e]));
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const { id, field } of byId) {
+    const endpoint = found.get(id);
+    if (!endpoint || endpoint.tenant_id !== ctx.principal.tenantId || endpoint.owner_run_id !== null) {
+      details.push({ field, message: 'no such endpoint in your tenant' });
+    } else if (endpoint.chain_id !== suite.chain_id) {
+      details.push({ field, message: 'endpoint belongs to another chain than the suite' });
+    } else if (id === suite.config.reference_endpoint_id) {
+      details.push({ field, message: 'the suite\'s reference must not also be a target' });
+    } else if (seen.has(id)) {
+      details.push({ field, message: 'an endpoint may appear only once' });
+    }
+    seen.add(id);
+  }
+  if (details.length > 0) throw validationError(details);
+  const ownEndpoints: OwnEndpoint[] = [];
+  const resolved = targets.map((t) => {
+    if (t.endpoint_id !== undefined) return { endpoint_id: t.endpoint_id, role: 'primary' as const };
+    const url = t.url!;
+    const headers = t.headers ?? {};
+    const headerNames = Object.keys(headers);
+    const id = randomUUID();
+    ownEndpoints.push({
+      id,
+      chainId: suite.chain_id,
+      // The host (and port) is what the redacted URL shows too: never userinfo, path or query.
+      name: t.name ?? new URL(url).host,
+      protocol: 'json-rpc-http',
+      urlRedacted: redactUrl(url),
+      urlEncrypted: box.encrypt(url),
+      headerNames,
+      headersEncrypted: headerNames.length > 0 ? box.encrypt(JSON.stringify(headers)) : null,
+    });
+    return { endpoint_id: id, role: 'primary' as const };
+  });
+  return { targets: resolved, ownEndpoints };
+}
