@@ -382,19 +382,6 @@ export const verdictFields = {
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
 };
 
-/**
- * A verdict's checks as the Check component types them (one `details` shape per check name). The
- * domain's Check types `details` as Record<string, unknown> for every check alike; until it is
- * typed per check, this is where the presented checks are taken as the documented ones (the
- * serializer still validates each against its shape). Only `checks`: every other field of a
- * verdict is checked by the compiler.
- */
-export function checksAsDocumented<V extends { checks: readonly { name: string; details: Record<string, unknown> }[] }>(
-  verdict: V,
-): Omit<V, 'checks'> & { checks: z.output<typeof Check>[] } {
-  return verdict as unknown as Omit<V, 'checks'> & { checks: z.output<typeof Check>[] };
-}
-
 export const Verdict = component(
   'Verdict',
   z.object({
