@@ -1,4 +1,4 @@
-import { targetStats, type MeasuredStats, type RunStats } from '../domain/stats';
+import { targetStats, type MeasuredStats, type RunStats } from '../domain/run-stats';
 import type { SuiteConfig } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
 import type { RunStatus, TargetRole, TargetStatus } from '../domain/run-model';

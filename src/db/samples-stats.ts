@@ -1,4 +1,4 @@
-import type { LatencySummary, RunStats } from '../domain/stats';
+import type { LatencySummary, RunStats } from '../domain/run-stats';
 import type { Queryable } from './client';
 
 /*

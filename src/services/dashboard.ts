@@ -6,7 +6,7 @@ import type { ComputedVerdict } from '../domain/verdict';
 import { AppError, forbidden, notFound } from '../errors';
 import { dashboardLinkActor, type Ctx, type Deps } from './context';
 import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
-import { getRunMetrics } from './run-data';
+import { getRunMetrics } from './runs/metrics';
 import { getRun } from './runs/get';
 import { getVerdict, type VerdictResponse } from './runs/verdict';
 import { getSuiteTrend } from './suite-trend';

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { Queryable, Sql } from '../db/client';
-import { referenceMethodLatency } from '../db/metrics';
+import { referenceMethodLatency } from '../db/run-metrics';
 import { loadPairing } from '../db/paired-samples';
 import {
   baselineBranchOfRun,
@@ -26,7 +26,7 @@ import {
   type CorrectnessMismatch,
   type CorrectnessTally,
 } from '../domain/correctness';
-import { emptyStats, type RunStats } from '../domain/stats';
+import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';

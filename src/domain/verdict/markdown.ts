@@ -1,7 +1,7 @@
 import { showMsInterval } from '../interval-display';
 import type { CheckStatus } from '../run-model';
 import type { SortedSamples } from '../statistics/quantile-interval';
-import type { RunStats } from '../stats';
+import type { RunStats } from '../run-stats';
 import type { Check } from './checks';
 import type { CorrectnessCheck } from './correctness';
 import { intervalsMs, showPercentile } from './format';

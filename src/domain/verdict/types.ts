@@ -3,7 +3,7 @@ import type { CheckStatus } from '../run-model';
 import type { PersistingDecision } from '../statistics/history-baseline';
 import type { SortedSamples } from '../statistics/quantile-interval';
 import type { PairCounts } from '../statistics/relative-difference';
-import type { RunStats } from '../stats';
+import type { RunStats } from '../run-stats';
 
 export interface Thresholds {
   latency_p95_max_ms: number;

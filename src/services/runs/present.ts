@@ -2,7 +2,7 @@ import { countRunSamples } from '../../db/samples';
 import { findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
-import { emptyStats, type RunStats } from '../../domain/stats';
+import { emptyStats, type RunStats } from '../../domain/run-stats';
 import type { Ctx, Deps } from '../context';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../dashboard-token';
 import { storedMember } from '../stored-vocabulary';

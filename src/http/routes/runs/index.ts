@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import * as runData from '../../../services/run-data';
+import { getRunMetrics } from '../../../services/runs/metrics';
+import { listRunSamples, listSamplesQuery as samplesQuery } from '../../../services/runs/samples';
 import { cancelRun } from '../../../services/runs/cancel';
 import { getRun } from '../../../services/runs/get';
 import { listRuns, listRunsQuery as listRunsQueryOfService } from '../../../services/runs/list';
@@ -22,10 +23,10 @@ const verdictQuery = verdictQueryOfService.extend({
 const suiteTrendQuery = suiteTrend.suiteTrendQuery.extend({
   branch: suiteTrend.suiteTrendQuery.shape.branch.describe('only runs of this branch (runs naming none count as the baseline branch they were requested under)'),
 });
-const listSamplesQuery = runData.listSamplesQuery.extend({
-  target_id: runData.listSamplesQuery.shape.target_id.describe('only samples of this target'),
-  method: runData.listSamplesQuery.shape.method.describe('only calls of this JSON-RPC method'),
-  outcome: runData.listSamplesQuery.shape.outcome.describe('only samples with this outcome'),
+const listSamplesQuery = samplesQuery.extend({
+  target_id: samplesQuery.shape.target_id.describe('only samples of this target'),
+  method: samplesQuery.shape.method.describe('only calls of this JSON-RPC method'),
+  outcome: samplesQuery.shape.outcome.describe('only samples with this outcome'),
 });
 
 /** Runs of the caller's suites: trigger, read, cancel, verdict, metrics, samples, and a suite's trend. */
@@ -160,7 +161,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       params: runParams,
       success: { status: 200, description: 'the metrics', schema: RunMetrics },
     }),
-    async (request) => exact(RunMetrics, await runData.getRunMetrics({ ctx: ctxOf(request), input: request.params })),
+    async (request) => exact(RunMetrics, await getRunMetrics({ ctx: ctxOf(request), input: request.params })),
   );
 
   app.get(
@@ -175,6 +176,6 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       querystring: listSamplesQuery,
       success: { status: 200, description: 'a page of samples', schema: SamplePage },
     }),
-    async (request) => exact(SamplePage, await runData.listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
+    async (request) => exact(SamplePage, await listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
   );
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHECK_STATUSES, RUN_STATUSES, RUN_TRIGGERS, TARGET_ROLES, TARGET_STATUSES } from '../../../domain/run-model';
 import { SAMPLE_OUTCOMES } from '../../../domain/sample-outcome';
-import { latencySummarySchema, runStatsSchema } from '../../../domain/stats';
+import { latencySummarySchema, runStatsSchema } from '../../../domain/run-stats';
 import { component, count, freeObject, int, pageOf, timestamp, url, uuid, uuidParam } from '../shared/schemas';
 import { SuiteConfig, Thresholds } from '../suites/schemas';
 

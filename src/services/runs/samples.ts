@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { findRun } from '../../db/runs';
+import { listSamples as listSampleRows } from '../../db/samples';
+import type { Ctx } from '../context';
+import { loadOwned } from '../load-owned';
+import { page, paginationQuery } from '../pagination';
+
+export const listSamplesQuery = paginationQuery.extend({
+  target_id: z.uuid().optional(),
+  method: z.string().max(100).optional(),
+  outcome: z.enum(['ok', 'http_error', 'rpc_error', 'timeout', 'connection_error', 'invalid_response']).optional(),
+});
+
+export async function listRunSamples({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { runId: string; query: z.infer<typeof listSamplesQuery> };
+}) {
+  const run = await loadOwned(ctx, 'run', findRun, input.runId);
+  const { query } = input;
+  const { rows, total } = await listSampleRows(ctx.deps.sql, run.id, {
+    targetId: query.target_id ?? null,
+    method: query.method ?? null,
+    outcome: query.outcome ?? null,
+    limit: query.limit,
+    offset: query.offset,
+  });
+  const data = rows.map((s) => ({
+    seq: s.seq,
+    target_id: s.target_id,
+    role: s.role,
+    method: s.method,
+    started_at: s.started_at,
+    latency_us: s.latency_us,
+    ok: s.ok,
+    outcome: s.outcome,
+    http_status: s.http_status,
+    rpc_error_code: s.rpc_error_code,
+    response_hash: s.response_hash,
+    matches_reference: s.matches_reference,
+    reason: s.reason ?? null,
+  }));
+  return page(data, total, query.limit, query.offset);
+}
