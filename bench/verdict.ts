@@ -40,6 +40,11 @@ const RUNS = Number(process.env.BENCH_VERDICT_RUNS ?? 1000);
 const SEED = Number(process.env.BENCH_VERDICT_SEED ?? 11);
 const STREAMS = Number(process.env.BENCH_VERDICT_STREAMS ?? 20000);
 const CALIBRATION_SEED = Number(process.env.BENCH_VERDICT_CALIBRATION_SEED ?? 7001);
+/**
+ * The rate h is bisected to: the 1 % budget (1 − PERSISTING_LEVEL) less a margin of about two
+ * standard errors of a 200,000-run estimate, so the rate at h stays ≤ 1 % although h is itself estimated.
+ */
+const CALIBRATION_TARGET = 1 - PERSISTING_LEVEL - 0.0005;
 const MEDIAN_MS = 40;
 const SIGMA_LOG = 0.4;
 const CALLS = 2000;
@@ -358,9 +363,10 @@ const fpLine = (o: { runs: number; fails: number; failsPerStream: number[] }, ru
  * The decision interval h of the sequential rule, re-derived: i.i.d. normal ln p95s (both rules are
  * location-scale invariant, so one drift size stands for all), max_pct and the floor off, 32
  * passing runs then 10 judged per stream, bisection on h (common random numbers: the rate falls
- * monotonically in h) for band + rule ≤ 1 % per run. Its own seed, never the reported ones.
+ * monotonically in h) for band + rule ≤ CALIBRATION_TARGET per run. Its own seed, never the reported ones.
  */
 function calibrate(streams: number): void {
+  console.log(`calibrating h to ${(CALIBRATION_TARGET * 100).toFixed(2)} % per run (band + rule, max_pct and floor off)`);
   const rate = (limitSd: number) => {
     const [o] = persistingStudy(0.1, [0], { runsAfter: 10, initialRuns: LOOKBACK, streams, seed: CALIBRATION_SEED, invariant: true, limitSd, gaussianOnly: true });
     return o!;
@@ -370,7 +376,7 @@ function calibrate(streams: number): void {
   for (let it = 0; it < 12; it++) {
     const h = (lo + hi) / 2;
     const at = rate(h);
-    if (at.fails / at.runs > 1 - PERSISTING_LEVEL) lo = h;
+    if (at.fails / at.runs > CALIBRATION_TARGET) lo = h;
     else hi = h;
     console.log(`  h ${h.toFixed(4)} → ${((at.fails / at.runs) * 100).toFixed(3)} %`);
   }
@@ -551,7 +557,8 @@ function main(): void {
 
   const detectionLevels = [0, 0.1, 0.2, 0.3, 0.5];
   const runsAfter = 10;
-  const evaluationSeed = SEED * 7919 + 1;
+  // A seed none of the rule's choices (κ, h, the band's level) was explored or calibrated on.
+  const evaluationSeed = SEED * 7919 + 104_729;
   const rule = `band (one run, one-sided ${BASELINE_DEFAULTS.upperBoundary * 100} %) + CUSUM over streaks of 2–${PERSISTING_RUNS} runs (κ ${PERSISTING_REFERENCE_SD} sd, h ${PERSISTING_LIMIT_SD} sd) against up to ${PERSISTING_LOOKBACK} earlier runs`;
   for (const [driftSigma, initialRuns, streams] of [[0.1, LOOKBACK, STREAMS], [0.1, WINDOW, RUNS * 5], [0.05, LOOKBACK, RUNS * 5]] as const) {
     const persisting = persistingStudy(driftSigma, detectionLevels, { runsAfter, initialRuns, streams, seed: evaluationSeed });
