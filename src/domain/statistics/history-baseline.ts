@@ -131,8 +131,8 @@ export const PERSISTING_MIN_STREAK = 2;
  */
 export const PERSISTING_LEVEL = 0.99;
 /**
- * The CUSUM's reference value κ, in standard deviations of the earlier runs: half the shift it is
- * tuned to find fastest (2.6 σ, a 30 % regression under 10 % drift), the classic choice.
+ * The CUSUM's reference value κ, in standard deviations of the earlier runs: about half the shift it is
+ * tuned to find fastest (2.7 σ, a 30 % regression under 10 % drift), the classic choice.
  */
 export const PERSISTING_REFERENCE_SD = 1.3;
 /**
