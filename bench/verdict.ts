@@ -18,7 +18,7 @@
  * (BENCH_VERDICT_CALIBRATION_SEED, default 7001; never the seeds the figures are reported on).
  */
 import { driftPct } from '../src/domain/verdict';
-import { logGamma, normalCdf, normalQuantile, studentTQuantile } from '../src/domain/statistics/distributions';
+import { noncentralTUpperTail, normalCdf, normalQuantile, studentTQuantile } from '../src/domain/statistics/distributions';
 import { percentileIntervals, nearestRank } from '../src/domain/statistics/quantile-interval';
 import { DEFAULT_RUN_DRIFT_SD, pairedRelativeDifference, unpairedRelativeDifference } from '../src/domain/statistics/relative-difference';
 import { decideLatency } from '../src/domain/statistics/latency-decision';
@@ -384,28 +384,6 @@ function calibrate(streams: number): void {
   console.log(`calibration (seed ${CALIBRATION_SEED}, ${streams} streams, ${at.runs} judged runs): h = ${hi.toFixed(4)}, band + rule ${fpLine(at, 10)}, band alone ${((at.singleFails / at.runs) * 100).toFixed(2)} %`);
 }
 
-/**
- * P(T > t) for T noncentral t with `df` degrees of freedom and noncentrality `ncp`:
- * E over V ~ χ²(df) of Φ(ncp − t·√(V/df)), integrated numerically (Simpson on a fine grid).
- */
-function noncentralTUpperTail(t: number, df: number, ncp: number): number {
-  const logDensity = (v: number) => (df / 2 - 1) * Math.log(v) - v / 2 - (df / 2) * Math.LN2 - logGamma(df / 2);
-  const upper = df + 20 * Math.sqrt(2 * df);
-  const steps = 4000;
-  const h = upper / steps;
-  let sum = 0;
-  for (let i = 1; i < steps; i++) {
-    const v = i * h;
-    sum += (i % 2 === 1 ? 4 : 2) * Math.exp(logDensity(v)) * normalCdf(ncp - t * Math.sqrt(v / df));
-  }
-  return (sum * h) / 3;
-}
-
-/**
- * Small suites: n calls a side, candidate slowed by a factor against a reference of the same
- * distribution (unpaired, as closed loop gives): how often the p95 comparison fails, passes, or is
- * inconclusive — the one-sided small-sample bound below 72 calls, the interval from 72.
- */
 function smallSuiteStudy(sizes: readonly number[], factors: readonly number[]) {
   return sizes.map((n) =>
     factors.map((f) => {
