@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities';
 import { SCOPES } from '../../src/auth/scopes';
 import { findRun, findRunTargets } from '../../src/db/runs';
-import { runStatsSchema } from '../../src/domain/stats';
+import { runStatsSchema } from '../../src/domain/run-stats';
 import type { Ctx } from '../../src/services/context';
 import { finalizeRun } from '../../src/services/finalize-run';
 import { createRunRow, triggerRunInput } from '../../src/services/runs/trigger';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binomialCdfTable, logGamma, normalCdf, normalQuantile, studentTQuantile } from '../../src/domain/statistics/distributions';
+import { binomialCdfTable, logGamma, noncentralTUpperTail, normalCdf, normalQuantile, studentTQuantile } from '../../src/domain/statistics/distributions';
 
 describe('normalQuantile', () => {
   it.each([
@@ -62,5 +62,35 @@ describe('logGamma and binomialCdfTable', () => {
     const cdf = binomialCdfTable(n, p);
     expect(cdf[k]).toBeCloseTo(expected, 4);
     expect(cdf[n]).toBeCloseTo(1, 12);
+  });
+});
+
+describe('noncentralTUpperTail (power of a one-sided t test)', () => {
+  it('with no shift it is the test\'s level', () => {
+    expect(noncentralTUpperTail(studentTQuantile(0.99, 31), 31, 0)).toBeCloseTo(0.01, 6);
+    expect(noncentralTUpperTail(studentTQuantile(0.95, 4), 4, 0)).toBeCloseTo(0.05, 6);
+  });
+
+  it('with many degrees of freedom it tends to the normal power Φ(ncp − t)', () => {
+    expect(noncentralTUpperTail(2, 5000, 2.5)).toBeCloseTo(normalCdf(0.5), 2);
+  });
+
+  it('matches a seeded Monte Carlo of (Z + ncp) / √(χ²₃₁ / 31) at bench:verdict\'s bound', () => {
+    let state = 12345;
+    const uniform = () => {
+      state = (state * 16807) % 2147483647;
+      return state / 2147483647;
+    };
+    const normal = () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+    const t = studentTQuantile(0.99, 31);
+    const draws = 100_000;
+    let above = 0;
+    for (let i = 0; i < draws; i++) {
+      let chi2 = 0;
+      for (let j = 0; j < 31; j++) chi2 += normal() ** 2;
+      if ((normal() + 2.659) / Math.sqrt(chi2 / 31) > t) above++;
+    }
+    // 100,000 draws: sd of the estimate ≈ 0.0016, so 4 sd is 0.0064.
+    expect(Math.abs(above / draws - noncentralTUpperTail(t, 31, 2.659))).toBeLessThan(0.0064);
   });
 });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { chooseBaselineModel, historyBand, historyRunsToRead, judgeAgainstHistory, judgePersisting, PERSISTING_LOOKBACK, type BaselineModel, type HistoryDecision, type PersistingDecision } from '../../src/domain/statistics/history-baseline';
+import {
+  chooseBaselineModel,
+  historyBand,
+  historyRunsToRead,
+  judgeAgainstHistory,
+  judgePersisting,
+  PERSISTING_LIMIT_SD,
+  PERSISTING_LOOKBACK,
+  PERSISTING_REFERENCE_SD,
+  type BaselineModel,
+  type HistoryDecision,
+  type PersistingDecision,
+} from '../../src/domain/statistics/history-baseline';
 import { studentTQuantile } from '../../src/domain/statistics/distributions';
 
 describe('chooseBaselineModel (window 10, min_runs 5)', () => {
@@ -25,7 +37,7 @@ const TEN = [80_000, 74_000, 88_000, 79_000, 83_000, 71_000, 90_000, 77_000, 85_
 
 describe('historyBand', () => {
   it('ten runs: the median, and a one-sided 99 % t prediction limit on the log scale', () => {
-    const band = historyBand(TEN);
+    const band = historyBand(TEN, 0.99);
     const logs = TEN.map(Math.log);
     const mean = logs.reduce((a, b) => a + b) / 10;
     const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / 9);
@@ -34,6 +46,15 @@ describe('historyBand', () => {
     expect(band.log_sd).toBeCloseTo(sd, 12);
     expect(band.upper_us).toBeCloseTo(Math.exp(mean + 2.821438 * sd * Math.sqrt(1.1)), 0);
     expect(band.lower_us).toBeCloseTo(Math.exp(mean - 2.821438 * sd * Math.sqrt(1.1)), 0);
+  });
+
+  it('by default one-sided 99.5 %: the band leaves half the 1 % false-fail budget to the sequential rule', () => {
+    const logs = TEN.map(Math.log);
+    const mean = logs.reduce((a, b) => a + b) / 10;
+    const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / 9);
+    const band = historyBand(TEN);
+    expect(band.upper_boundary).toBe(0.995);
+    expect(band.upper_us).toBeCloseTo(Math.exp(mean + 3.249836 * sd * Math.sqrt(1.1)), 0); // t₉ at 99.5 %
   });
 
   it('five runs: a wider t (4 degrees of freedom)', () => {
@@ -113,34 +134,59 @@ describe('historyBand with a longer lookback for its spread', () => {
   });
 
   it('a lookback no longer than the window changes nothing', () => {
-    expect(historyBand(TEN, 0.99, TEN)).toEqual(historyBand(TEN));
-    expect(historyBand(TEN, 0.99, TEN.slice(0, 5))).toEqual(historyBand(TEN));
+    expect(historyBand(TEN, 0.99, TEN)).toEqual(historyBand(TEN, 0.99));
+    expect(historyBand(TEN, 0.99, TEN.slice(0, 5))).toEqual(historyBand(TEN, 0.99));
   });
 });
 
-describe('judgePersisting (sequential rule: the candidate pooled with the two newest passing runs)', () => {
+describe('judgePersisting (sequential rule: a one-sided CUSUM over the candidate and the two newest passing runs)', () => {
   const EARLIER = [...TEN, ...TEN, ...TEN]; // 30 earlier runs around 80 ms
   const judge = (candidate: number, recent: number[], earlier = EARLIER) =>
     judgePersisting({ candidateP95Us: candidate, historyP95sUs: [...recent, ...earlier], maxPct: 20, floorMs: 5 });
+  const logs = EARLIER.map(Math.log);
+  const mean = logs.reduce((a, b) => a + b) / logs.length;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
+  const z = (us: number) => (Math.log(us) - mean) / sd;
 
-  it.each<[string, number, number[], number[], PersistingDecision['status'], PersistingDecision['reason']]>([
-    ['three runs ~27 % slower than thirty before', 104_000, [100_000, 102_000], EARLIER, 'fail', 'persisting'],
-    ['the candidate back to normal ends the streak', 78_000, [100_000, 102_000], EARLIER, 'pass', 'not_slower'],
-    ['pooled 10 % slower: under max_pct', 90_000, [88_000, 87_000], EARLIER, 'pass', 'within_limit'],
-    ['pooled 23 % slower but with 4 noisy runs before: t within its limit', 99_000, [98_000, 100_000], [60_000, 110_000, 70_000, 95_000], 'pass', 'within_limit'],
-    ['fewer than 4 earlier runs: no rule', 104_000, [100_000, 102_000], TEN.slice(0, 3), 'pass', 'too_few_runs'],
-    ['no earlier passing run besides the pool', 104_000, [100_000], [], 'pass', 'too_few_runs'],
-  ])('%s → %s (%s)', (_name, candidate, recent, earlier, status, reason) => {
+  it.each<[string, number, number[], number[], PersistingDecision['status'], PersistingDecision['reason'], number]>([
+    ['three runs ~27 % slower than thirty before', 104_000, [100_000, 102_000], EARLIER, 'fail', 'persisting', 3],
+    ['two slow runs after a normal one: the streak starts at the first slow one', 104_000, [102_000, 80_000], EARLIER, 'fail', 'persisting', 2],
+    ['the candidate back to normal ends the streak', 78_000, [100_000, 102_000], EARLIER, 'pass', 'not_slower', 3],
+    ['a slow candidate after normal runs is the band\'s to judge, not a streak', 150_000, [80_000, 81_000], EARLIER, 'pass', 'within_limit', 1],
+    ['streak 10 % slower: the CUSUM grows but stays under h', 89_000, [89_000, 89_000], EARLIER, 'pass', 'within_limit', 3],
+    ['runs only a little slower never start a streak', 86_000, [86_000, 86_000], EARLIER, 'pass', 'within_limit', 1],
+    ['streak 23 % slower but with 8 noisy runs before: within the widened scale', 99_000, [98_000, 100_000], [60_000, 110_000, 70_000, 95_000, 60_000, 110_000, 70_000, 95_000], 'pass', 'within_limit', 1],
+    ['fewer than 8 earlier runs: no rule', 104_000, [100_000, 102_000], TEN.slice(0, 7), 'pass', 'too_few_runs', 3],
+    ['no earlier passing run besides the pool', 104_000, [100_000], [], 'pass', 'too_few_runs', 2],
+  ])('%s → %s (%s)', (_name, candidate, recent, earlier, status, reason, runs) => {
     const d = judge(candidate, recent, earlier);
     expect(d.reason).toBe(reason);
     expect(d.status).toBe(status);
+    expect(d.runs).toBe(runs);
+  });
+
+  it('the statistic is the CUSUM S = max(0, S + z − κ) over the streak, against the decision interval h', () => {
+    const d = judge(104_000, [100_000, 102_000]);
+    const expected = [102_000, 100_000, 104_000].reduce((s, v) => Math.max(0, s + z(v) - PERSISTING_REFERENCE_SD), 0);
+    expect(d.t).toBeCloseTo(expected, 9);
+    expect(d.limit).toBe(PERSISTING_LIMIT_SD);
+    // Just under h passes, just over fails: the same runs judged with h on either side of the statistic.
+    const at = (limitSd: number) => judgePersisting({ candidateP95Us: 104_000, historyP95sUs: [100_000, 102_000, ...EARLIER], maxPct: 20, floorMs: 5, limitSd });
+    expect(at(expected + 1e-6).reason).toBe('within_limit');
+    expect(at(expected - 1e-6).reason).toBe('persisting');
+  });
+
+  it('a slow streak under max_pct or the floor passes however unusual', () => {
+    const flat = Array.from({ length: 30 }, (_, i) => 80_000 + (i % 3) * 100);
+    expect(judge(90_000, [90_000, 90_000], flat).reason).toBe('under_pct');
+    const fast = Array.from({ length: 30 }, (_, i) => 2_000 + (i % 3) * 10);
+    expect(judgePersisting({ candidateP95Us: 4_000, historyP95sUs: [4_000, 4_000, ...fast], maxPct: 20, floorMs: 5 }).reason).toBe('under_floor');
   });
 
   it('compares with at most 30 earlier runs and names how many', () => {
     const d = judge(104_000, [100_000, 102_000], [...EARLIER, ...EARLIER]);
     expect(d.runs).toBe(3);
     expect(d.reference_runs).toBe(PERSISTING_LOOKBACK);
-    expect(d.limit).toBeCloseTo(studentTQuantile(0.999, 29), 6); // t₂₉ at 99.9 %
   });
 
   it('reads enough passing runs for both rules', () => {

@@ -118,7 +118,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
   const message = persists
     ? `${what} — fail: regression persisting over ${persisting.runs} runs since run ${pooledIds.at(-1)} ` +
       `(their p95s ${formatPct(round1(persisting.vs_median_pct))} over the median of the ${persisting.reference_runs} runs before, ` +
-      `t ${persisting.t.toFixed(2)} > ${persisting.limit.toFixed(2)}; this run alone was ${why.replace(/^pass: /, '')})`
+      `CUSUM ${persisting.t.toFixed(2)} sd > ${persisting.limit.toFixed(2)}; this run alone was ${why.replace(/^pass: /, '')})`
     : `${what} — ${why}`;
   const runIds = history.map((h) => h.run_id);
   const finite = (x: number, digits: number) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);

@@ -1,7 +1,7 @@
 /* What the verdict's unit tests share: thresholds, stats and latencies of steady runs, and the inputs built from them. */
 import { normalQuantile } from '../../../src/domain/statistics/distributions';
 import { nearestRank } from '../../../src/domain/statistics/quantile-interval';
-import type { RunStats } from '../../../src/domain/stats';
+import type { RunStats } from '../../../src/domain/run-stats';
 import type {
   BaselineInput,
   Check,

@@ -49,7 +49,7 @@ describe('computeVerdict: latency_vs_baseline', () => {
     expect(result.baseline_comparison).toMatchObject({ model, status: 'fail', message: vsBaseline.message });
     if (model === 'history') {
       expect(result.baseline_comparison?.run_ids).toEqual(history.map((h) => h.run_id));
-      expect(result.baseline_comparison?.limits).toMatchObject({ max_pct: 10, floor_ms: 5, history_median_ms: 100, upper_boundary: 0.99 });
+      expect(result.baseline_comparison?.limits).toMatchObject({ max_pct: 10, floor_ms: 5, history_median_ms: 100, upper_boundary: 0.995 });
       expect(vsBaseline.message).toContain(`history of ${runs} passing runs`);
     } else {
       expect(result.baseline_comparison?.run_ids).toEqual([runId(0)]);

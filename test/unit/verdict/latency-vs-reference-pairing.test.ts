@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nearestRank, orderStatisticRanks } from '../../../src/domain/statistics/quantile-interval';
-import type { RunStats } from '../../../src/domain/stats';
+import type { RunStats } from '../../../src/domain/run-stats';
 import { computeVerdict, type PairedLatencies, type Thresholds, type VerdictInput } from '../../../src/domain/verdict';
 
 // latency_vs_reference with and without pairing (issue 11 item 4): the paired interval, the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyStats } from '../../../src/domain/stats';
+import { emptyStats } from '../../../src/domain/run-stats';
 import { computeVerdict, type Thresholds, type VerdictInput } from '../../../src/domain/verdict';
 
 const THRESHOLDS: Thresholds = {

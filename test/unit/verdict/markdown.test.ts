@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyTally } from '../../../src/domain/correctness';
-import type { RunStats } from '../../../src/domain/stats';
+import type { RunStats } from '../../../src/domain/run-stats';
 import { computeVerdict } from '../../../src/domain/verdict';
 import { check, input, previousRun, reference, stats, steady, THRESHOLDS } from './fixtures';
 
