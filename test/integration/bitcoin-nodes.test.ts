@@ -200,6 +200,27 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
   });
 
+  it('two peered btcd nodes: block and transaction reads pinned by the pinned context match', async () => {
+    const { auth } = await stack.newTenant();
+    const methods = [
+      { method: 'getblockhash', params: ['{{pinned_height}}'], weight: 1 },
+      { method: 'getblockheader', params: ['{{pinned_block_hash}}', true], weight: 1 },
+      { method: 'getblock', params: ['{{pinned_block_hash}}', 1], weight: 1 },
+      { method: 'getblock', params: ['{{pinned_block_hash}}', 2], weight: 1 },
+      // btcd takes no block hash here (it has -txindex).
+      { method: 'getrawtransaction', params: ['{{pinned_txid}}', 1], weight: 1 },
+      { method: 'gettxout', params: ['{{pinned_txid}}', 0], weight: 1 },
+    ];
+    const { run, pinned, pinnedContext, samples, correctness } = await runSuite(auth, { candidate: { url: btcd.b.authUrl }, reference: { url: btcd.a.authUrl } }, methods, 120);
+    expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    const { hash, txid } = await pinnedReads(btcd, pinned!);
+    expect(pinnedContext).toEqual({ pinned_block_hash: hash, pinned_txid: txid });
+    const candidate = await samples('primary');
+    expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(methods.map((m) => m.method)));
+    expect(correctness).toMatchObject({ status: 'pass', details: { compared: 120, matched: 120 } });
+  });
+
   it('a proxy altering getblock’s transaction list and getrawtransaction’s outputs fails correctness, naming the methods and paths', async () => {
     const { auth } = await stack.newTenant();
     const { hash, txid } = await pinnedReads(litecoin, 100);
