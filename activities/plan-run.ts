@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
-import { needsPinnedBlock, parseHead } from '../src/chains/registry';
+import { needsPinContext, needsPinnedBlock, parseHead } from '../src/chains/registry';
+import { PinContextError, type PinCall } from '../src/chains/types';
 import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { asActivityFailure, openEndpointClient } from './endpoint-client';
@@ -13,7 +14,9 @@ import { runPlanOrFail } from './run-plan';
 /**
  * Pins the block that templated parameters refer to: head − block_lag (the head read as the
  * run's chain family reads it, through the registry), read from the reference
- * (the trusted side) or else the first candidate. Idempotent: a pinned run keeps its block.
+ * (the trusted side) or else the first candidate; and, when the workload names them, the values
+ * the family reads beside it (its pinned context: Bitcoin's block hash and txid), from the same
+ * endpoint. Both are stored together. Idempotent: a pinned run keeps its block and context.
  */
 export async function planRun(
   deps: { sql: Sql; box: SecretBox; allowPrivateTargets: boolean },
@@ -37,17 +40,24 @@ export async function planRun(
       try {
         // The endpoint's failures spend the suite's retry budget (an ECONNREFUSED here is the
         // endpoint's, not our database's: marked before it could be taken for ours).
-        const answer = await client.result(chain.head.method, chain.head.params).catch((error: unknown) => {
-          const refused = asActivityFailure(error, endpoint.name);
-          throw refused === error ? endpointFailure(error instanceof Error ? error.message : String(error)) : refused;
-        });
-        const head = parseHead(chain, answer);
+        const call: PinCall = (method, params) =>
+          client.result(method, params).catch((error: unknown) => {
+            const refused = asActivityFailure(error, endpoint.name);
+            throw refused === error ? endpointFailure(error instanceof Error ? error.message : String(error)) : refused;
+          });
+        const head = parseHead(chain, await call(chain.head.method, chain.head.params));
         if (head === null) {
           throw endpointFailure(`endpoint ${endpoint.name} answered ${chain.head.method} with something that is not a block number`);
         }
         const pinned = Math.max(0, Number(head.number) - workload.block_lag);
-        await setPinnedBlock(sql, run.id, pinned);
-        return { pinnedBlock: pinned };
+        const context =
+          chain.pinContext && needsPinContext(chain, workload)
+            ? await chain.pinContext.read(call, pinned).catch((error: unknown) => {
+                throw error instanceof PinContextError ? endpointFailure(`endpoint ${endpoint.name}: ${error.message}`) : error;
+              })
+            : null;
+        const stored = await setPinnedBlock(sql, run.id, pinned, context);
+        return { pinnedBlock: stored.pinnedBlock };
       } finally {
         await client.close();
       }

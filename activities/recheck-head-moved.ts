@@ -32,12 +32,12 @@ const RECHECK_BUDGET_MS = 120_000;
 const STORE_EVERY = 20;
 
 /** The head-dependent methods of which some workload entry can be asked at a fixed block. */
-function pinnableMethods({ chain, workload, pinnedBlock }: RunPlan): string[] {
+function pinnableMethods({ chain, workload, pinnedBlock, pinnedContext }: RunPlan): string[] {
   return [
     ...new Set(
       workload.methods
         .filter((m) => {
-          const params = renderParams(chain, m.params, pinnedBlock);
+          const params = renderParams(chain, m.params, pinnedBlock, pinnedContext);
           return chain.isHeadDependent(m.method, params) && chain.pinForRecheck(m.method, params, 0) !== null;
         })
         .map((m) => m.method),

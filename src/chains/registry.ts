@@ -2,7 +2,7 @@ import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog
 import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
 import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
 import type { Workload } from '../domain/suite-config';
-import { createPlanner, templateParams, usesPinnedBlock, type PlannedCall } from '../domain/workload';
+import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
 import { evmAdapter } from './evm';
 import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
@@ -59,14 +59,18 @@ export function chainOfRun(run: { config_snapshot: { chain: { family?: string } 
   return chainAdapter(familyOfSnapshot(run.config_snapshot), chains);
 }
 
-/** The request planner of a workload, the pinned block rendered as the family writes it. */
+/**
+ * The request planner of a workload, the pinned block rendered as the family writes it and the
+ * run's pinned context (values read beside it at planning time) in place of their templates.
+ */
 export function planRequests(
   chain: ChainAdapter,
   workload: Pick<Workload, 'methods'>,
   seed: number,
   pinnedBlock: number | null,
+  pinnedContext: PinnedContext | null = null,
 ): (seq: number) => PlannedCall {
-  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, chain.pinnedTemplates);
+  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
 }
 
 /** A run's settings with its chain adapter and request planner: what the steps that plan, probe, re-check and compare read. */
@@ -74,22 +78,42 @@ export interface RunPlan extends RunSettings {
   chain: ChainAdapter;
   /** The request sent at a seq: a pure function of the seed and the seq, the pinned block rendered by the family. */
   requestAt: (seq: number) => PlannedCall;
+  /** The values read beside the pinned block at planning time (null: none read, or a run planned before they were). */
+  pinnedContext: PinnedContext | null;
 }
+
+/** The part of a run row a plan is read from. */
+export type RunPlanSource = RunSettingsSource & { config_snapshot: { chain: { family?: string } }; pinned_context?: PinnedContext | null };
 
 /** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */
-export function runPlanOf(run: RunSettingsSource & { config_snapshot: { chain: { family?: string } } }, chains: ChainRegistry = CHAINS): RunPlan {
+export function runPlanOf(run: RunPlanSource, chains: ChainRegistry = CHAINS): RunPlan {
   const settings = runSettingsOf(run);
   const chain = chainOfRun(run, chains);
-  return { ...settings, chain, requestAt: planRequests(chain, settings.workload, settings.seed, settings.pinnedBlock) };
+  const pinnedContext = run.pinned_context ?? null;
+  return { ...settings, chain, pinnedContext, requestAt: planRequests(chain, settings.workload, settings.seed, settings.pinnedBlock, pinnedContext) };
 }
 
-/** A workload entry's params as sent: templates rendered by the family. */
-export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null): unknown {
-  return templateParams(params, pinnedBlock, chain.renderPinned, chain.pinnedTemplates);
+/** A workload entry's params as sent: templates rendered by the family (and the run's pinned context, when given). */
+export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null, pinnedContext: PinnedContext | null = null): unknown {
+  return templateParams(params, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
 }
+
+/** The template strings of a family's pinned context ("{{pinned_block_hash}}", …). */
+export const pinContextTemplates = (chain: ChainAdapter): string[] => (chain.pinContext?.names ?? []).map(contextTemplate);
 
 /** Every family's extra template names: a workload naming any of them needs a pinned block too. */
-const PINNED_TEMPLATE_NAMES: readonly string[] = Object.values(CHAINS as ChainRegistry).flatMap((c) => Object.keys(c?.pinnedTemplates ?? {}));
+const PINNED_TEMPLATE_NAMES: readonly string[] = Object.values(CHAINS as ChainRegistry).flatMap((c) =>
+  c === undefined ? [] : [...Object.keys(c.pinnedTemplates ?? {}), ...pinContextTemplates(c)],
+);
+
+/** Whether planning the run must read the family's pinned context too (some params name one of its values). */
+export function needsPinContext(chain: ChainAdapter, workload: Pick<Workload, 'methods'>): boolean {
+  const templates = pinContextTemplates(chain);
+  return workload.methods.some((m) => {
+    const json = JSON.stringify(m.params);
+    return templates.some((t) => json.includes(t));
+  });
+}
 
 /** Whether planning the run needs a head read first (some params name the pinned block). */
 export const needsPinnedBlock = (workload: Pick<Workload, 'methods'>): boolean => usesPinnedBlock(workload, PINNED_TEMPLATE_NAMES);

@@ -1,6 +1,6 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
-import type { PinnedTemplates } from '../domain/workload';
+import type { PinnedContext, PinnedTemplates } from '../domain/workload';
 
 /*
  * What differs by chain family (DESIGN.md §11, STYLE rule 15). Each family is one folder
@@ -31,6 +31,30 @@ export interface HeadRead {
   parse(result: unknown): ChainHead | null;
 }
 
+/** One call to the endpoint the run is pinned against; rejects when the call fails. */
+export type PinCall = (method: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * Values a family reads once at planning time, after the head, from the same endpoint (the
+ * reference, else the first candidate), and stores with the run: what a pinned read needs beyond
+ * the pinned block itself (Bitcoin: the block's hash and a txid in it). Each value replaces the
+ * "{{name}}" string in params, for every target and every retry alike.
+ */
+export interface PinContextRead {
+  /** The names read; a workload naming one of their templates gets a pinned block and this read. */
+  names: readonly string[];
+  /** The values at `pinned`; throws PinContextError when an answer is not what the family expects. */
+  read(call: PinCall, pinned: number): Promise<PinnedContext>;
+}
+
+/** An answer read for the pinned context was not what the family expects (the endpoint's fault). */
+export class PinContextError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PinContextError';
+  }
+}
+
 export interface WorkloadMethodDefault {
   method: string;
   params: unknown[];
@@ -53,6 +77,8 @@ export interface ChainAdapter {
    * naming `{{pinned_block}}`.
    */
   pinnedTemplates?: PinnedTemplates;
+  /** Values read at planning time beside the pinned block (none: every template renders from the block alone). */
+  pinContext?: PinContextRead;
   /** The answer may differ between two nodes asked at about the same time because the head moved. */
   isHeadDependent(method: string, params: unknown): boolean;
   /** The params of a head-dependent call pinned at `block` for a re-check; null when it cannot be pinned. */

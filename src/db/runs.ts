@@ -1,5 +1,6 @@
 import { targetStats, type MeasuredStats, type RunStats } from '../domain/run-stats';
 import type { SuiteConfig } from '../domain/suite-config';
+import type { PinnedContext } from '../domain/workload';
 import type { ComputedVerdict } from '../domain/verdict';
 import type { RunStatus, TargetRole, TargetStatus } from '../domain/run-model';
 import { baselineBranchOf, DEFAULT_BASELINE_BRANCH } from '../domain/branch';
@@ -37,6 +38,8 @@ export interface RunRow {
   verdict: ComputedVerdict | null;
   seed: string;
   pinned_block: string | null;
+  /** Values read beside the pinned block at planning time, by name (null: none, or planned before they were read). */
+  pinned_context: PinnedContext | null;
   workflow_id: string;
   /** The branch and commit the trigger named (null: none, counted as the baseline branch). */
   branch: string | null;
@@ -342,8 +345,22 @@ export async function findPassingHistory(
   return rows.filter((r) => r.p95_us !== null).map((r) => ({ run_id: r.run_id, p95_us: Number(r.p95_us) }));
 }
 
-export async function setPinnedBlock(sql: Queryable, runId: string, block: number): Promise<void> {
-  await sql`update runs set pinned_block = ${block} where id = ${runId} and pinned_block is null`;
+/**
+ * Pins the run at `block` with its pinned context, both in one statement, unless it is pinned
+ * already (a retried plan step whose first attempt got as far). Returns what the run is pinned
+ * at: the first writer's block and context.
+ */
+export async function setPinnedBlock(
+  sql: Queryable,
+  runId: string,
+  block: number,
+  context: PinnedContext | null = null,
+): Promise<{ pinnedBlock: number; pinnedContext: PinnedContext | null }> {
+  await sql`update runs set pinned_block = ${block}, pinned_context = ${context === null ? null : sql.json(context as never)}
+            where id = ${runId} and pinned_block is null`;
+  const [row] = await sql<{ pinned_block: string; pinned_context: PinnedContext | null }[]>`
+    select pinned_block, pinned_context from runs where id = ${runId}`;
+  return { pinnedBlock: Number(row!.pinned_block), pinnedContext: row!.pinned_context };
 }
 
 /**
@@ -367,7 +384,7 @@ export async function listRuns(
   // RunRow that lists should show must be added here too.
   const rows = await sql<RunListRow[]>`
     select id, tenant_id, test_suite_id, triggered_by, status, requested_at, claimed_at, started_at, finished_at,
-           failure_reason, baseline_run_id, acknowledged_count, metadata, stats, seed, pinned_block, workflow_id,
+           failure_reason, baseline_run_id, acknowledged_count, metadata, stats, seed, pinned_block, pinned_context, workflow_id,
            branch, commit_sha, baseline_branch, created_at,
            jsonb_build_object('suite', (config_snapshot -> 'suite') - 'config', 'chain', config_snapshot -> 'chain') as config_snapshot
     from runs ${where} order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;

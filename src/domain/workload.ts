@@ -28,6 +28,25 @@ export type RenderPinned = (pinned: number | null) => unknown;
 export type PinnedTemplates = Readonly<Record<string, RenderPinned>>;
 
 /**
+ * Values read at planning time beside the pinned block (ChainAdapter.pinContext), stored with the
+ * run: by name, e.g. Bitcoin's `pinned_block_hash`, which a workload writes "{{pinned_block_hash}}".
+ */
+export type PinnedContext = Readonly<Record<string, string | number>>;
+
+/** The template string a pinned-context value replaces: `name` → "{{name}}". */
+export const contextTemplate = (name: string): string => `{{${name}}}`;
+
+/**
+ * A family's templates with the run's pinned context added: each stored value replaces its
+ * "{{name}}" string. A name the context lacks (a run planned before it was read) stays as written.
+ */
+export function withContext(templates: PinnedTemplates, context: PinnedContext | null): PinnedTemplates {
+  if (context === null) return templates;
+  const values = Object.entries(context).map(([name, value]): [string, RenderPinned] => [contextTemplate(name), () => value]);
+  return { ...templates, ...Object.fromEntries(values) };
+}
+
+/**
  * Replaces every "{{pinned_block}}" string in the params by the pinned block as the chain family
  * writes it (there is no default rendering: a hex quantity is EVM's, src/chains/evm/head.ts), and
  * every string naming one of the family's other templates by that template's rendering.

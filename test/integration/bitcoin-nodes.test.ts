@@ -66,7 +66,8 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     const run = await waitForRun(stack.app, auth, created.body.id, 60_000);
     const verdict = await get<Json>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
     expect(verdict.status).toBe(200);
-    const [row] = await stack.sql<{ pinned_block: string | null }[]>`select pinned_block from runs where id = ${run.id}`;
+    const [row] = await stack.sql<{ pinned_block: string | null; pinned_context: Record<string, string> | null }[]>`
+      select pinned_block, pinned_context from runs where id = ${run.id}`;
     const targetId = (role: string) => run.targets.find((t: Json) => t.role === role).id as string;
     const samples = async (role: string) => {
       const all: Json[] = [];
@@ -81,6 +82,7 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
       run,
       verdict: verdict.body,
       pinned: row!.pinned_block === null ? null : Number(row!.pinned_block),
+      pinnedContext: row!.pinned_context,
       samples,
       correctness: verdict.body.checks.find((c: Json) => c.name === 'correctness'),
     };
@@ -198,6 +200,27 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
   });
 
+  it('two peered btcd nodes: block and transaction reads pinned by the pinned context match', async () => {
+    const { auth } = await stack.newTenant();
+    const methods = [
+      { method: 'getblockhash', params: ['{{pinned_height}}'], weight: 1 },
+      { method: 'getblockheader', params: ['{{pinned_block_hash}}', true], weight: 1 },
+      { method: 'getblock', params: ['{{pinned_block_hash}}', 1], weight: 1 },
+      { method: 'getblock', params: ['{{pinned_block_hash}}', 2], weight: 1 },
+      // btcd takes no block hash here (it has -txindex).
+      { method: 'getrawtransaction', params: ['{{pinned_txid}}', 1], weight: 1 },
+      { method: 'gettxout', params: ['{{pinned_txid}}', 0], weight: 1 },
+    ];
+    const { run, pinned, pinnedContext, samples, correctness } = await runSuite(auth, { candidate: { url: btcd.b.authUrl }, reference: { url: btcd.a.authUrl } }, methods, 120);
+    expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    const { hash, txid } = await pinnedReads(btcd, pinned!);
+    expect(pinnedContext).toEqual({ pinned_block_hash: hash, pinned_txid: txid });
+    const candidate = await samples('primary');
+    expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(methods.map((m) => m.method)));
+    expect(correctness).toMatchObject({ status: 'pass', details: { compared: 120, matched: 120 } });
+  });
+
   it('a proxy altering getblock’s transaction list and getrawtransaction’s outputs fails correctness, naming the methods and paths', async () => {
     const { auth } = await stack.newTenant();
     const { hash, txid } = await pinnedReads(litecoin, 100);
@@ -266,13 +289,59 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     const { auth } = await stack.newTenant();
     const preset = BITCOIN_WORKLOAD_PRESETS.find((p) => p.slug === 'bitcoin-standard')!;
     const methods = preset.workload.methods as Json[];
-    const { run, verdict, samples, correctness } = await runSuite(auth, { candidate: { url: litecoin.b.authUrl }, reference: { url: litecoin.a.authUrl } }, methods, 200);
+    const head = (await litecoin.a.rpc('getblockcount')) as number;
+    const { run, verdict, pinned, pinnedContext, samples, correctness } = await runSuite(
+      auth,
+      { candidate: { url: litecoin.b.authUrl }, reference: { url: litecoin.a.authUrl } },
+      methods,
+      200,
+    );
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    // The pinned block's hash and its (only, coinbase) transaction, read from the reference at planning time.
+    expect(pinned).toBe(head - BLOCK_LAG);
+    const { hash, txid } = await pinnedReads(litecoin, pinned!);
+    expect(pinnedContext).toEqual({ pinned_block_hash: hash, pinned_txid: txid });
     const candidate = await samples('primary');
     expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(methods.map((m) => m.method)));
+    for (const method of ['getblock', 'getblockheader', 'getrawtransaction', 'gettxout']) expect(candidate.some((s) => s.method === method), method).toBe(true);
     expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(candidate.every((s) => s.matches_reference === true)).toBe(true);
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 200, matched: 200, match_rate_pct: 100 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
+  });
+
+  it('bitcoin-standard through a proxy altering the pinned block’s transaction list and the pinned transaction’s outputs fails, naming the paths', async () => {
+    const { auth } = await stack.newTenant();
+    const preset = BITCOIN_WORKLOAD_PRESETS.find((p) => p.slug === 'bitcoin-standard')!;
+    const proxy = await startBitcoinProxy(litecoin.b, (method, result) => {
+      if (method === 'getblock') return { ...(result as Json), tx: [...(result as Json).tx, 'ff'.repeat(32)] };
+      if (method === 'getrawtransaction') {
+        const tx = result as Json;
+        return { ...tx, vout: tx.vout.map((out: Json, i: number) => (i === 0 ? { ...out, value: out.value + 1 } : out)) };
+      }
+      return result;
+    });
+    proxies.push(proxy);
+    const { verdict, pinned, pinnedContext, samples, correctness } = await runSuite(
+      auth,
+      { candidate: { url: proxy.url }, reference: { url: litecoin.a.authUrl } },
+      preset.workload.methods as Json[],
+      200,
+    );
+    expect(verdict).toMatchObject({ verdict: 'fail', exit_code: 1 });
+    const { hash, txid } = await pinnedReads(litecoin, pinned!);
+    expect(pinnedContext).toEqual({ pinned_block_hash: hash, pinned_txid: txid });
+    const candidate = await samples('primary');
+    expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    for (const s of candidate.filter((c) => ['getblock', 'getrawtransaction'].includes(c.method))) expect(s.matches_reference, s.method).toBe(false);
+    for (const s of candidate.filter((c) => ['getblockhash', 'getblockheader', 'gettxout'].includes(c.method))) expect(s.matches_reference, s.method).toBe(true);
+    expect(correctness.status).toBe('fail');
+    expect(correctness.details.mismatches_by_method.map((m: Json) => m.method).sort()).toEqual(['getblock', 'getrawtransaction']);
+    const listed = (method: string) => correctness.details.mismatches.filter((m: Json) => m.method === method);
+    expect(new Set(listed('getblock').map((m: Json) => JSON.stringify(m.params)))).toEqual(new Set([JSON.stringify([hash, 1]), JSON.stringify([hash, 2])]));
+    for (const m of listed('getblock')) expect(m.differences.map((d: Json) => d.path)).toEqual(['$.tx[1]']);
+    expect(listed('getrawtransaction')[0]).toMatchObject({ params: [txid, true, hash], differences_status: 'shown' });
+    expect(listed('getrawtransaction')[0].differences.map((d: Json) => d.path)).toEqual(['$.vout[0].value']);
   });
 
   it('a suite on a bitcoin chain gets getblockcount when it names no methods, and refuses EVM method names', async () => {

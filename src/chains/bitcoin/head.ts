@@ -1,4 +1,4 @@
-import type { HeadRead } from '../types';
+import { PinContextError, type HeadRead, type PinContextRead } from '../types';
 
 const BLOCK_HASH = /^[0-9a-f]{64}$/i;
 
@@ -32,3 +32,28 @@ export const renderBitcoinHeight = (pinned: number | null): number | null => pin
 
 /** "{{pinned_height}}": the same height, under the name Bitcoin workloads read more naturally. */
 export const PINNED_HEIGHT_TEMPLATE = '{{pinned_height}}';
+
+/** "{{pinned_block_hash}}": the hash of the block at the pinned height (getblock, getblockheader). */
+export const PINNED_BLOCK_HASH = 'pinned_block_hash';
+/** "{{pinned_txid}}": a transaction of that block (getrawtransaction, gettxout). */
+export const PINNED_TXID = 'pinned_txid';
+
+/**
+ * The pinned block's hash and a txid in it, read once at planning time from the endpoint the run is
+ * pinned against (hash and txid cannot be rendered from the height: they are the chain's). The
+ * txid is the block's first transaction after the coinbase, or the coinbase in a block with none
+ * (a regtest or quiet-chain block): a spend is the more telling read, and both exist in every block.
+ */
+export const bitcoinPinContext: PinContextRead = {
+  names: [PINNED_BLOCK_HASH, PINNED_TXID],
+  async read(call, pinned) {
+    const answer = await call('getblockhash', [pinned]);
+    if (typeof answer !== 'string' || !BLOCK_HASH.test(answer)) throw new PinContextError(`getblockhash ${pinned} answered something that is not a block hash`);
+    const hash = answer.toLowerCase();
+    const block = await call('getblock', [hash, 1]);
+    const tx = isRecord(block) && Array.isArray(block.tx) ? block.tx : [];
+    const txid: unknown = tx[1] ?? tx[0];
+    if (typeof txid !== 'string' || !BLOCK_HASH.test(txid)) throw new PinContextError(`getblock ${hash} 1 answered without a transaction list`);
+    return { [PINNED_BLOCK_HASH]: hash, [PINNED_TXID]: txid.toLowerCase() };
+  },
+};

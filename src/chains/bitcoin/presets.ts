@@ -1,5 +1,9 @@
 import type { ChainPreset, WorkloadPreset } from '../../domain/catalog-presets';
-import { PINNED_HEIGHT_TEMPLATE } from './head';
+import { contextTemplate } from '../../domain/workload';
+import { PINNED_BLOCK_HASH, PINNED_HEIGHT_TEMPLATE, PINNED_TXID } from './head';
+
+const BLOCK_HASH = contextTemplate(PINNED_BLOCK_HASH);
+const TXID = contextTemplate(PINNED_TXID);
 
 /*
  * The Bitcoin family's built-in catalog rows: Bitcoin and the chains that speak Bitcoin Core's
@@ -24,18 +28,26 @@ export const BITCOIN_WORKLOAD_PRESETS: readonly WorkloadPreset[] = [
     family: 'bitcoin',
     description:
       'The chain-state reads wallets, explorers and indexers make most, on any chain that speaks Bitcoin Core\'s ' +
-      'RPC (Bitcoin, Litecoin, Dogecoin; btcd). getblockhash is pinned to one recent height so that candidate ' +
-      'and reference answers are compared exactly; tip reads (getblockchaininfo, getblockcount, getbestblockhash) ' +
+      'RPC (Bitcoin, Litecoin, Dogecoin). Block and transaction reads (getblockhash, getblockheader, getblock at ' +
+      'verbosity 1 and 2, getrawtransaction verbose, gettxout) are pinned to one recent height, its block hash and ' +
+      'a transaction in it, so that candidate and reference answers are compared exactly; tip reads (getblockchaininfo, getblockcount, getbestblockhash) ' +
       'are compared with the head-moved excuse; getmempoolinfo and estimatesmartfee describe each node\'s own ' +
-      'mempool and fee estimator and are compared by shape only. btcd has no estimatesmartfee (an rpc_error -32601 there).',
+      'mempool and fee estimator and are compared by shape only. getrawtransaction names the block hash, so nodes ' +
+      'without -txindex answer it too. btcd has no estimatesmartfee and takes no block hash in getrawtransaction ' +
+      '(rpc_errors there).',
     workload: {
       methods: [
         { method: 'getblockchaininfo', params: [], weight: 10 },
-        { method: 'getblockcount', params: [], weight: 20 },
-        { method: 'getbestblockhash', params: [], weight: 15 },
-        { method: 'getblockhash', params: [PINNED_HEIGHT_TEMPLATE], weight: 35 },
+        { method: 'getblockcount', params: [], weight: 10 },
+        { method: 'getbestblockhash', params: [], weight: 10 },
+        { method: 'getblockhash', params: [PINNED_HEIGHT_TEMPLATE], weight: 15 },
+        { method: 'getblockheader', params: [BLOCK_HASH, true], weight: 10 },
+        { method: 'getblock', params: [BLOCK_HASH, 1], weight: 10 },
+        { method: 'getblock', params: [BLOCK_HASH, 2], weight: 5 },
+        { method: 'getrawtransaction', params: [TXID, true, BLOCK_HASH], weight: 10 },
+        { method: 'gettxout', params: [TXID, 0], weight: 5 },
         { method: 'getmempoolinfo', params: [], weight: 10 },
-        { method: 'estimatesmartfee', params: [6], weight: 10 },
+        { method: 'estimatesmartfee', params: [6], weight: 5 },
       ],
     },
   },

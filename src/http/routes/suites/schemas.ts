@@ -23,7 +23,7 @@ export const Thresholds = component(
 
 export const workloadMethod = z.object({
   method: z.string(),
-  params: z.array(z.unknown()).describe('JSON-RPC params; the string {{pinned_block}} is replaced by the run\'s pinned block as the chain family writes it (Bitcoin: a height, also as {{pinned_height}})'),
+  params: z.array(z.unknown()).describe('JSON-RPC params; the string {{pinned_block}} is replaced by the run\'s pinned block as the chain family writes it (Bitcoin: a height, also as {{pinned_height}}; its block hash as {{pinned_block_hash}} and a txid in it as {{pinned_txid}})'),
   weight: z.number(),
 });
 

@@ -159,7 +159,9 @@ describe('the bitcoin family', () => {
       expect(config.success, JSON.stringify(config.error?.issues)).toBe(true);
       for (const m of workload.methods) expect(bitcoinAdapter.methodName.pattern.test(m.method), m.method).toBe(true);
       expect(needsPinnedBlock(workload)).toBe(true);
-      const templated = JSON.stringify(workload.methods.map((m) => renderParams(bitcoinAdapter, m.params, 1234)));
+      // Block and transaction reads name the pinned context too: rendered once it is read.
+      const context = { pinned_block_hash: HASH, pinned_txid: NEXT };
+      const templated = JSON.stringify(workload.methods.map((m) => renderParams(bitcoinAdapter, m.params, 1234, context)));
       expect(templated).not.toContain('{{');
       expect(workload.methods.every((m) => !/send|sign|generate|submit/i.test(m.method))).toBe(true);
     });
