@@ -94,7 +94,7 @@ export function runPlanOf(run: RunPlanSource, chains: ChainRegistry = CHAINS): R
 }
 
 /** A workload entry's params as sent: templates rendered by the family (and the run's pinned context, when given). */
-export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null, pinnedContext: PinnedContext | null = null): unknown {
+export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null, pinnedContext: PinnedContext | null): unknown {
   return templateParams(params, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
 }
 

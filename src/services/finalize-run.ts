@@ -112,10 +112,10 @@ export async function finalizeQueuedRun(
  * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
  * block "{{pinned_block}}" becomes "latest").
  */
-export function headDependentMethods({ chain, workload, pinnedBlock }: RunPlan): Set<string> {
+export function headDependentMethods({ chain, workload, pinnedBlock, pinnedContext }: RunPlan): Set<string> {
   return new Set(
     workload.methods
-      .filter((m) => chain.isHeadDependent(m.method, renderParams(chain, m.params, pinnedBlock)))
+      .filter((m) => chain.isHeadDependent(m.method, renderParams(chain, m.params, pinnedBlock, pinnedContext)))
       .map((m) => m.method),
   );
 }

@@ -66,7 +66,7 @@ describe('chain registry', () => {
     expect(planRequests(chainOfRun(runOn('toy'), registry), workload, 7, 840_000)(0).params).toEqual([840_000, ['txs']]);
     expect(planRequests(chainOfRun(runOn('toy'), registry), workload, 7, null)(0).params).toEqual([-1, ['txs']]);
     expect(planRequests(CHAINS.evm, workload, 7, 840_000)(0).params).toEqual(['0xcd140', ['txs']]);
-    expect(renderParams(toy, { at: PINNED_BLOCK_TEMPLATE }, 5)).toEqual({ at: 5 });
+    expect(renderParams(toy, { at: PINNED_BLOCK_TEMPLATE }, 5, null)).toEqual({ at: 5 });
   });
 
   it('reads the head with the family’s request and parser (number and hash)', () => {

@@ -37,9 +37,9 @@ describe('the bitcoin family', () => {
     const sent = new Map(Array.from({ length: 20 }, (_, seq) => plan(seq)).map((call) => [call.method, call.params]));
     expect(sent.get('getblockhash')).toEqual([840_000]);
     expect(sent.get('getblockstats')).toEqual([840_000, ['txs']]);
-    expect(renderParams(bitcoinAdapter, { at: '{{pinned_height}}' }, 7)).toEqual({ at: 7 });
+    expect(renderParams(bitcoinAdapter, { at: '{{pinned_height}}' }, 7, null)).toEqual({ at: 7 });
     // Only the bitcoin family renders {{pinned_height}}: for EVM it stays the string it was.
-    expect(renderParams(CHAINS.evm, ['{{pinned_height}}'], 7)).toEqual(['{{pinned_height}}']);
+    expect(renderParams(CHAINS.evm, ['{{pinned_height}}'], 7, null)).toEqual(['{{pinned_height}}']);
   });
 
   it('pins a block for a workload that names only {{pinned_height}}', () => {
