@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { findRun } from '../../db/runs';
-import { baselineBranchOf } from '../../domain/branch';
+import { baselineBranchOfRun, findRun } from '../../db/runs';
 import type { ComputedVerdict } from '../../domain/verdict';
 import { AppError } from '../../errors';
 import type { Ctx } from '../context';
@@ -43,6 +42,6 @@ export async function getVerdict({
     dashboard_url: dashboardUrl(ctx.deps, run.id),
     branch: run.branch,
     commit: run.commit_sha,
-    baseline_branch: run.baseline_branch ?? baselineBranchOf(run.config_snapshot.suite.config.baseline),
+    baseline_branch: baselineBranchOfRun(run),
   };
 }
