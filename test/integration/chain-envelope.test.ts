@@ -5,6 +5,7 @@ import { CHAINS, fingerprintAnswer, parseHead, planRequests } from '../../src/ch
 import type { ChainAdapter } from '../../src/chains/types';
 import { PINNED_BLOCK_TEMPLATE } from '../../src/domain/workload';
 import { createJsonRpcClient } from '../../src/probe/json-rpc-client';
+import { toyHeadRead } from '../helpers/toy-chain';
 
 /*
  * The probe client over loopback with a throwaway family registered beside EVM: a node that
@@ -16,14 +17,7 @@ const toy: ChainAdapter = {
   ...CHAINS.evm,
   family: 'toy',
   envelope: 'json-rpc-1.0',
-  head: {
-    method: 'getblockchaininfo',
-    params: [],
-    parse: (result) => {
-      const info = result as { blocks?: unknown; bestblockhash?: unknown } | null;
-      return typeof info?.blocks === 'number' && typeof info.bestblockhash === 'string' ? { number: BigInt(info.blocks), hash: info.bestblockhash } : null;
-    },
-  },
+  head: toyHeadRead,
   renderPinned: (pinned) => pinned ?? -1,
   normalize: (_method, result) => (Array.isArray(result) ? [...result].map(String).sort() : result),
 };

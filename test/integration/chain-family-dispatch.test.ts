@@ -7,6 +7,7 @@ import { PINNED_BLOCK_TEMPLATE, type PlannedCall } from '../../src/domain/worklo
 import { createJsonRpcClient } from '../../src/probe/json-rpc-client';
 import { tallyOfPairs, type Pair } from '../helpers/correctness-pairs';
 import { startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
+import { toyHeadRead } from '../helpers/toy-chain';
 
 /*
  * A throwaway family registered in a test-only registry, probed over loopback: two fake nodes
@@ -18,14 +19,7 @@ import { startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 const toy: ChainAdapter = {
   family: 'toy',
   envelope: 'json-rpc-1.0',
-  head: {
-    method: 'getblockchaininfo',
-    params: [],
-    parse: (result) => {
-      const info = result as { blocks?: unknown; bestblockhash?: unknown } | null;
-      return typeof info?.blocks === 'number' && typeof info.bestblockhash === 'string' ? { number: BigInt(info.blocks), hash: info.bestblockhash } : null;
-    },
-  },
+  head: toyHeadRead,
   // Heights are plain numbers; -1 asks for the tip.
   renderPinned: (pinned) => pinned ?? -1,
   isHeadDependent: (method, params) => method === 'getblockstats' && Array.isArray(params) && params[0] === -1,

@@ -14,6 +14,7 @@ import {
 import type { ChainAdapter, ChainRegistry } from '../../src/chains/types';
 import { PINNED_BLOCK_TEMPLATE } from '../../src/domain/workload';
 import { classifyResponse } from '../../src/probe/classify-response';
+import { toyHeadRead } from '../helpers/toy-chain';
 
 /*
  * A throwaway family, shaped like Bitcoin Core (height + best hash from one getblockchaininfo,
@@ -23,16 +24,7 @@ import { classifyResponse } from '../../src/probe/classify-response';
 const toy: ChainAdapter = {
   family: 'toy',
   envelope: 'json-rpc-1.0',
-  head: {
-    method: 'getblockchaininfo',
-    params: [],
-    parse: (result) => {
-      const info = result as { blocks?: unknown; bestblockhash?: unknown } | null;
-      return typeof info?.blocks === 'number' && typeof info.bestblockhash === 'string'
-        ? { number: BigInt(info.blocks), hash: info.bestblockhash }
-        : null;
-    },
-  },
+  head: toyHeadRead,
   renderPinned: (pinned) => pinned ?? -1,
   isHeadDependent: (method) => method === 'getbestblockhash' || method === 'getblockstats',
   pinForRecheck: (method, _params, block) => (method === 'getblockstats' ? [Number(block)] : null),
