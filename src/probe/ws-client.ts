@@ -101,6 +101,9 @@ function handshakeHeaders(headers: Record<string, string>): Record<string, strin
     if (!isValidHeaderName(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
     if (isClientSetHeader(name)) throw new Error(`header ${name} is set by the service`);
     if (!isValidHeaderValue(value)) throw new Error(`invalid value of header ${name}`);
+    // The handshake's own fields are the client's: an endpoint header of that name (accepted by the
+    // endpoints API, which serves HTTP too) is left out rather than failing every connection.
+    if (/^sec-websocket-/i.test(name)) continue;
     out[name.toLowerCase()] = value;
   }
   return out;
@@ -123,15 +126,16 @@ interface Pending {
  * before anything is sent when the address policy refuses the host (an IP literal here, a resolved
  * name in the guarded lookup), and with WsConnectError when the far side fails the handshake.
  */
-export function openWsRpc(target: WsTarget, options: WsOptions): Promise<WsRpcConnection> {
+export async function openWsRpc(target: WsTarget, options: WsOptions): Promise<WsRpcConnection> {
   const url = new URL(target.url);
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return Promise.reject(new WsConnectError('connection_error'));
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new WsConnectError('connection_error');
   // No DNS lookup happens for an IP literal, so the lookup guard never sees it: check it here.
   const refused = refusedLiteral(url, options.allowPrivateTargets);
-  if (refused !== null) return Promise.reject(new OutboundAddressRefusedError(refused));
+  if (refused !== null) throw new OutboundAddressRefusedError(refused);
   const maxMessageBytes = options.maxMessageBytes ?? MAX_RESPONSE_BYTES;
+  const headers = handshakeHeaders(target.headers);
   const socket = new WebSocket(url, {
-    headers: handshakeHeaders(target.headers),
+    headers,
     handshakeTimeout: target.timeoutMs,
     maxPayload: maxMessageBytes,
     perMessageDeflate: false,

@@ -214,9 +214,11 @@ describe('watchHeads against anvil (--block-time 1)', () => {
     expect(() => openHeadWatch({ ...endpoint, wsUrl: null }, evm, { via: 'subscribe', pollIntervalMs: 200, allowPrivateTargets: true, signal: new AbortController().signal })).toThrow('no ws_url');
   });
 
-  it('never connects to an address the policy refuses: the watch ends with OutboundAddressRefusedError', async () => {
+  it('never connects to an address the policy refuses (IP literals, and names through the guarded lookup): the watch ends with OutboundAddressRefusedError', async () => {
     for (const [url, allow] of [
       [anvil.wsUrl, false],
+      // A name: refused by the guarded lookup when it resolves, before any connection is made.
+      [`ws://localhost:${anvil.port}/`, false],
       ['ws://169.254.169.254/', true],
       ['wss://[fe80::1]:8546/', true],
     ] as const) {
