@@ -55,6 +55,19 @@ export class PinContextError extends Error {
   }
 }
 
+/**
+ * How a family's node pushes new heads over a WebSocket: the subscription request (whose result is
+ * the subscription id), the method that cancels it, the method of the notifications it sends
+ * (each `params: { subscription, result }`) and how to read a head from a notification's `result`
+ * (null: not a head).
+ */
+export interface HeadSubscription {
+  subscribe: { method: string; params: unknown[] };
+  unsubscribe: string;
+  notification: string;
+  parse(result: unknown): ChainHead | null;
+}
+
 export interface WorkloadMethodDefault {
   method: string;
   params: unknown[];
@@ -66,6 +79,8 @@ export interface ChainAdapter {
   family: string;
   envelope: AnswerEnvelope;
   head: HeadRead;
+  /** New heads pushed over a WebSocket; a family without it is watched by polling `head` only. */
+  headSubscription?: HeadSubscription;
   /**
    * The value that replaces a `{{pinned_block}}` string in a workload's params: the pinned
    * block/height/slot as the family writes it, or what to ask for when nothing is pinned.

@@ -9,6 +9,9 @@ export interface EndpointRow {
   protocol: string;
   url_redacted: string;
   url_encrypted: string;
+  /** The WebSocket URL (ws:// or wss://), a secret like url; both null when the endpoint has none. */
+  ws_url_redacted: string | null;
+  ws_url_encrypted: string | null;
   header_names: string[];
   headers_encrypted: string | null;
   timeout_ms: number;
@@ -25,6 +28,8 @@ export interface NewEndpoint {
   protocol: string;
   urlRedacted: string;
   urlEncrypted: string;
+  wsUrlRedacted?: string | null;
+  wsUrlEncrypted?: string | null;
   headerNames: string[];
   headersEncrypted: string | null;
   timeoutMs: number;
@@ -36,9 +41,10 @@ export interface NewEndpoint {
 export async function insertEndpoint(sql: Queryable, e: NewEndpoint): Promise<EndpointRow> {
   const [row] = await sql<EndpointRow[]>`
     insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted,
-                           header_names, headers_encrypted, timeout_ms, owner_run_id)
+                           ws_url_redacted, ws_url_encrypted, header_names, headers_encrypted, timeout_ms, owner_run_id)
     values (${e.id ?? randomUUID()}, ${e.tenantId}, ${e.chainId}, ${e.name}, ${e.protocol}, ${e.urlRedacted},
-            ${e.urlEncrypted}, ${e.headerNames}, ${e.headersEncrypted}, ${e.timeoutMs}, ${e.ownerRunId ?? null})
+            ${e.urlEncrypted}, ${e.wsUrlRedacted ?? null}, ${e.wsUrlEncrypted ?? null}, ${e.headerNames},
+            ${e.headersEncrypted}, ${e.timeoutMs}, ${e.ownerRunId ?? null})
     returning *`;
   return row!;
 }
@@ -70,6 +76,9 @@ export interface EndpointPatch {
   name?: string;
   urlRedacted?: string;
   urlEncrypted?: string;
+  /** Null clears the WebSocket URL (give both or neither). */
+  wsUrlRedacted?: string | null;
+  wsUrlEncrypted?: string | null;
   headerNames?: string[];
   headersEncrypted?: string | null;
   timeoutMs?: number;
@@ -87,6 +96,8 @@ export async function updateEndpoint(
       name: patch.name,
       url_redacted: patch.urlRedacted,
       url_encrypted: patch.urlEncrypted,
+      ws_url_redacted: patch.wsUrlRedacted,
+      ws_url_encrypted: patch.wsUrlEncrypted,
       header_names: patch.headerNames,
       headers_encrypted: patch.headersEncrypted,
       timeout_ms: patch.timeoutMs,

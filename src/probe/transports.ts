@@ -1,6 +1,8 @@
+import type { ChainAdapter } from '../chains/types';
 import { isEndpointProtocol, type EndpointProtocol } from '../domain/endpoint-protocol';
 import type { AnswerRules } from './classify-response';
 import { createJsonRpcClient, type JsonRpcClient, type ProbeTarget } from './json-rpc-client';
+import { pollHeads, watchHeads, type HeadWatch } from './watch-heads';
 
 /** What opening a probe client needs besides the target itself. */
 export interface TransportOptions {
@@ -35,4 +37,63 @@ export class UnknownProtocolError extends Error {
 export function transportFor(protocol: string): OpenTransport {
   if (!isEndpointProtocol(protocol)) throw new UnknownProtocolError(protocol);
   return TRANSPORTS[protocol];
+}
+
+/** How a head watch hears of new heads: pushed over the endpoint's WebSocket, or asked for over HTTP. */
+export type HeadWatchVia = 'subscribe' | 'poll';
+
+/** An endpoint as a head watch needs it: both URLs decrypted (secrets: never logged). */
+export interface HeadWatchEndpoint {
+  protocol: string;
+  url: string;
+  /** ws:// or wss://; null when the endpoint has none. */
+  wsUrl: string | null;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/** `subscribe` was asked of an endpoint without a WebSocket URL, or of a family without a head subscription. */
+export class HeadWatchUnavailableError extends Error {
+  constructor(readonly missing: 'ws_url' | 'head_subscription') {
+    super(missing === 'ws_url' ? 'the endpoint has no ws_url to subscribe over' : 'the chain family has no head subscription');
+    this.name = 'HeadWatchUnavailableError';
+  }
+}
+
+export interface HeadWatchOptions {
+  via: HeadWatchVia;
+  /** Poll only. */
+  pollIntervalMs: number;
+  allowPrivateTargets: boolean;
+  signal: AbortSignal;
+}
+
+/**
+ * Starts watching one endpoint's head: `subscribe` over its ws_url with the family's head
+ * subscription, `poll` with the family's head read over the transport of its `protocol` (closed
+ * when the watch stops). Both connect through the outbound guard.
+ */
+export function openHeadWatch(
+  endpoint: HeadWatchEndpoint,
+  chain: Pick<ChainAdapter, 'envelope' | 'normalize' | 'head' | 'headSubscription'>,
+  options: HeadWatchOptions,
+): HeadWatch {
+  if (options.via === 'subscribe') {
+    if (endpoint.wsUrl === null) throw new HeadWatchUnavailableError('ws_url');
+    if (chain.headSubscription === undefined) throw new HeadWatchUnavailableError('head_subscription');
+    return watchHeads({
+      target: { url: endpoint.wsUrl, headers: endpoint.headers, timeoutMs: endpoint.timeoutMs },
+      subscription: chain.headSubscription,
+      envelope: chain.envelope,
+      allowPrivateTargets: options.allowPrivateTargets,
+      signal: options.signal,
+    });
+  }
+  const client = transportFor(endpoint.protocol)(
+    { url: endpoint.url, headers: endpoint.headers, timeoutMs: endpoint.timeoutMs },
+    { connections: 1, allowPrivateTargets: options.allowPrivateTargets, answers: chain, fingerprintResults: false },
+  );
+  const watch = pollHeads({ read: (method, params) => client.result(method, params), head: chain.head, intervalMs: options.pollIntervalMs, signal: options.signal });
+  const done = watch.done.finally(() => client.close());
+  return { get stats() { return watch.stats; }, done, [Symbol.asyncIterator]: () => watch[Symbol.asyncIterator]() };
 }

@@ -22,15 +22,21 @@ import { loadOwned } from './load-owned';
 import { storedMember } from './stored-vocabulary';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
 
-/** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
-export const endpointFields = {
-  name: z.string().trim().min(1).max(200),
-  url: z
-    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+/** An outbound URL of the given schemes under the rules every probe connection applies. */
+const outboundUrl = (protocol: RegExp, error: string) =>
+  z
+    .url({ protocol, error })
     .max(2048)
     // Refinements run even when the URL check above failed: only look at the host of a real URL.
     .refine((url) => !URL.canParse(url) || !isAlwaysRefusedHost(new URL(url).hostname), 'link-local and reserved addresses are never probed')
-    .refine(userinfoDecodes, USERINFO_MESSAGE),
+    .refine(userinfoDecodes, USERINFO_MESSAGE);
+
+/** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
+export const endpointFields = {
+  name: z.string().trim().min(1).max(200),
+  url: outboundUrl(/^https?$/, 'must be an http or https URL'),
+  /** Where the endpoint's WebSocket server listens (head subscriptions); a secret like url. */
+  ws_url: outboundUrl(/^wss?$/, 'must be a ws or wss URL'),
   // The probe client sends these headers under the same rule (domain/http-fields.ts): a header
   // accepted here can never be refused at run time, failing every run. Values are secrets, so
   // the messages name the header and never repeat the value.
@@ -59,6 +65,7 @@ export const createEndpointInput = z.strictObject({
   chain_id: z.uuid(),
   name: endpointFields.name,
   url: endpointFields.url,
+  ws_url: endpointFields.ws_url.optional(),
   protocol: z.literal('json-rpc-http').default('json-rpc-http'),
   headers: endpointFields.headers.default({}),
   timeout_ms: endpointFields.timeout_ms.default(10_000),
@@ -72,6 +79,8 @@ export const patchEndpointInput = z
   .strictObject({
     name: endpointFields.name.optional(),
     url: endpointFields.url.optional(),
+    /** null removes the WebSocket URL. */
+    ws_url: endpointFields.ws_url.nullable().optional(),
     headers: endpointFields.headers.optional(),
     timeout_ms: endpointFields.timeout_ms.optional(),
   })
@@ -82,6 +91,7 @@ export interface EndpointResponse {
   chain_id: string;
   name: string;
   url: string;
+  ws_url: string | null;
   protocol: EndpointProtocol;
   header_names: string[];
   timeout_ms: number;
@@ -96,6 +106,7 @@ export function presentEndpoint(row: EndpointRow): EndpointResponse {
     chain_id: row.chain_id,
     name: row.name,
     url: row.url_redacted,
+    ws_url: row.ws_url_redacted,
     protocol: storedMember(ENDPOINT_PROTOCOLS, row.protocol, 'endpoints.protocol'),
     header_names: row.header_names,
     timeout_ms: row.timeout_ms,
@@ -109,13 +120,14 @@ export function presentEndpoint(row: EndpointRow): EndpointResponse {
  * static schema cannot refuse them: an IP literal or localhost name the probes would refuse is
  * refused here. Other names are judged by the guarded lookup at every connection.
  */
-function assertProbeable(ctx: Ctx, url: string): void {
+function assertProbeable(ctx: Ctx, url: string, field: 'url' | 'ws_url' = 'url'): void {
   const refusal = privateAddressRefusal(url, ctx.deps.config.allowPrivateTargets, 'RVS_ALLOW_PRIVATE_TARGETS');
-  if (refusal) throw validationError([{ field: 'url', message: refusal }]);
+  if (refusal) throw validationError([{ field, message: refusal }]);
 }
 
 export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<typeof createEndpointInput> }) {
   assertProbeable(ctx, input.url);
+  if (input.ws_url !== undefined) assertProbeable(ctx, input.ws_url, 'ws_url');
   const chain = await findChain(ctx.deps.sql, input.chain_id);
   if (!chain || chain.tenant_id !== ctx.principal.tenantId) {
     throw validationError([{ field: 'chain_id', message: 'no such chain in your tenant' }]);
@@ -128,6 +140,8 @@ export async function createEndpoint({ ctx, input }: { ctx: Ctx; input: z.infer<
     protocol: input.protocol,
     urlRedacted: redactUrl(input.url),
     urlEncrypted: ctx.deps.box.encrypt(input.url),
+    wsUrlRedacted: input.ws_url === undefined ? null : redactUrl(input.ws_url),
+    wsUrlEncrypted: input.ws_url === undefined ? null : ctx.deps.box.encrypt(input.ws_url),
     headerNames,
     headersEncrypted: headerNames.length > 0 ? ctx.deps.box.encrypt(JSON.stringify(input.headers)) : null,
     timeoutMs: input.timeout_ms,
@@ -164,6 +178,7 @@ function unchangedLeftOut(
   if (result.name === stored.name) delete result.name;
   if (result.timeout_ms === stored.timeout_ms) delete result.timeout_ms;
   if (result.url !== undefined && box.decrypt(stored.url_encrypted) === result.url) delete result.url;
+  if (result.ws_url !== undefined && (stored.ws_url_encrypted === null ? null : box.decrypt(stored.ws_url_encrypted)) === result.ws_url) delete result.ws_url;
   if (result.headers !== undefined) {
     const storedHeaders = stored.headers_encrypted === null ? {} : (JSON.parse(box.decrypt(stored.headers_encrypted)) as Record<string, string>);
     const entries = (headers: Record<string, string>) => JSON.stringify(Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -189,11 +204,14 @@ export async function patchEndpoint({
   // Nothing differs: no write, so updated_at and the encrypted values (the worker's pool key) stay.
   if (Object.keys(patch).length === 0) return presentEndpoint(stored);
   if (patch.url !== undefined) assertProbeable(ctx, patch.url);
+  if (patch.ws_url !== undefined && patch.ws_url !== null) assertProbeable(ctx, patch.ws_url, 'ws_url');
   const headerNames = patch.headers === undefined ? undefined : Object.keys(patch.headers);
   const row = await updateEndpoint(ctx.deps.sql, input.endpointId, ctx.principal.tenantId, {
     name: patch.name,
     urlRedacted: patch.url === undefined ? undefined : redactUrl(patch.url),
     urlEncrypted: patch.url === undefined ? undefined : box.encrypt(patch.url),
+    wsUrlRedacted: patch.ws_url === undefined ? undefined : patch.ws_url === null ? null : redactUrl(patch.ws_url),
+    wsUrlEncrypted: patch.ws_url === undefined ? undefined : patch.ws_url === null ? null : box.encrypt(patch.ws_url),
     headerNames,
     headersEncrypted:
       patch.headers === undefined ? undefined : headerNames!.length > 0 ? box.encrypt(JSON.stringify(patch.headers)) : null,

@@ -10,7 +10,8 @@ const QUERY_KEY = 'QueryS3cretValue';
 const USER_PASSWORD = 'UserPassS3cret';
 const HEADER_VALUE = 'HeaderS3cretValue';
 const PATCHED_HEADER = 'PatchedHeaderS3cret';
-const SECRETS = [PATH_KEY, QUERY_KEY, USER_PASSWORD, HEADER_VALUE, PATCHED_HEADER];
+const WS_KEY = 'WsPathKeyS3cret0123456789';
+const SECRETS = [PATH_KEY, QUERY_KEY, USER_PASSWORD, HEADER_VALUE, PATCHED_HEADER, WS_KEY];
 
 describe('endpoint secrets', () => {
   let stack: Stack;
@@ -46,6 +47,11 @@ describe('endpoint secrets', () => {
     // Errors must not echo what was sent either: a bad field next to a secret URL, a bad header value.
     expect((await call('POST', '/v1/endpoints', { chain_id: setup.chainId, name: '', url, headers: { 'x-api-key': `${HEADER_VALUE}\n` } })).statusCode).toBe(400);
     expect((await call('PATCH', endpoint, { url: `ftp://x/${PATH_KEY}` })).statusCode).toBe(400);
+    // The WebSocket URL is the same kind of secret: set, refused and shown only redacted.
+    expect((await call('PATCH', endpoint, { ws_url: `wss://user:${USER_PASSWORD}@ws.example.com/v3/${WS_KEY}?apikey=${QUERY_KEY}` })).statusCode).toBe(200);
+    expect((await call('PATCH', endpoint, { ws_url: `ws://169.254.169.254/${WS_KEY}?apikey=${QUERY_KEY}` })).statusCode).toBe(400);
+    expect((await call('POST', '/v1/endpoints', { chain_id: setup.chainId, name: '', url, ws_url: `wss://ws.example.com/${WS_KEY}` })).statusCode).toBe(400);
+    expect((await call('GET', endpoint)).json().ws_url).toBe('wss://****@ws.example.com/****/****?****');
 
     const created = await call('POST', `/v1/suites/${setup.suiteId}/runs`);
     const run = await waitForRun(stack.app, auth, created.json().id);

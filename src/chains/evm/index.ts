@@ -1,7 +1,7 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
 import { normalizeEvmResult } from './answers';
-import { evmHead, renderEvmBlock } from './head';
+import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
 
 /** Ethereum and every chain that speaks its JSON-RPC (execution-apis) over JSON-RPC 2.0. */
@@ -9,6 +9,7 @@ export const evmAdapter: ChainAdapter = {
   family: 'evm',
   envelope: 'json-rpc-2.0',
   head: evmHead,
+  headSubscription: evmHeadSubscription,
   renderPinned: renderEvmBlock,
   isHeadDependent,
   pinForRecheck: pinHeadDependentParams,

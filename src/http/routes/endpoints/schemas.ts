@@ -11,6 +11,7 @@ export const Endpoint = component(
     chain_id: uuid,
     name: z.string(),
     url: z.string().describe('redacted: user info, query values and key-like path segments are shown as ****'),
+    ws_url: z.string().nullable().describe('the WebSocket URL (ws or wss), redacted like `url`; null when the endpoint has none'),
     protocol: z.literal('json-rpc-http'),
     header_names: z.array(z.string()).describe('names of the configured headers; their values are never returned'),
     timeout_ms: int,
