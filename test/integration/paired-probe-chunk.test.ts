@@ -84,8 +84,12 @@ describe('probeChunk on a shared schedule anchor', () => {
     for (const row of candidateRows) {
       const due = scheduleAnchorMs + row.seq * 10;
       const other = referenceRows.get(row.seq)!;
-      expect(Math.abs(row.started_at.getTime() - due)).toBeLessThanOrEqual(5);
-      expect(Math.abs(other.started_at.getTime() - due)).toBeLessThanOrEqual(5);
+      // Both sides stamp a sample with the instant the schedule meant (the anchor is wall-clock
+      // time each activity turns into its monotonic clock once, so a stalled process can shift that
+      // by a few ms): the two sides' instants agree, and both are the anchor's.
+      expect(Math.abs(row.started_at.getTime() - other.started_at.getTime())).toBeLessThanOrEqual(10);
+      expect(Math.abs(row.started_at.getTime() - due)).toBeLessThanOrEqual(25);
+      expect(Math.abs(other.started_at.getTime() - due)).toBeLessThanOrEqual(25);
       // Sent on time on both sides: a sanity bound on a loaded two-core machine, not a speed test.
       expect(Math.abs(row.send_lag_us! - other.send_lag_us!)).toBeLessThan(250_000);
     }

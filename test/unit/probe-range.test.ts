@@ -60,8 +60,12 @@ describe('probeRange: open loop on a shared anchor', () => {
     }
     for (const r of results) {
       const s = sent.find((x) => x.seq === r.seq)!;
-      // The stand-in notes the time a few µs after the scheduler did.
-      expect(Math.abs(r.sendLagUs! - (s.atMs - (originMs + r.seq * 10)) * 1000)).toBeLessThan(500);
+      // The scheduler measures the lag just before it hands the call over, the stand-in notes the
+      // time once it has it: the recorded lag is never below the 1 ms a send may be early and never
+      // more than the stand-in saw (how close the two are depends on the machine's load; large lags
+      // are the catch-up test's).
+      expect(r.sendLagUs!).toBeGreaterThanOrEqual(-1010);
+      expect(r.sendLagUs!).toBeLessThanOrEqual((s.atMs - (originMs + r.seq * 10)) * 1000 + 50);
     }
   });
 
