@@ -185,7 +185,7 @@ describe('requests over WebSocket against a real anvil node', () => {
     );
     expect(outcomes.connection_error).toBeGreaterThanOrEqual(1);
     expect(outcomes.ok).toBeGreaterThanOrEqual(planned / 2);
-    expect((outcomes.ok ?? 0) + outcomes.connection_error).toBe(planned);
+    expect((outcomes.ok ?? 0) + (outcomes.connection_error ?? 0)).toBe(planned);
     // The client opened a new socket for the calls after the drop.
     expect(candidateWs.connections()).toBeGreaterThan(before);
     const [reference] = await stack.sql<{ n: number }[]>`select count(*)::int as n from run_samples where run_id = ${runId} and role = 'reference' and outcome = 'ok'`;
