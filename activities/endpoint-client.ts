@@ -5,7 +5,8 @@ import type { SecretBox } from '../src/crypto/secret-box';
 import type { EndpointRow } from '../src/db/endpoints';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
-import { transportFor, UnknownProtocolError } from '../src/probe/transports';
+import type { WorkloadTransport } from '../src/domain/suite-config';
+import { MissingWsUrlError, transportFor, UnknownProtocolError } from '../src/probe/transports';
 
 /**
  * A refused address is final (retrying cannot help) and its message names no URL; a loopback or
@@ -15,6 +16,9 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   if (error instanceof UnknownProtocolError) {
     return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'UnknownEndpointProtocol');
   }
+  if (error instanceof MissingWsUrlError) {
+    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'EndpointHasNoWsUrl');
+  }
   if (!(error instanceof OutboundAddressRefusedError)) return error;
   const hint = error.kind === 'loopback' || error.kind === 'private' ? ' (RVS_ALLOW_PRIVATE_TARGETS is off)' : '';
   return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}${hint}`, 'OutboundAddressRefused');
@@ -23,10 +27,16 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
 /**
  * Identifies the values a client of this endpoint is built from (URL and headers): a PATCH of
  * either encrypts it afresh, so the version changes, and the client cache opens a new client.
- * Editing the name keeps the warm pool. Hashed, so no ciphertext is kept as a map key.
+ * Editing the name keeps the warm pool. Hashed, so no ciphertext is kept as a map key. The ws_url
+ * counts only for a WebSocket workload, so editing it leaves an HTTP run's pool warm.
  */
-export function endpointClientVersion(endpoint: Pick<EndpointRow, 'url_encrypted' | 'headers_encrypted'>): string {
-  return createHash('sha256').update(endpoint.url_encrypted).update('\0').update(endpoint.headers_encrypted ?? '').digest('base64url');
+export function endpointClientVersion(
+  endpoint: Pick<EndpointRow, 'url_encrypted' | 'headers_encrypted'> & Partial<Pick<EndpointRow, 'ws_url_encrypted'>>,
+  transport: WorkloadTransport = 'http',
+): string {
+  const hash = createHash('sha256').update(endpoint.url_encrypted).update('\0').update(endpoint.headers_encrypted ?? '');
+  if (transport === 'ws') hash.update('\0ws\0').update(endpoint.ws_url_encrypted ?? '');
+  return hash.digest('base64url');
 }
 
 /**
@@ -36,15 +46,20 @@ export function endpointClientVersion(endpoint: Pick<EndpointRow, 'url_encrypted
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
-  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean },
+  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean; transport?: WorkloadTransport },
 ): JsonRpcClient {
   const headers = endpoint.headers_encrypted
     ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
     : {};
   try {
-    const open = transportFor(endpoint.protocol);
+    const open = transportFor(endpoint.protocol, options.transport);
     return open(
-      { url: deps.box.decrypt(endpoint.url_encrypted), headers, timeoutMs: options.timeoutMs },
+      {
+        url: deps.box.decrypt(endpoint.url_encrypted),
+        wsUrl: endpoint.ws_url_encrypted === null ? null : deps.box.decrypt(endpoint.ws_url_encrypted),
+        headers,
+        timeoutMs: options.timeoutMs,
+      },
       {
         connections: options.connections,
         allowPrivateTargets: deps.allowPrivateTargets,

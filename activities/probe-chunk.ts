@@ -130,10 +130,13 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       // worker, and a cancel request reaches this attempt within about a second.
       const heartbeatTimer = setInterval(() => heartbeat({ ...progress }), HEARTBEAT_EVERY_MS);
       try {
-        const { client, fresh } = deps.clients.get(target.id, endpointClientVersion(endpoint), () =>
+        // Snapshots of runs triggered before the workload had a transport are HTTP runs.
+        const transport = workload.transport ?? 'http';
+        const { client, fresh } = deps.clients.get(target.id, endpointClientVersion(endpoint, transport), () =>
           openEndpointClient(deps, endpoint, {
             timeoutMs: workload.timeout_ms,
             connections: workload.concurrency,
+            transport,
             chain,
             // Answers are fingerprinted only when finalize will compare them with the reference.
             fingerprintResults: observeHeads && thresholds.correctness_enabled,

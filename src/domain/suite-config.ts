@@ -32,6 +32,12 @@ export const boundedJsonDepth = <S extends z.ZodType>(schema: S) =>
 
 const uuid = z.uuid();
 
+/** How the request workload reaches an endpoint: its HTTP `url`, or its WebSocket `ws_url`. */
+export const WORKLOAD_TRANSPORTS = ['http', 'ws'] as const;
+export type WorkloadTransport = (typeof WORKLOAD_TRANSPORTS)[number];
+/** Why a suite or trigger naming an endpoint a WebSocket workload cannot reach is refused. */
+export const NO_WS_URL_MESSAGE = 'endpoint has no ws_url, and config.workload.transport is "ws"';
+
 const thresholdFields = {
   latency_p95_max_ms: z.number().min(0).max(600_000),
   latency_regression_max_pct: z.number().min(0).max(10_000),
@@ -86,6 +92,8 @@ export const workloadSchema = z
   timeout_ms: z.number().int().min(WORKLOAD_LIMITS.minTimeoutMs).max(WORKLOAD_LIMITS.maxTimeoutMs).default(10_000),
   /** Parameters are pinned to head − block_lag, so nodes that lag a little can still serve them. */
   block_lag: z.number().int().min(0).max(WORKLOAD_LIMITS.maxBlockLag).default(5),
+  /** ws: every endpoint of the suite (reference included) needs a ws_url. */
+  transport: z.enum(WORKLOAD_TRANSPORTS).default('http'),
   })
   .transform((w, ctx) => {
     if (w.requests_per_target !== null && w.duration_s !== null) {

@@ -1,7 +1,9 @@
 import type { ChainAdapter } from '../chains/types';
 import { isEndpointProtocol, type EndpointProtocol } from '../domain/endpoint-protocol';
+import type { WorkloadTransport } from '../domain/suite-config';
 import type { AnswerRules } from './classify-response';
 import { createJsonRpcClient, type JsonRpcClient, type ProbeTarget } from './json-rpc-client';
+import { createWsCallClient } from './ws-call-client';
 import { pollHeads, watchHeads, type HeadWatch } from './watch-heads';
 
 /** What opening a probe client needs besides the target itself. */
@@ -14,15 +16,38 @@ export interface TransportOptions {
   fingerprintResults?: boolean;
 }
 
+/** A target as a transport needs it: both of the endpoint's URLs (secrets: never logged). */
+export interface TransportTarget extends ProbeTarget {
+  /** ws:// or wss://; null when the endpoint has none. */
+  wsUrl?: string | null;
+}
+
 /**
  * Opens a client to one target. Every transport connects through the outbound guard (src/net/)
  * and throws OutboundAddressRefusedError, before anything is sent, for an address it refuses.
  */
-export type OpenTransport = (target: ProbeTarget, options: TransportOptions) => JsonRpcClient;
+export type OpenTransport = (target: TransportTarget, options: TransportOptions) => JsonRpcClient;
 
-/** One transport per endpoint protocol: the compiler makes a new protocol register its own. */
-const TRANSPORTS: Record<EndpointProtocol, OpenTransport> = {
-  'json-rpc-http': (target, options) => createJsonRpcClient(target, options),
+/** The workload's `transport: "ws"` was given an endpoint without a ws_url (edited since the trigger checked). */
+export class MissingWsUrlError extends Error {
+  constructor() {
+    super('the endpoint has no ws_url, and the workload\'s transport is ws');
+    this.name = 'MissingWsUrlError';
+  }
+}
+
+/**
+ * One client per endpoint protocol and workload transport: the compiler makes a new protocol
+ * register each. Both give the probe engine the same JsonRpcClient, so it never knows which.
+ */
+const TRANSPORTS: Record<EndpointProtocol, Record<WorkloadTransport, OpenTransport>> = {
+  'json-rpc-http': {
+    http: (target, options) => createJsonRpcClient(target, options),
+    ws: ({ wsUrl, headers, timeoutMs }, options) => {
+      if (wsUrl === undefined || wsUrl === null) throw new MissingWsUrlError();
+      return createWsCallClient({ url: wsUrl, headers, timeoutMs }, options);
+    },
+  },
 };
 
 /** The endpoint's protocol names a transport this service does not have (a row written by a newer version). */
@@ -33,10 +58,13 @@ export class UnknownProtocolError extends Error {
   }
 }
 
-/** The transport for an endpoint's stored `protocol` (a text column: checked here, not trusted). */
-export function transportFor(protocol: string): OpenTransport {
+/**
+ * The transport for an endpoint's stored `protocol` (a text column: checked here, not trusted) and
+ * the workload's transport (HTTP unless it says ws).
+ */
+export function transportFor(protocol: string, transport: WorkloadTransport = 'http'): OpenTransport {
   if (!isEndpointProtocol(protocol)) throw new UnknownProtocolError(protocol);
-  return TRANSPORTS[protocol];
+  return TRANSPORTS[protocol][transport];
 }
 
 /** How a head watch hears of new heads: pushed over the endpoint's WebSocket, or asked for over HTTP. */

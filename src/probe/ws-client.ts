@@ -68,6 +68,14 @@ export interface WsFrameStats {
 export interface WsRpcConnection {
   /** One request; resolves with its result, rejects with WsRequestError. */
   request(method: string, params: unknown[], timeoutMs?: number): Promise<unknown>;
+  /**
+   * One request whose answer the caller reads itself: resolves with the text of whatever message
+   * carried its id (an RPC error, a malformed or too-deep answer included), so the probe classifies
+   * it by the same rules as an HTTP body. Rejects with WsRequestError `timeout` or `closed` only.
+   */
+  send(method: string, params: unknown[], timeoutMs?: number): Promise<string>;
+  /** Requests sent and not yet answered, timed out or failed. */
+  readonly inFlight: number;
   readonly stats: Readonly<WsFrameStats>;
   /** Resolves once, when the connection has ended; never rejects. */
   readonly closed: Promise<WsClosed>;
@@ -94,7 +102,7 @@ export class WsRequestError extends Error {
 
 const DEFAULT_PING_INTERVAL_MS = 10_000;
 
-function handshakeHeaders(headers: Record<string, string>): Record<string, string> {
+export function handshakeHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = { 'user-agent': 'run-verification-service' };
   for (const [name, value] of Object.entries(headers)) {
     // The messages name the header, never its value: values are secrets (API keys).
@@ -116,6 +124,8 @@ function refusalOf(error: unknown): OutboundAddressRefusedError | null {
 }
 
 interface Pending {
+  /** send(): the answer's text is handed over as it came, unread. */
+  raw: boolean;
   resolve(result: unknown): void;
   reject(error: WsRequestError): void;
   timer: NodeJS.Timeout;
@@ -222,7 +232,19 @@ class Connection implements WsRpcConnection {
     }
   }
 
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
   request(method: string, params: unknown[], timeoutMs = this.timeoutMs): Promise<unknown> {
+    return this.dispatch(false, method, params, timeoutMs);
+  }
+
+  send(method: string, params: unknown[], timeoutMs = this.timeoutMs): Promise<string> {
+    return this.dispatch(true, method, params, timeoutMs) as Promise<string>;
+  }
+
+  private dispatch(raw: boolean, method: string, params: unknown[], timeoutMs: number): Promise<unknown> {
     if (this.socket.readyState !== WebSocket.OPEN) return Promise.reject(new WsRequestError('closed'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -231,7 +253,7 @@ class Connection implements WsRpcConnection {
         reject(new WsRequestError('timeout'));
       }, timeoutMs);
       timer.unref();
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { raw, resolve, reject, timer });
       this.socket.send(JSON.stringify({ jsonrpc: this.jsonrpc, id, method, params }), (error) => {
         if (!error) return;
         const pending = this.pending.get(id);
@@ -285,9 +307,18 @@ class Connection implements WsRpcConnection {
       this.stats.invalidMessages++;
       return;
     }
-    // Bounded before anything walks it: a notification's params reach the family's parser.
-    if (jsonShape(message, MAX_RESULT_DEPTH, MAX_RESULT_VALUES) !== 'ok' || message === null || typeof message !== 'object' || Array.isArray(message)) {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
       this.stats.invalidMessages++;
+      return;
+    }
+    // Bounded before anything walks it: a notification's params reach the family's parser. Only
+    // the top-level id is read of an unbounded message: a send() is answered with it all the same,
+    // and its classification names it too deep (as an HTTP answer's would be).
+    if (jsonShape(message, MAX_RESULT_DEPTH, MAX_RESULT_VALUES) !== 'ok') {
+      const id = (message as { id?: unknown }).id;
+      const pending = typeof id === 'number' ? this.pending.get(id) : undefined;
+      if (pending?.raw === true) this.settleRaw(id as number, pending, text);
+      else this.stats.invalidMessages++;
       return;
     }
     const fields = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
@@ -300,6 +331,10 @@ class Connection implements WsRpcConnection {
       this.stats.unmatchedAnswers++;
       return;
     }
+    if (pending.raw) {
+      this.settleRaw(fields.id as number, pending, text);
+      return;
+    }
     this.pending.delete(fields.id as number);
     clearTimeout(pending.timer);
     if (fields.error !== undefined && fields.error !== null) {
@@ -310,5 +345,11 @@ class Connection implements WsRpcConnection {
     } else {
       pending.resolve(fields.result);
     }
+  }
+
+  private settleRaw(id: number, pending: Pending, text: string): void {
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.resolve(text);
   }
 }

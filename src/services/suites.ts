@@ -15,7 +15,7 @@ import {
   type SuiteRow,
 } from '../db/suites';
 import { mergeWorkloadPreset, presetRefSchema } from '../domain/catalog-presets';
-import { suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
+import { NO_WS_URL_MESSAGE, suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
@@ -133,6 +133,8 @@ async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): P
       details.push({ field: w.field, message: 'no such endpoint in your tenant' });
     } else if (endpoint.chain_id !== chainId) {
       details.push({ field: w.field, message: 'endpoint belongs to another chain' });
+    } else if (config.workload.transport === 'ws' && endpoint.ws_url_encrypted === null) {
+      details.push({ field: w.field, message: NO_WS_URL_MESSAGE });
     }
   }
   if (details.length > 0) throw validationError(details);

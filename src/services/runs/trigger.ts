@@ -7,7 +7,7 @@ import { linkIdempotencyResource, type IdempotencyReservation } from '../../db/i
 import { findRun, insertRun, markWorkflowStarted, type RunRow, type RunTargetRow } from '../../db/runs';
 import { findSuite } from '../../db/suites';
 import { baselineBranchOf, branchName, commitId } from '../../domain/branch';
-import { boundedJsonDepth, thresholdOverridesSchema, WORKLOAD_LIMITS } from '../../domain/suite-config';
+import { boundedJsonDepth, NO_WS_URL_MESSAGE, thresholdOverridesSchema, WORKLOAD_LIMITS } from '../../domain/suite-config';
 import { AppError, validationError } from '../../errors';
 import { workflowIdForRun } from '../../temporal/constants';
 import { adapterForChain } from '../chain-support';
@@ -82,7 +82,9 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
     ...suiteConfig.targets.map((t) => t.endpoint_id),
     ...(suiteConfig.reference_endpoint_id ? [suiteConfig.reference_endpoint_id] : []),
   ];
-  const names = new Map((await findEndpoints(sql, endpointIds)).map((e) => [e.id, e.name]));
+  const endpoints = await findEndpoints(sql, endpointIds);
+  if (suiteConfig.workload.transport === 'ws') checkWsUrls(endpointIds, endpoints, suiteConfig.targets.length, body.targets !== null);
+  const names = new Map(endpoints.map((e) => [e.id, e.name]));
   for (const own of perRun?.ownEndpoints ?? []) names.set(own.id, own.name);
   const runId = randomUUID();
   const { workload } = suiteConfig;
@@ -119,6 +121,21 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
     if (input.idempotency) await linkIdempotencyResource(tx, input.idempotency, input.idempotency.key, runId);
     return inserted;
   });
+}
+
+/**
+ * A WebSocket workload reaches every endpoint of the run over its ws_url: one without (an endpoint
+ * given for this run only has none; a stored one may have lost it since the suite was saved) is
+ * refused before the run exists, on the field that named it.
+ */
+function checkWsUrls(endpointIds: string[], found: { id: string; ws_url_encrypted: string | null }[], candidates: number, perRun: boolean): void {
+  const withWsUrl = new Set(found.filter((e) => e.ws_url_encrypted !== null).map((e) => e.id));
+  const details = endpointIds.flatMap((id, i) => {
+    if (withWsUrl.has(id)) return [];
+    const field = i >= candidates ? 'suite.config.reference_endpoint_id' : perRun ? `targets.${i}` : `suite.config.targets.${i}.endpoint_id`;
+    return [{ field, message: NO_WS_URL_MESSAGE }];
+  });
+  if (details.length > 0) throw validationError(details);
 }
 
 /**

@@ -36,6 +36,10 @@ export const workloadFields = {
   warmup_requests: int,
   timeout_ms: int,
   block_lag: int,
+  transport: z
+    .enum(['http', 'ws'])
+    .optional()
+    .describe('how the requests reach each endpoint: "http" (its url, the default; absent from suites stored before it existed) or "ws" (its ws_url, one socket carrying many calls matched by id; every endpoint of the suite, reference included, needs a ws_url)'),
 };
 
 export const Workload = component('Workload', z.object(workloadFields));
