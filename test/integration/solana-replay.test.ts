@@ -102,6 +102,7 @@ describe('runs of a solana chain against replay nodes', () => {
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 150, matched: 150, mismatched: 0, match_rate_pct: 100 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
     expect(verdict.reference_comparison.head_lag_blocks).toBe(0);
+    for (const evm of ['eth_', 'gwei', 'block tag', 'latest']) expect(verdict.markdown_summary).not.toContain(evm);
     // The head is the finalized slot.
     expect(a.requests.some((r) => r.method === 'getSlot' && JSON.stringify(r.params) === JSON.stringify([{ commitment: 'finalized' }]))).toBe(true);
   });
