@@ -5,26 +5,28 @@ import type { Workload } from '../domain/suite-config';
 import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
 import { evmAdapter } from './evm';
+import { solanaAdapter } from './solana';
 import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
 
 /*
  * The one place that knows every chain family's folder (DESIGN.md §11, STYLE rule 15). Callers
  * ask for their family's adapter here; nothing outside src/chains imports src/chains/<family>/.
  *
- * The chain resource accepts `evm`, `solana` and `bitcoin`; EVM and Bitcoin have adapters. A suite or
- * run on a chain whose family has none is refused with a 400 (UnsupportedChainFamilyError) rather
+ * The chain resource accepts `evm`, `solana` and `bitcoin`, and each has an adapter. A suite or
+ * run on a chain whose family has none (only a hand-edited row can name one) is refused with a 400 (UnsupportedChainFamilyError) rather
  * than probed as EVM, which is what happened before the registry. Adding a family = one folder +
  * one line in ADAPTED_FAMILIES and CHAINS (docs/chains.md).
  */
 
 /** The families with an adapter: a subset of the chain resource's families. */
-export const ADAPTED_FAMILIES = ['evm', 'bitcoin'] as const satisfies readonly ChainFamily[];
+export const ADAPTED_FAMILIES = ['evm', 'bitcoin', 'solana'] as const satisfies readonly ChainFamily[];
 export type AdaptedFamily = (typeof ADAPTED_FAMILIES)[number];
 
 /** Every adapted family must register a whole ChainAdapter: the compiler checks both. */
 export const CHAINS: Readonly<Record<AdaptedFamily, ChainAdapter>> = {
   evm: evmAdapter,
   bitcoin: bitcoinAdapter,
+  solana: solanaAdapter,
 };
 
 /** A run snapshot taken before snapshots carried the family is an EVM run (the only family probed then). */

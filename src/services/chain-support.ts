@@ -3,9 +3,9 @@ import type { ChainAdapter } from '../chains/types';
 import { validationError } from '../errors';
 
 /**
- * The adapter of a chain the caller wants to verify. A family the chain resource accepts but no
- * adapter implements yet (solana, bitcoin) is refused with a 400 naming the field, instead of
- * being probed as EVM (docs/chains.md).
+ * The adapter of a chain the caller wants to verify. A family without an adapter (every family the
+ * chain resource accepts has one; a hand-edited row may name another) is refused with a 400 naming
+ * the field, instead of being probed as EVM (docs/chains.md).
  */
 export function adapterForChain(chain: { family: string }, field: string): ChainAdapter {
   if (!hasAdapter(chain.family)) {

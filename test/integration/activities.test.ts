@@ -118,10 +118,10 @@ describe('run activities against the real database', () => {
   it('fails a probe for good, sending nothing, when the run\'s snapshot names a chain family without an adapter', async () => {
     const { runId, targetId } = await newRun();
     await runActivity({}, activities.claimRun, { runId });
-    await stack.sql`update runs set config_snapshot = jsonb_set(config_snapshot, '{chain,family}', '"solana"') where id = ${runId}`;
+    await stack.sql`update runs set config_snapshot = jsonb_set(config_snapshot, '{chain,family}', '"cosmos"') where id = ${runId}`;
     node.requests.length = 0;
     const failure = await runActivity({}, activities.probeChunk, { runId, targetId, retry: RETRY, fromSeq: 0, campaignEndsAtMs: null }).catch((e: unknown) => e);
-    expect(failure).toMatchObject({ type: 'UnsupportedChainFamily', nonRetryable: true, message: expect.stringMatching(/"solana" is not supported yet/) });
+    expect(failure).toMatchObject({ type: 'UnsupportedChainFamily', nonRetryable: true, message: expect.stringMatching(/"cosmos" is not supported yet/) });
     expect(node.requests.length).toBe(0);
   });
 

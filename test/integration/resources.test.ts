@@ -683,27 +683,29 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       });
     });
 
-    it('refuses suites and runs on a chain family without an adapter (solana) instead of probing them as EVM', async () => {
+    it('refuses suites and runs on a chain family without an adapter instead of probing them as EVM', async () => {
       const { auth } = await tenant();
-      for (const family of ['solana']) {
-        const chain = await chainOf(auth, { family, chain_id: null });
+      // Every family the chain resource accepts has an adapter: only a hand-edited row names another.
+      for (const family of ['cosmos']) {
+        const chain = await chainOf(auth, { family: 'evm', chain_id: null });
         const endpoint = await endpointOf(auth, chain.id);
+        await stack.sql`update chains set family = ${family} where id = ${chain.id}`;
         const refused = await post<any>(stack.app, '/v1/suites', auth, { chain_id: chain.id, name: 'x', config: { targets: [{ endpoint_id: endpoint.id }] } });
         expect(refused.status, JSON.stringify(refused.body)).toBe(400);
         expect(refused.body.error).toMatchObject({ code: 'validation_error' });
         expect(refused.body.error.details).toEqual([
-          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm, bitcoin` },
+          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm, bitcoin, solana` },
         ]);
       }
-      // A suite stored while its chain was EVM, whose chain says solana now (as one stored before
-      // the refusal): its run is refused too, and nothing is written.
+      // A suite stored while its chain was EVM, whose chain names a family without an adapter now:
+      // its run is refused too, and nothing is written.
       const chain = await chainOf(auth);
       const endpoint = await endpointOf(auth, chain.id);
       const suite = await suiteOf(auth, chain.id, [endpoint.id]);
-      await stack.sql`update chains set family = 'solana' where id = ${chain.id}`;
+      await stack.sql`update chains set family = 'cosmos' where id = ${chain.id}`;
       const run = await post<any>(stack.app, `/v1/suites/${suite.id}/runs`, auth);
       expect(run.status, JSON.stringify(run.body)).toBe(400);
-      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "solana" cannot be verified yet; supported families: evm, bitcoin' }]);
+      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "cosmos" cannot be verified yet; supported families: evm, bitcoin, solana' }]);
       const [count] = await stack.sql<{ n: number }[]>`select count(*)::int as n from runs where test_suite_id = ${suite.id}`;
       expect(count!.n).toBe(0);
     });

@@ -45,7 +45,7 @@ describe('chain registry', () => {
   });
 
   it('refuses a family without an adapter instead of treating it as EVM', () => {
-    for (const family of ['solana', 'toy', 'constructor', '__proto__']) {
+    for (const family of ['cosmos', 'toy', 'constructor', '__proto__']) {
       expect(hasAdapter(family)).toBe(false);
       expect(() => chainAdapter(family)).toThrow(UnsupportedChainFamilyError);
       expect(() => chainOfRun(runOn(family))).toThrow(/not supported yet/);

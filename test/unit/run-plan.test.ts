@@ -64,7 +64,7 @@ describe('run plan', () => {
   });
 
   it('refuses a family without an adapter', () => {
-    expect(() => runPlanOf(runRow('solana', null))).toThrow(UnsupportedChainFamilyError);
+    expect(() => runPlanOf(runRow('cosmos', null))).toThrow(UnsupportedChainFamilyError);
   });
 
   it('splits targets into candidates (in order) and the reference', () => {

@@ -1,0 +1,80 @@
+import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
+
+/*
+ * Solana answers compared by meaning. Values need no re-encoding (numbers are JSON numbers,
+ * pubkeys, hashes and signatures base-58 strings of one spelling). What honest nodes disagree on:
+ *  - `context` (`{ slot, apiVersion }`) of every RpcResponse: the slot each node answered at and
+ *    its software version. The value is what has to agree; whether a value difference is explained
+ *    by the slots is the head-dependence rule's business (head-dependence.ts);
+ *  - the order of getProgramAccounts and getTokenAccountsBy* lists, which is undefined: sorted by
+ *    pubkey;
+ *  - the node's own view (its newest blockhash, software, health, performance samples, fee
+ *    estimates, peers): compared by shape only (SHAPE_METHODS);
+ *  - counters from the node's own tip (IGNORE_PATHS).
+ * Every entry is documented per method in docs/chains.md.
+ */
+
+/** Methods whose answer is the node's own view: only the shape (member names and JSON types) is compared. */
+export const SHAPE_METHODS: ReadonlySet<string> = new Set([
+  'getLatestBlockhash',
+  'getVersion',
+  'getHealth',
+  'getRecentPerformanceSamples',
+  'getRecentPrioritizationFees',
+  'getClusterNodes',
+  'getIdentity',
+]);
+
+/** Methods answering a list of `{ pubkey, account }` in no defined order. */
+const KEYED_LIST_METHODS: ReadonlySet<string> = new Set(['getProgramAccounts', 'getTokenAccountsByOwner', 'getTokenAccountsByDelegate']);
+
+/** Paths removed from a method's result (after `context` is), on top of the caller's. */
+export const SOLANA_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> = {
+  // Blocks since the transaction's slot, counted from each node's own tip (null once rooted).
+  getSignatureStatuses: ['value.*.confirmations'],
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The shape of a value: its JSON type, an object's members' shapes, an array's set of element shapes. */
+export function shapeOf(value: unknown): unknown {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    const shapes = new Map<string, unknown>();
+    for (const item of value) {
+      const shape = shapeOf(item);
+      shapes.set(JSON.stringify(shape), shape);
+    }
+    return { array: [...shapes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, shape]) => shape) };
+  }
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, shapeOf(field)]));
+  return typeof value;
+}
+
+/** An RpcResponse (`{ context, value }`) without its context; anything else as it is. */
+function withoutContext(result: unknown): unknown {
+  if (!isRecord(result) || !isRecord(result.context) || !('value' in result)) return result;
+  return Object.fromEntries(Object.entries(result).filter(([key]) => key !== 'context'));
+}
+
+const pubkeyOf = (entry: unknown): string => (isRecord(entry) && typeof entry.pubkey === 'string' ? entry.pubkey : '');
+
+function sortByPubkey(list: unknown[]): unknown[] {
+  return [...list].sort((a, b) => {
+    const [x, y] = [pubkeyOf(a), pubkeyOf(b)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}
+
+/** The Solana normalisation of a result known to be at most MAX_RESULT_DEPTH deep (the adapter's `normalize`). */
+export function normalizeSolanaResult(method: string, result: unknown, options: NormalizeOptions): unknown {
+  let value = withoutContext(result);
+  if (KEYED_LIST_METHODS.has(method)) {
+    if (Array.isArray(value)) value = sortByPubkey(value);
+    else if (isRecord(value) && Array.isArray(value.value)) value = { ...value, value: sortByPubkey(value.value) };
+  }
+  value = removeIgnoredPaths(value, [...(SOLANA_IGNORE_PATHS[method] ?? []), ...(options.ignorePaths ?? [])]);
+  return SHAPE_METHODS.has(method) ? shapeOf(value) : value;
+}

@@ -1,0 +1,44 @@
+import { PinContextError, type HeadRead, type PinContextRead } from '../types';
+
+/**
+ * The head of a Solana node: the slot that reached the `finalized` commitment. Pinned reads
+ * (getBlock at head − block_lag) need a slot every node keeps; a processed or confirmed slot can
+ * still be dropped by a fork. The slot names no block hash, and slots are not block heights:
+ * skipped slots have no block.
+ */
+export const solanaHead: HeadRead = {
+  method: 'getSlot',
+  params: [{ commitment: 'finalized' }],
+  parse: (result) => (typeof result === 'number' && Number.isSafeInteger(result) && result >= 0 ? { number: BigInt(result), hash: null } : null),
+};
+
+/** A pinned slot as Solana params write it: a JSON number (getBlock); nothing pinned renders as null. */
+export const renderSolanaSlot = (pinned: number | null): number | null => pinned;
+
+/** "{{pinned_slot}}": the same slot, under the name Solana workloads read more naturally. */
+export const PINNED_SLOT_TEMPLATE = '{{pinned_slot}}';
+
+/** "{{pinned_signature}}": a finalized transaction's signature (getTransaction, getSignatureStatuses). */
+export const PINNED_SIGNATURE = 'pinned_signature';
+
+/** The vote program: every slot of every cluster has vote transactions, so it always has a newest one. */
+export const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';
+
+const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
+
+/**
+ * A finalized transaction's signature, read once at planning time from the endpoint the run is
+ * pinned against: the vote program's newest finalized transaction (getSignaturesForAddress, limit
+ * 1). A signature cannot be rendered from the slot, and the pinned slot itself may have been
+ * skipped (no block, no transactions), so it is not read from getBlock.
+ */
+export const solanaPinContext: PinContextRead = {
+  names: [PINNED_SIGNATURE],
+  async read(call) {
+    const answer = await call('getSignaturesForAddress', [VOTE_PROGRAM, { limit: 1, commitment: 'finalized' }]);
+    const first: unknown = Array.isArray(answer) ? answer[0] : undefined;
+    const signature = first !== null && typeof first === 'object' ? (first as { signature?: unknown }).signature : undefined;
+    if (typeof signature !== 'string' || !SIGNATURE.test(signature)) throw new PinContextError('getSignaturesForAddress answered no transaction signature for the vote program');
+    return { [PINNED_SIGNATURE]: signature };
+  },
+};

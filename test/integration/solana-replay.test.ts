@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, post, waitForRun } from '../helpers/api';
+import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../helpers/solana-replay-node';
+import { startStack, type Stack } from '../helpers/stack';
+
+/*
+ * Runs of a `solana` chain end to end (HTTP, Temporal, Postgres, the probe client) against replay
+ * nodes built from the examples Solana's RPC documentation publishes (no validator runs here): a
+ * candidate and a reference at the same slot, one lagging, one lying, one ordering
+ * getProgramAccounts differently.
+ */
+
+type Json = Record<string, any>;
+type Auth = { authorization: string };
+
+const example = (method: string) => SOLANA_EXAMPLES[method]!;
+const [PUBKEY_A, PUBKEY_B] = example('getMultipleAccounts').params[0] as string[];
+/** A second program account, so that order can differ (the published example has one). */
+const EXTRA_PROGRAM_ACCOUNTS = [
+  { pubkey: '11111111111111111111111111111112', account: { data: '', executable: false, lamports: 1, owner: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', rentEpoch: 28, space: 0 } },
+  { pubkey: 'AjozzgE83A3x1sHNUR64hfH7zaEBWeMaFuAN9kQgujrc', account: { data: '', executable: false, lamports: 2, owner: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', rentEpoch: 28, space: 0 } },
+];
+
+/** Every recorded read whose answer two nodes at the same slot agree on, with the published params. */
+const RECORDED = ['getBalance', 'getAccountInfo', 'getMultipleAccounts', 'getBlock', 'getTransaction', 'getSignaturesForAddress', 'getSignatureStatuses', 'getTokenAccountsByOwner', 'getProgramAccounts', 'getLatestBlockhash', 'getVersion', 'getHealth'];
+const recordedWorkload = (methods = RECORDED) => methods.map((method) => ({ method, params: example(method).params, weight: 1 }));
+const TIP_READS = [
+  { method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 },
+  { method: 'getBlockHeight', params: [], weight: 1 },
+  { method: 'getEpochInfo', params: [], weight: 1 },
+];
+const ACCOUNT_READS = [
+  { method: 'getBalance', params: [PUBKEY_A], weight: 1 },
+  { method: 'getAccountInfo', params: [PUBKEY_A, { encoding: 'base64' }], weight: 1 },
+  { method: 'getMultipleAccounts', params: [[PUBKEY_A, PUBKEY_B], { encoding: 'base64' }], weight: 1 },
+];
+
+describe('runs of a solana chain against replay nodes', () => {
+  let stack: Stack;
+  const nodes: SolanaReplayNode[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n.close()));
+    await stack?.close();
+  });
+
+  async function node(options: SolanaReplayOptions): Promise<SolanaReplayNode> {
+    const started = await startSolanaReplayNode(options);
+    nodes.push(started);
+    return started;
+  }
+
+  async function runSuite(auth: Auth, candidate: SolanaReplayNode, reference: SolanaReplayNode, methods: Json[], requests: number) {
+    const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Replay', slug: `replay-${Date.now()}-${Math.random().toString(36).slice(2)}`, family: 'solana' });
+    expect(chain.status, JSON.stringify(chain.body)).toBe(201);
+    const endpoint = async (name: string, url: string) => {
+      const created = await post<Json>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name, url, timeout_ms: 5_000 });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const suite = await post<Json>(stack.app, '/v1/suites', auth, {
+      chain_id: chain.body.id,
+      name: 'solana suite',
+      config: {
+        targets: [{ endpoint_id: await endpoint('candidate', candidate.url) }],
+        reference_endpoint_id: await endpoint('reference', reference.url),
+        workload: { methods, requests_per_target: requests, concurrency: 4, warmup_requests: 2, timeout_ms: 5_000, block_lag: 5 },
+        retry: { max_attempts: 2, initial_interval_ms: 200 },
+        thresholds: { correctness_enabled: true, correctness_min_pct: 100, latency_p95_max_ms: 5_000, latency_vs_reference_max_pct: 10_000 },
+      },
+    });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const created = await post<Json>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitForRun(stack.app, auth, created.body.id, 60_000);
+    const verdict = await get<Json>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+    expect(verdict.status).toBe(200);
+    const targetId = (role: string) => run.targets.find((t: Json) => t.role === role).id as string;
+    const samples = async (role: string) => {
+      const all: Json[] = [];
+      for (;;) {
+        const page = await get<{ data: Json[]; pagination: Json }>(stack.app, `/v1/runs/${run.id}/samples?limit=200&offset=${all.length}&target_id=${targetId(role)}`, auth);
+        all.push(...page.body.data);
+        if (!page.body.pagination.has_more) return all;
+      }
+    };
+    return { run, verdict: verdict.body, samples, correctness: verdict.body.checks.find((c: Json) => c.name === 'correctness') };
+  }
+
+  it('two replay nodes at the same slot pass correctness at 100 % on every recorded read and the tip reads', async () => {
+    const { auth } = await stack.newTenant();
+    const [a, b] = [await node({ frozenSlot: 341_197_300 }), await node({ frozenSlot: 341_197_300 })];
+    const methods = [...recordedWorkload(), ...TIP_READS];
+    const { run, verdict, samples, correctness } = await runSuite(auth, b, a, methods, 150);
+    expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    const candidate = await samples('primary');
+    expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(methods.map((m) => m.method)));
+    expect(correctness).toMatchObject({ status: 'pass', details: { compared: 150, matched: 150, mismatched: 0, match_rate_pct: 100 } });
+    expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
+    expect(verdict.reference_comparison.head_lag_blocks).toBe(0);
+    for (const evm of ['eth_', 'gwei', 'block tag', 'latest']) expect(verdict.markdown_summary).not.toContain(evm);
+    // The head is the finalized slot.
+    expect(a.requests.some((r) => r.method === 'getSlot' && JSON.stringify(r.params) === JSON.stringify([{ commitment: 'finalized' }]))).toBe(true);
+  });
+
+  it('a candidate 3 slots behind a ticking reference: no mismatch, and a head lag of about -3 slots', async () => {
+    const { auth } = await stack.newTenant();
+    const genesisMs = Date.now();
+    const reference = await node({ genesisMs, slotMs: 100 });
+    const candidate = await node({ genesisMs, slotMs: 100, lagSlots: 3 });
+    expect(reference.slotAt() - candidate.slotAt()).toBe(3);
+    const { run, verdict, samples, correctness } = await runSuite(auth, candidate, reference, [...recordedWorkload(), ...ACCOUNT_READS], 200);
+    expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    expect((await samples('primary')).filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(correctness.details.mismatched, JSON.stringify(correctness)).toBe(0);
+    expect(correctness.status).toBe('pass');
+    // Candidate − reference, each read at its own moment while the slots tick every 100 ms.
+    expect(verdict.reference_comparison.head_lag_blocks).toBeLessThanOrEqual(-2);
+    expect(verdict.reference_comparison.head_lag_blocks).toBeGreaterThanOrEqual(-6);
+  });
+
+  it('a lying node (lamports altered, an account dropped) fails correctness, naming the methods and paths', async () => {
+    const { auth } = await stack.newTenant();
+    const genesisMs = Date.now();
+    const reference = await node({ genesisMs, slotMs: 50 });
+    const liar = await node({ genesisMs, slotMs: 50, lamportsDelta: 1, dropAccount: true });
+    const methods = [...ACCOUNT_READS, { method: 'getTokenAccountsByOwner', params: example('getTokenAccountsByOwner').params, weight: 1 }, { method: 'getBlock', params: example('getBlock').params, weight: 1 }];
+    const { verdict, samples, correctness } = await runSuite(auth, liar, reference, methods, 100);
+    expect(verdict).toMatchObject({ verdict: 'fail', exit_code: 1 });
+    const candidate = await samples('primary');
+    for (const s of candidate) expect(s.matches_reference, s.method).toBe(s.method === 'getBlock');
+    expect(correctness.status).toBe('fail');
+    expect(correctness.details.mismatches_by_method.map((m: Json) => m.method).sort()).toEqual(['getAccountInfo', 'getBalance', 'getMultipleAccounts', 'getTokenAccountsByOwner']);
+    const paths = (method: string) => correctness.details.mismatches.find((m: Json) => m.method === method).differences.map((d: Json) => d.path);
+    expect(paths('getBalance')).toEqual(['$.value']);
+    expect(paths('getAccountInfo')).toEqual(['$.value.lamports']);
+    expect(paths('getMultipleAccounts')).toContain('$.value[1]');
+    expect(paths('getTokenAccountsByOwner')).toEqual(['$.value[0]']);
+    // With a slot every 50 ms the heads move during every chunk: each difference is head-moved,
+    // re-asked of both sides with minContextSlot (a slot both had reached), and confirmed.
+    expect(correctness.details.rechecked).toBeGreaterThan(0);
+    expect(correctness.details.recheck_confirmed).toBe(correctness.details.rechecked);
+    const pinned = liar.requests.filter((r) => r.params.some((p) => p !== null && typeof p === 'object' && 'minContextSlot' in p));
+    expect(pinned.length).toBeGreaterThanOrEqual(correctness.details.rechecked);
+    expect(new Set(pinned.map((r) => r.method))).toEqual(new Set(['getBalance', 'getAccountInfo', 'getMultipleAccounts', 'getTokenAccountsByOwner']));
+  });
+
+  it('getProgramAccounts answered in another order passes', async () => {
+    const { auth } = await stack.newTenant();
+    const reference = await node({ frozenSlot: 341_197_300, extraProgramAccounts: EXTRA_PROGRAM_ACCOUNTS });
+    const shuffled = await node({ frozenSlot: 341_197_300, extraProgramAccounts: EXTRA_PROGRAM_ACCOUNTS, shuffleProgramAccounts: true });
+    const { correctness } = await runSuite(auth, shuffled, reference, recordedWorkload(['getProgramAccounts', 'getTokenAccountsByOwner']), 40);
+    expect(correctness).toMatchObject({ status: 'pass', details: { compared: 40, matched: 40, match_rate_pct: 100 } });
+  });
+
+  it('a suite on a solana chain gets getSlot when it names no methods, and refuses EVM method names', async () => {
+    const { auth } = await stack.newTenant();
+    const replay = await node({ frozenSlot: 1000 });
+    const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Replay', slug: `replay-${Date.now()}`, family: 'solana' });
+    const endpoint = await post<Json>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name: 'node', url: replay.url });
+    const suite = await post<Json>(stack.app, '/v1/suites', auth, { chain_id: chain.body.id, name: 'defaults', config: { targets: [{ endpoint_id: endpoint.body.id }] } });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    expect(suite.body.config.workload.methods).toEqual([{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }]);
+    const evm = await post<Json>(stack.app, '/v1/suites', auth, {
+      chain_id: chain.body.id,
+      name: 'evm names',
+      config: { targets: [{ endpoint_id: endpoint.body.id }], workload: { methods: [{ method: 'eth_blockNumber' }] } },
+    });
+    expect(evm.status).toBe(400);
+    expect(evm.body.error.details).toEqual([{ field: 'config.workload.methods.0.method', message: 'must be a Solana RPC method name (camelCase)' }]);
+  });
+});
