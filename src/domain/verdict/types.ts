@@ -20,6 +20,10 @@ export interface Thresholds {
    * slower, whatever its percentage (default 5; absent from suites stored before it existed).
    */
   latency_regression_min_ms?: number;
+  /** freshness_vs_reference (a suite with config.freshness): limits of the arrival lag's p95, the missed share and the longest stall. */
+  head_lag_p95_max_ms?: number;
+  missed_heads_max_pct?: number;
+  stall_max_s?: number;
 }
 
 export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;
