@@ -114,7 +114,7 @@ describe('a run with config.freshness against anvil', () => {
     expect(verdict.verdict).toBe('fail');
   });
 
-  it('refuses via "subscribe" when an endpoint has no ws_url (400 naming it)', async () => {
+  it('refuses via "subscribe" when an endpoint or a trigger\'s target has no ws_url (400 naming it)', async () => {
     const { auth } = await stack.newTenant();
     const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'Anvil', slug: `anvil-${Date.now()}`, chain_id: 31337 });
     const candidate = await post<{ id: string }>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name: 'c', url: anvil.httpUrl, timeout_ms: 2_000 });
@@ -125,5 +125,19 @@ describe('a run with config.freshness against anvil', () => {
     expect(refused.body.error.details).toEqual([{ field: 'config.targets.0.endpoint_id', message: expect.stringContaining('ws_url') }]);
     const polled = await post(stack.app, '/v1/suites', auth, { chain_id: chain.body.id, name: 's', config: { ...config, freshness: { duration_s: 5, via: 'poll' } } });
     expect(polled.status).toBe(201);
+
+    // A trigger's own targets must be watchable too: one given by url has no ws_url.
+    const watched = await post<{ id: string }>(stack.app, '/v1/suites', auth, {
+      chain_id: chain.body.id,
+      name: 'w',
+      config: { ...config, targets: [{ endpoint_id: reference.body.id }], reference_endpoint_id: (await post<{ id: string }>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name: 'r2', url: anvil.httpUrl, ws_url: anvil.wsUrl, timeout_ms: 2_000 })).body.id },
+    });
+    expect(watched.status, JSON.stringify(watched.body)).toBe(201);
+    const trigger = await post<Record<string, any>>(stack.app, `/v1/suites/${watched.body.id}/runs`, auth, { targets: [{ url: anvil.httpUrl }, { endpoint_id: candidate.body.id }] });
+    expect(trigger.status).toBe(400);
+    expect(trigger.body.error.details).toEqual([
+      { field: 'targets.1.endpoint_id', message: expect.stringContaining('ws_url') },
+      { field: 'targets.0.url', message: expect.stringContaining('ws_url') },
+    ]);
   });
 });

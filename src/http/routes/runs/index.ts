@@ -56,6 +56,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           '`baseline_run_id` names no run of the caller\'s tenant',
           'a `targets` item names no endpoint of the caller\'s tenant on the suite\'s chain, repeats one or names the reference',
           'an ephemeral target\'s `url` is not http(s), or its host is link-local or reserved (never probed); a header is refused',
+          'the suite watches heads by subscription (`freshness.via: subscribe`) and a target has no `ws_url` (a target given by `url` never has one)',
         ],
         429: ['over the run-trigger quota of the credential or of its tenant'],
         503: ['the workflow service is unavailable; the run was recorded as failed'],
