@@ -114,6 +114,22 @@ describe('a run with config.freshness against anvil', () => {
     expect(verdict.verdict).toBe('fail');
   });
 
+  it('via poll: both read over HTTP at the same instants, lag within one interval, and the verdict names the resolution', { timeout: 120_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const suiteId = await suiteWith(auth, anvil.wsUrl, { freshness: { duration_s: 8, via: 'poll', poll_interval_ms: 250, grace_ms: 1_500 } });
+    const { runId, verdict } = await run(auth, suiteId);
+    const freshness = verdict.freshness_comparison;
+    expect(freshness).toMatchObject({ via: 'poll', resolution_ms: 250 });
+    const [candidate] = freshness.candidates;
+    console.log(`freshness: poll of the same node ${JSON.stringify({ judged: candidate.judged, missed: candidate.missed, lag_ms: candidate.lag_ms })}`);
+    expect(candidate.judged).toBeGreaterThanOrEqual(4);
+    expect(candidate.missed).toBe(0);
+    expect(Math.abs(candidate.lag_ms.p50.point)).toBeLessThanOrEqual(250);
+    expect(verdict.markdown_summary).toContain('polled every 250 ms');
+    const page = await get<Record<string, any>>(stack.app, `/v1/runs/${runId}/heads?limit=1`, auth);
+    expect(page.body.data[0]).toMatchObject({ via: 'poll', hash: null });
+  });
+
   it('refuses via "subscribe" when an endpoint or a trigger\'s target has no ws_url (400 naming it)', async () => {
     const { auth } = await stack.newTenant();
     const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'Anvil', slug: `anvil-${Date.now()}`, chain_id: 31337 });
