@@ -26,5 +26,6 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
     },
     durationMs: workload.duration_s === null ? null : workload.duration_s * 1000,
     ratePerSecond: workload.rate_per_second,
+    freshnessDurationS: run.config_snapshot.suite.config.freshness?.duration_s ?? null,
   };
 }

@@ -8,6 +8,7 @@ import { probeChunk } from './probe-chunk';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { TenantAttempts } from './tenant-attempts';
+import { watchFreshness } from './watch-freshness';
 import type { ActivityDeps } from './deps';
 import type { Activities } from './types';
 
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     claimRun: (input) => claimRun(deps.sql, input),
     planRun: (input) => planRun(deps, input),
     probeChunk: (input) => probeChunk(probeDeps, input),
+    watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
     explainMismatches: (input) => explainRunMismatches(deps, input),
     finalizeRun: (input) => finalizeRun(deps, input),

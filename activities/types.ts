@@ -16,6 +16,23 @@ export interface ClaimRunResult {
   durationMs: number | null;
   /** The workload's open-loop rate; null in closed loop (absent from claims recorded before it existed). */
   ratePerSecond?: number | null;
+  /** The head watch's length (config.freshness); null without one (absent from claims recorded before it existed). */
+  freshnessDurationS?: number | null;
+}
+
+/** Heartbeat details of a head watch: where a resumed attempt continues. */
+export interface WatchFreshnessProgress {
+  /** Epoch ms at which the watch began: every segment's times are ms from it. */
+  watchStartedAtMs: number;
+  /** The observer segment (attempt) that heartbeated. */
+  segment: number;
+}
+
+export interface WatchFreshnessResult {
+  /** Arrivals this attempt stored (a head seen again after a resume is stored once). */
+  heads: number;
+  /** The segment this attempt watched as; null when there was nothing left to watch. */
+  segment: number | null;
 }
 
 export interface PlanRunResult {
@@ -100,6 +117,8 @@ export interface Activities {
   claimRun(input: { runId: string }): Promise<ClaimRunResult>;
   planRun(input: { runId: string; retry: RetrySummary }): Promise<PlanRunResult>;
   probeChunk(input: ProbeChunkInput): Promise<ProbeChunkResult>;
+  /** Watches every target's and the reference's head at once for the suite's freshness.duration_s (heartbeating, resumable). */
+  watchFreshness(input: { runId: string }): Promise<WatchFreshnessResult>;
   /** Re-sends head-moved differences at a fixed block and stores the outcomes (run_rechecks). */
   recheckHeadMoved(input: { runId: string }): Promise<{ rechecked: number }>;
   /** Asks both sides the listed mismatches' calls once more and stores what differs. */

@@ -37,6 +37,9 @@ export const WEBHOOKS_PATCH = 'webhooks';
  */
 export const RUN_STEPS_PATCH = 'run-steps';
 
+/** Marks executions that watch heads (config.freshness) beside the probes. */
+export const FRESHNESS_WATCH_PATCH = 'freshness-watch';
+
 /** Marks executions that give an open-loop run with a reference one shared schedule anchor. */
 export const PAIRED_ANCHOR_PATCH = 'paired-anchor';
 /**
@@ -77,6 +80,15 @@ const probes = proxyActivities<Activities>({
   heartbeatTimeout: '15 seconds',
   cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'] },
+});
+
+// A head watch lasts its duration_s (at most an hour) and heartbeats every second it writes; a
+// lost worker is noticed within the heartbeat timeout and the watch resumes on another.
+const watching = proxyActivities<Activities>({
+  startToCloseTimeout: '75 minutes',
+  heartbeatTimeout: '20 seconds',
+  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+  retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound', 'HeadWatchUnavailable', 'UnsupportedChainFamily'] },
 });
 
 /**
@@ -160,6 +172,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
       }
       const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
       const running = pending.map((t) => probeTarget(claim.retry, t.targetId));
+      // The head watch runs beside the probes, started once per run (never again after continue-as-new:
+      // the probes wait for it before rolling over).
+      if (!input.resume && claim.freshnessDurationS && patched(FRESHNESS_WATCH_PATCH)) {
+        running.push(watching.watchFreshness({ runId }).then(() => undefined));
+      }
       try {
         await Promise.all(running);
       } catch (error) {

@@ -47,6 +47,9 @@ const thresholdFields = {
   correctness_enabled: z.boolean(),
   fail_on_inconclusive: z.boolean(),
   success_rate_min_pct: z.number().min(0).max(100),
+  head_lag_p95_max_ms: z.number().min(0).max(600_000),
+  missed_heads_max_pct: z.number().min(0).max(100),
+  stall_max_s: z.number().min(0).max(86_400),
 };
 
 export const thresholdsSchema = z.strictObject({
@@ -58,6 +61,10 @@ export const thresholdsSchema = z.strictObject({
   correctness_enabled: thresholdFields.correctness_enabled.default(false),
   fail_on_inconclusive: thresholdFields.fail_on_inconclusive.default(false),
   success_rate_min_pct: thresholdFields.success_rate_min_pct.default(99),
+  // Judged only by a head watch (config.freshness): no default here, so configs without one stay as they were.
+  head_lag_p95_max_ms: thresholdFields.head_lag_p95_max_ms.optional(),
+  missed_heads_max_pct: thresholdFields.missed_heads_max_pct.optional(),
+  stall_max_s: thresholdFields.stall_max_s.optional(),
 });
 
 /**
@@ -103,6 +110,31 @@ export const workloadSchema = z
     return w;
   });
 
+/** Bounds of a head watch: it holds one socket (or one poll loop) per endpoint for its whole duration. */
+export const FRESHNESS_LIMITS = {
+  maxDurationS: 3_600,
+  minPollIntervalMs: 50,
+  maxPollIntervalMs: 60_000,
+  maxGraceMs: 600_000,
+} as const;
+
+/**
+ * A head watch beside (or instead of) the request workload: every target and the reference are
+ * watched at once for duration_s, each reference head matched with each candidate's announcement.
+ */
+export const freshnessSchema = z.strictObject({
+  duration_s: z.number().int().min(1).max(FRESHNESS_LIMITS.maxDurationS),
+  via: z.enum(['subscribe', 'poll']).default('subscribe'),
+  /** poll only: how often each endpoint's head is read (the measurement's resolution). */
+  poll_interval_ms: z.number().int().min(FRESHNESS_LIMITS.minPollIntervalMs).max(FRESHNESS_LIMITS.maxPollIntervalMs).default(250),
+  /** A reference head no candidate announcement matched within this long is missed. */
+  grace_ms: z.number().int().min(0).max(FRESHNESS_LIMITS.maxGraceMs).default(2_000),
+  /** An announcement more than this long after the reference's is late (counted, not a miss). */
+  late_ms: z.number().int().min(0).max(FRESHNESS_LIMITS.maxGraceMs).default(1_000),
+});
+
+export type FreshnessConfig = z.infer<typeof freshnessSchema>;
+
 export const retrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(3),
   initial_interval_ms: z.number().int().min(100).max(600_000).default(1_000),
@@ -137,6 +169,8 @@ export const suiteConfigSchema = z
     workload: workloadSchema.prefault({}),
     thresholds: thresholdsSchema.prefault({}),
     retry: retrySchema.prefault({}),
+    // Absent: no head watch (and configs stored before it stay byte for byte as they were).
+    freshness: freshnessSchema.optional(),
   })
   .superRefine((config, ctx) => {
     const ids = config.targets.map((t) => t.endpoint_id);
@@ -149,6 +183,9 @@ export const suiteConfigSchema = z
         path: ['reference_endpoint_id'],
         message: 'the reference must not also be a target',
       });
+    }
+    if (config.freshness && !config.reference_endpoint_id) {
+      ctx.addIssue({ code: 'custom', path: ['freshness'], message: 'a head watch measures against the reference: set reference_endpoint_id' });
     }
     if (config.baseline.mode === 'run' && !config.baseline.run_id) {
       ctx.addIssue({ code: 'custom', path: ['baseline', 'run_id'], message: 'required when mode is "run"' });

@@ -28,7 +28,9 @@ import {
 } from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
-import { computeVerdict, verdictRanks, type BaselineInput, type VerdictValue } from '../domain/verdict';
+import { measureFreshness } from '../domain/freshness';
+import { computeVerdict, verdictRanks, type BaselineInput, type FreshnessWatchInput, type VerdictValue } from '../domain/verdict';
+import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
 
@@ -224,6 +226,38 @@ export async function listMismatches(
   return { classified, listed };
 }
 
+/** The run's head watch measured from its stored arrivals; undefined when the suite watches no heads. */
+async function freshnessOfRun(
+  sql: postgres.TransactionSql,
+  run: RunRow,
+  candidates: readonly RunTargetRow[],
+  reference: RunTargetRow,
+): Promise<FreshnessWatchInput | undefined> {
+  const config = run.config_snapshot.suite.config.freshness;
+  if (!config) return undefined;
+  const [arrivals, segments] = [await findHeadArrivals(sql, run.id), await findWatchSegments(sql, run.id)];
+  const measured = measureFreshness({
+    referenceTargetId: reference.id,
+    candidateTargetIds: candidates.map((t) => t.id),
+    arrivals: arrivals.map((a) => ({ targetId: a.target_id, number: Number(a.number), hash: a.hash, arrivalMs: a.arrival_ms, segment: a.segment })),
+    segments: segments.map((s) => ({
+      targetId: s.target_id,
+      segment: s.segment,
+      startedMs: s.started_ms,
+      lastSeenMs: s.last_seen_ms,
+      reconnects: s.reconnects,
+      disconnects: s.disconnects,
+      duplicates: s.duplicates,
+      dropped: s.dropped,
+    })),
+    via: config.via,
+    graceMs: config.grace_ms,
+    lateMs: config.late_ms,
+  });
+  const endpoints = Object.fromEntries([...candidates, reference].map((t) => [t.id, { endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name }]));
+  return { ...config, measured, endpoints };
+}
+
 async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
@@ -275,6 +309,7 @@ async function finalizeLocked(
       targetLatencies.push({ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, stats: targetStats, latencies });
     }
   }
+  const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
@@ -299,6 +334,7 @@ async function finalizeLocked(
     baseline,
     correctness:
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
+    ...(freshness ? { freshness } : {}),
   });
   const ended = await finishRun(sql, run.id, {
     status: input.status,

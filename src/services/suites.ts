@@ -118,8 +118,12 @@ async function resolveConfig(ctx: Ctx, chain: ChainRow, raw: Record<string, unkn
   return parsed;
 }
 
-/** Every endpoint a suite names must be the caller's and on the suite's chain. */
-async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): Promise<void> {
+/**
+ * Every endpoint a suite names must be the caller's and on the suite's chain; a head watch by
+ * subscription needs each of them to have a ws_url and the family a head subscription.
+ */
+async function checkEndpoints(ctx: Ctx, chain: ChainRow, config: SuiteConfig): Promise<void> {
+  const chainId = chain.id;
   const wanted = [
     ...config.targets.map((t, i) => ({ id: t.endpoint_id, field: `config.targets.${i}.endpoint_id` })),
     ...(config.reference_endpoint_id ? [{ id: config.reference_endpoint_id, field: 'config.reference_endpoint_id' }] : []),
@@ -135,7 +139,12 @@ async function checkEndpoints(ctx: Ctx, chainId: string, config: SuiteConfig): P
       details.push({ field: w.field, message: 'endpoint belongs to another chain' });
     } else if (config.workload.transport === 'ws' && endpoint.ws_url_encrypted === null) {
       details.push({ field: w.field, message: NO_WS_URL_MESSAGE });
+    } else if (config.freshness?.via === 'subscribe' && endpoint.ws_url_encrypted === null) {
+      details.push({ field: w.field, message: 'freshness.via "subscribe" needs a ws_url on every endpoint; this one has none (use via "poll")' });
     }
+  }
+  if (config.freshness?.via === 'subscribe' && adapterForChain(chain, 'chain_id').headSubscription === undefined) {
+    details.push({ field: 'config.freshness.via', message: `chains of family "${chain.family}" have no head subscription; use via "poll"` });
   }
   if (details.length > 0) throw validationError(details);
 }
@@ -161,7 +170,7 @@ export async function createSuite({ ctx, input }: { ctx: Ctx; input: z.infer<typ
     throw validationError([{ field: 'chain_id', message: 'no such chain in your tenant' }]);
   }
   const config = await resolveConfig(ctx, chain, input.config);
-  await checkEndpoints(ctx, chain.id, config);
+  await checkEndpoints(ctx, chain, config);
   await checkBaselineRun(ctx, config);
   checkScheduleInterval(ctx.deps, input.schedule);
   const row = await onForeignKeyViolation(
@@ -211,7 +220,7 @@ export async function patchSuite({
   if (patch.config !== undefined) {
     const chain = (await findChain(ctx.deps.sql, suite.chain_id))!;
     config = await resolveConfig(ctx, chain, patch.config);
-    await checkEndpoints(ctx, chain.id, config);
+    await checkEndpoints(ctx, chain, config);
     await checkBaselineRun(ctx, config);
   }
   checkScheduleInterval(ctx.deps, patch.schedule);

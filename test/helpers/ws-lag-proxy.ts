@@ -11,6 +11,8 @@ export interface WsLagProxy {
   url: string;
   /** Delay, from now on, of every message from the node to the clients. */
   setDelayMs(ms: number): void;
+  /** From now on, drops every nth subscription notification (eth_subscription) the node sends; 0 drops none. */
+  setDropEveryNth(n: number): void;
   /** Ends every client connection at once (TCP destroyed, no close frame), as a crashing server does. */
   dropAll(): void;
   /** Sends `data` as one text message to every connected client. */
@@ -22,10 +24,12 @@ export interface WsLagProxy {
   close(): Promise<void>;
 }
 
-export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: number } = {}): Promise<WsLagProxy> {
+export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: number; dropEveryNth?: number } = {}): Promise<WsLagProxy> {
   const host = new URL(upstreamUrl).hostname;
   if (host !== '127.0.0.1' && host !== '[::1]' && host !== 'localhost') throw new Error(`proxy upstream must be loopback, got ${host}`);
   let delayMs = options.delayMs ?? 0;
+  let dropEveryNth = options.dropEveryNth ?? 0;
+  let notifications = 0;
   let accepted = 0;
   let subscription: string | null = null;
   const clients = new Set<WebSocket>();
@@ -62,8 +66,9 @@ export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: 
     upstream.on('message', (data) => {
       const text = data.toString();
       try {
-        const answer = JSON.parse(text) as { id?: unknown; result?: unknown };
+        const answer = JSON.parse(text) as { id?: unknown; result?: unknown; method?: unknown };
         if (subscribeIds.has(answer.id) && typeof answer.result === 'string') subscription = answer.result;
+        if (answer.method === 'eth_subscription' && dropEveryNth > 0 && ++notifications % dropEveryNth === 0) return;
       } catch {
         // not JSON: forwarded as is
       }
@@ -81,6 +86,9 @@ export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: 
     url: `ws://127.0.0.1:${port}`,
     setDelayMs: (ms) => {
       delayMs = ms;
+    },
+    setDropEveryNth: (n) => {
+      dropEveryNth = n;
     },
     dropAll: () => {
       for (const client of clients) client.terminate();

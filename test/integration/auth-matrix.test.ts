@@ -101,6 +101,7 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/v1/runs/:runId/cancel', scope: 'runs:write', ok: 202, foreign: 403 },
   { method: 'GET', path: '/v1/runs/:runId/metrics', scope: 'runs:read', ok: 200, foreign: 403 },
   { method: 'GET', path: '/v1/runs/:runId/samples', scope: 'runs:read', ok: 200, foreign: 403 },
+  { method: 'GET', path: '/v1/runs/:runId/heads', scope: 'runs:read', ok: 200, foreign: 403 },
   // The trend reads runs (runs:read, not suites:read); another tenant's suite is 403 like the suite routes.
   { method: 'GET', path: '/v1/suites/:suiteId/trend', scope: 'runs:read', ok: 200, foreign: 403 },
   { method: 'POST', path: '/v1/webhooks', scope: 'webhooks:write', body: () => ({ url: 'http://127.0.0.1:9/hook', events: ['run.finished'] }), ok: 201, foreign: 201 },

@@ -534,6 +534,7 @@ describe('the OpenAPI document', () => {
     const samples = await expectStatus(200, 'GET', `/v1/runs/${second.body.id}/samples?limit=5&offset=2`, { auth });
     expect(samples.body.data).toHaveLength(5);
     await expectStatus(200, 'GET', `/v1/runs/${second.body.id}/samples?target_id=${samples.body.data[0].target_id}&outcome=ok&method=eth_getBalance`, { auth });
+    await expectStatus(200, 'GET', `/v1/runs/${second.body.id}/heads?limit=5`, { auth });
     await expectStatus(200, 'GET', `/v1/runs?suite_id=${full.suiteId}&status=success&limit=10`, { auth });
     await expectStatus(200, 'GET', '/v1/runs', { auth });
     await expectStatus(200, 'GET', `/v1/suites/${full.suiteId}/trend?limit=2`, { auth });

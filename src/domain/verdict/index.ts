@@ -1,6 +1,6 @@
 import { CHECKS, type Check } from './checks';
 import { verdictMarkdown } from './markdown';
-import type { BaselineComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
+import type { BaselineComparison, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
 export type { Check, CheckName } from './checks';
 export type { AvailabilityCheck, AvailabilityDetails } from './availability';
@@ -8,6 +8,7 @@ export type { CorrectnessCheck } from './correctness';
 export type { LatencyP95Check, LatencyP95Details } from './latency-p95';
 export type { HistoryBaselineDetails, LatencyVsBaselineCheck, LatencyVsBaselineDetails, RunBaselineDetails } from './latency-vs-baseline';
 export type { LatencyVsReferenceCheck, LatencyVsReferenceDetails } from './latency-vs-reference';
+export type { FreshnessDetails, FreshnessVsReferenceCheck } from './freshness-vs-reference';
 export { baselineModel } from './latency-vs-baseline';
 export { driftPct } from './format';
 export { verdictRanks } from './ranks';
@@ -19,6 +20,10 @@ export {
   type BaselineLimits,
   type BaselineModelUsed,
   type BaselineRun,
+  type EndpointFreshness,
+  type FreshnessComparison,
+  type FreshnessReason,
+  type FreshnessWatchInput,
   type IntervalMs,
   type IntervalPct,
   type MethodComparison,
@@ -42,6 +47,8 @@ export interface ComputedVerdict {
   checks: Check[];
   reference_comparison: ReferenceComparison | null;
   baseline_comparison: BaselineComparison | null;
+  /** The run's head watch against the reference; absent when the run watched no heads. */
+  freshness_comparison?: FreshnessComparison;
   thresholds: Thresholds;
   markdown_summary: string;
   exit_code: 0 | 1 | 2;
@@ -67,6 +74,7 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
   const checks: Check[] = judged.map((j) => j.check);
   const referenceComparison = judged.find((j) => j.reference_comparison)?.reference_comparison ?? null;
   const baselineComparison = judged.find((j) => j.baseline_comparison)?.baseline_comparison ?? null;
+  const freshnessComparison = judged.find((j) => j.freshness_comparison)?.freshness_comparison;
   const failOnInconclusive = thresholds.fail_on_inconclusive === true;
   const failing = checks.filter((c) => c.status === 'fail' || (failOnInconclusive && c.status === 'inconclusive'));
   const inconclusive = checks.filter((c) => c.status === 'inconclusive');
@@ -84,8 +92,9 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
     checks,
     reference_comparison: referenceComparison,
     baseline_comparison: baselineComparison,
+    ...(freshnessComparison ? { freshness_comparison: freshnessComparison } : {}),
     thresholds,
-    markdown_summary: verdictMarkdown(input, verdict, summary, checks),
+    markdown_summary: verdictMarkdown(input, verdict, summary, checks, freshnessComparison),
     exit_code: verdict === 'pass' ? 0 : 1,
   };
 }

@@ -5,7 +5,7 @@ import type { RunStats } from '../run-stats';
 import type { Check } from './checks';
 import type { CorrectnessCheck } from './correctness';
 import { intervalsMs, showPercentile } from './format';
-import type { VerdictInput, VerdictValue } from './types';
+import type { FreshnessComparison, VerdictInput, VerdictValue } from './types';
 
 const STATUS_CELL: Record<CheckStatus, string> = { pass: '✅ pass', fail: '❌ fail', inconclusive: '❔ inconclusive' };
 
@@ -26,7 +26,13 @@ function sourceMarkdown(source: NonNullable<VerdictInput['source']>): string | n
 }
 
 /** The verdict as a pull-request comment: heading, summary, one row per check, the endpoints' stats, the top mismatches. */
-export function verdictMarkdown(input: VerdictInput, verdict: VerdictValue, summary: string, checks: readonly Check[]): string {
+export function verdictMarkdown(
+  input: VerdictInput,
+  verdict: VerdictValue,
+  summary: string,
+  checks: readonly Check[],
+  freshness?: FreshnessComparison,
+): string {
   const icon = { pass: '✅', fail: '❌', error: '⚠️' }[verdict];
   const lines = [`### ${icon} ${input.suiteName}: ${verdict.toUpperCase()}`, '', summary, ''];
   const escape = (text: string) => text.replace(/\|/g, '\\|');
@@ -69,6 +75,7 @@ export function verdictMarkdown(input: VerdictInput, verdict: VerdictValue, summ
     }
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
+  if (freshness) lines.push('', ...freshnessMarkdown(freshness, escape));
   const correctness = checks.find((c): c is CorrectnessCheck => c.name === 'correctness')?.details;
   const mismatches = correctness?.mismatches ?? [];
   const byMethod = correctness?.mismatches_by_method ?? [];
@@ -93,4 +100,26 @@ export function verdictMarkdown(input: VerdictInput, verdict: VerdictValue, summ
     lines.push('', '</details>');
   }
   return lines.join('\n');
+}
+
+/** The head watch: one row per candidate, the reference's own heads and any observer gap. */
+function freshnessMarkdown(f: FreshnessComparison, escape: (text: string) => string): string[] {
+  const resolution = f.resolution_ms === null ? '' : ` (polled every ${f.resolution_ms} ms: arrival times are known to within that)`;
+  const lines = [
+    `Head arrivals over ${f.duration_s} s via ${f.via}${resolution}; the reference (${escape(f.reference.endpoint_name)}) announced ${f.reference.heads} heads.`,
+    '',
+    '| Endpoint | Lag p50 [95% interval] | Lag p95 [95% interval] | Missed | Late | Reorgs | Longest stall | Reconnects |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const c of f.candidates) {
+    const lag = (p: 'p50' | 'p95') => (c.lag_ms === null ? '–' : showMsInterval(c.lag_ms[p]));
+    const missed = `${c.missed} of ${c.judged}${c.missed_pct === null ? '' : ` (${c.missed_pct}%)`}`;
+    lines.push(
+      `| ${escape(c.endpoint_name)} | ${lag('p50')} | ${lag('p95')} | ${missed} | ${c.late} | ${c.reorgs} | ${(c.longest_stall_ms / 1000).toFixed(1)} s | ${c.reconnects} |`,
+    );
+  }
+  for (const g of f.observer_gaps) {
+    lines.push('', `> The observer was gone from ${(g.from_ms / 1000).toFixed(1)} s to ${(g.to_ms / 1000).toFixed(1)} s (a worker lost): heads then were not judged.`);
+  }
+  return lines;
 }

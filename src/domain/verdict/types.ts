@@ -1,4 +1,5 @@
 import type { CorrectnessTally } from '../correctness';
+import type { Freshness } from '../freshness';
 import type { CheckStatus } from '../run-model';
 import type { PersistingDecision } from '../statistics/history-baseline';
 import type { SortedSamples } from '../statistics/quantile-interval';
@@ -20,6 +21,10 @@ export interface Thresholds {
    * slower, whatever its percentage (default 5; absent from suites stored before it existed).
    */
   latency_regression_min_ms?: number;
+  /** freshness_vs_reference (a suite with config.freshness): limits of the arrival lag's p95, the missed share and the longest stall. */
+  head_lag_p95_max_ms?: number;
+  missed_heads_max_pct?: number;
+  stall_max_s?: number;
 }
 
 export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;
@@ -38,6 +43,7 @@ export interface Judged<C> {
   check: C;
   reference_comparison?: ReferenceComparison;
   baseline_comparison?: BaselineComparison;
+  freshness_comparison?: FreshnessComparison;
 }
 
 /**
@@ -239,6 +245,70 @@ export interface BaselineInput {
   previous: BaselineRun | null;
 }
 
+/** What the verdict input carries of a run's head watch (finalize measures it from the stored arrivals). */
+export interface FreshnessWatchInput {
+  via: 'subscribe' | 'poll';
+  duration_s: number;
+  grace_ms: number;
+  late_ms: number;
+  poll_interval_ms: number;
+  measured: Freshness;
+  /** Endpoint id and name of each target id the measure names. */
+  endpoints: Readonly<Record<string, { endpoint_id: string; endpoint_name: string }>>;
+}
+
+export type FreshnessReason = 'nothing_judged' | 'missed_above_limit' | 'stall_above_limit' | 'lag_above_limit' | 'lag_straddles_limit' | 'within_limits';
+
+export interface EndpointFreshness {
+  endpoint_id: string;
+  endpoint_name: string;
+  status: CheckStatus;
+  reason: FreshnessReason;
+  /** Reference heads whose grace window the observer saw whole. */
+  judged: number;
+  /** Distinct heads the endpoint announced. */
+  announced: number;
+  missed: number;
+  /** missed / judged, percent (one decimal); null when nothing was judged. */
+  missed_pct: number | null;
+  late: number;
+  duplicates: number;
+  reorgs: number;
+  reconnects: number;
+  disconnects: number;
+  /** Heads the observer was too slow to take: the observer's, not the endpoint's. */
+  dropped: number;
+  longest_stall_ms: number;
+  /** Reference heads not judged: their grace window fell into an observer gap or past the watch's end. */
+  unjudged: number;
+  /** Arrival lag behind the reference (negative: ahead), with 95 % intervals; null when no head was matched. */
+  lag_ms: PercentileIntervalsMs | null;
+  lags: number;
+}
+
+export interface FreshnessComparison {
+  status: CheckStatus;
+  via: 'subscribe' | 'poll';
+  duration_s: number;
+  grace_ms: number;
+  late_ms: number;
+  /** poll: arrival times are known to within the interval; null for subscribe. */
+  resolution_ms: number | null;
+  reference: {
+    endpoint_id: string;
+    endpoint_name: string;
+    heads: number;
+    reorgs: number;
+    duplicates: number;
+    reconnects: number;
+    disconnects: number;
+    longest_stall_ms: number;
+  };
+  candidates: EndpointFreshness[];
+  /** When the observer itself was gone (a worker lost), ms from the watch's start: nobody's heads were judged then. */
+  observer_gaps: { from_ms: number; to_ms: number }[];
+}
+
 export interface VerdictInput {
   run: { id: string; status: 'success' | 'failed' | 'cancelled'; failure_reason: string | null };
   suiteName: string;
@@ -272,6 +342,8 @@ export interface VerdictInput {
    * reference exists and thresholds.correctness_enabled; omitted, it counts as nothing compared.
    */
   correctness?: CorrectnessTally;
+  /** The run's head watch measured (config.freshness); omitted: the run watched no heads. */
+  freshness?: FreshnessWatchInput;
   /** What CI built (the trigger's branch and commit) and the baseline branch read; omitted: not shown. */
   source?: { branch: string | null; commit: string | null; baselineBranch: string };
 }

@@ -36,6 +36,8 @@ type RunTargetInput = z.infer<typeof runTargetInput>;
 
 export type OwnEndpoint = Omit<NewEndpoint, 'tenantId' | 'timeoutMs'> & { id: string };
 
+const NO_WS_URL = 'the suite watches heads by subscription (freshness.via "subscribe"), which needs a ws_url; this target has none';
+
 /**
  * The candidates a trigger's `targets` name: endpoints of the tenant (its own, not another run's,
  * on the suite's chain) by id, and endpoints given for this run only, encrypted and redacted
@@ -52,6 +54,7 @@ export async function resolveRunTargets(
   const found = new Map((await findEndpoints(sql, byId.map((t) => t.id))).map((e) => [e.id, e]));
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
+  const subscribes = suite.config.freshness?.via === 'subscribe';
   for (const { id, field } of byId) {
     const endpoint = found.get(id);
     if (!endpoint || endpoint.tenant_id !== ctx.principal.tenantId || endpoint.owner_run_id !== null) {
@@ -62,9 +65,13 @@ export async function resolveRunTargets(
       details.push({ field, message: 'the suite\'s reference must not also be a target' });
     } else if (seen.has(id)) {
       details.push({ field, message: 'an endpoint may appear only once' });
+    } else if (subscribes && endpoint.ws_url_encrypted === null) {
+      details.push({ field, message: NO_WS_URL });
     }
     seen.add(id);
   }
+  // An endpoint given by url has no WebSocket URL: a head watch by subscription could not watch it.
+  if (subscribes) targets.forEach((t, i) => t.endpoint_id === undefined && details.push({ field: `targets.${i}.url`, message: NO_WS_URL }));
   if (details.length > 0) throw validationError(details);
   const ownEndpoints: OwnEndpoint[] = [];
   const resolved = targets.map((t) => {

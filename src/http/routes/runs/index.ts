@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getRunMetrics } from '../../../services/runs/metrics';
 import { listRunSamples, listSamplesQuery as samplesQuery } from '../../../services/runs/samples';
+import { listHeadsQuery as headsQuery, listRunHeads } from '../../../services/runs/heads';
 import { cancelRun } from '../../../services/runs/cancel';
 import { getRun } from '../../../services/runs/get';
 import { listRuns, listRunsQuery as listRunsQueryOfService } from '../../../services/runs/list';
@@ -11,7 +12,7 @@ import { ctxOf } from '../../auth';
 import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
 import { suiteParams } from '../suites/schemas';
-import { Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
+import { HeadArrivalPage, Run, RunMetrics, RunPage, runParams, SamplePage, SuiteTrendPage, Verdict } from './schemas';
 
 const listRunsQuery = listRunsQueryOfService.extend({
   suite_id: listRunsQueryOfService.shape.suite_id.describe('only runs of this suite'),
@@ -27,6 +28,9 @@ const listSamplesQuery = samplesQuery.extend({
   target_id: samplesQuery.shape.target_id.describe('only samples of this target'),
   method: samplesQuery.shape.method.describe('only calls of this JSON-RPC method'),
   outcome: samplesQuery.shape.outcome.describe('only samples with this outcome'),
+});
+const listHeadsQuery = headsQuery.extend({
+  target_id: headsQuery.shape.target_id.describe('only heads of this target'),
 });
 
 /** Runs of the caller's suites: trigger, read, cancel, verdict, metrics, samples, and a suite's trend. */
@@ -52,6 +56,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           '`baseline_run_id` names no run of the caller\'s tenant',
           'a `targets` item names no endpoint of the caller\'s tenant on the suite\'s chain, repeats one or names the reference',
           'an ephemeral target\'s `url` is not http(s), or its host is link-local or reserved (never probed); a header is refused',
+          'the suite watches heads by subscription (`freshness.via: subscribe`) and a target has no `ws_url` (a target given by `url` never has one)',
         ],
         429: ['over the run-trigger quota of the credential or of its tenant'],
         503: ['the workflow service is unavailable; the run was recorded as failed'],
@@ -177,5 +182,21 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       success: { status: 200, description: 'a page of samples', schema: SamplePage },
     }),
     async (request) => exact(SamplePage, await listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
+  );
+
+  app.get(
+    '/v1/runs/:runId/heads',
+    operation({
+      method: 'GET',
+      scope: 'runs:read',
+      operationId: 'listRunHeads',
+      summary: 'The heads the run\'s head watch stored (config.freshness), in arrival order',
+      description: 'One item per head each target and the reference announced (a head seen again after a resumed watch is stored once). Empty for a run without a head watch.',
+      tag: 'runs',
+      params: runParams,
+      querystring: listHeadsQuery,
+      success: { status: 200, description: 'a page of head arrivals', schema: HeadArrivalPage },
+    }),
+    async (request) => exact(HeadArrivalPage, await listRunHeads({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
   );
 };

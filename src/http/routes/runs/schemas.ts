@@ -168,6 +168,9 @@ const Pairing = component(
   }),
 );
 const baselineModelUsed = z.enum(['history', 'previous_run', 'run']);
+const freshnessReason = z
+  .enum(['nothing_judged', 'missed_above_limit', 'stall_above_limit', 'lag_above_limit', 'lag_straddles_limit', 'within_limits'])
+  .describe('why the candidate\'s freshness is judged as it is');
 
 export const BaselineLimits = component(
   'BaselineLimits',
@@ -315,6 +318,26 @@ export const Check = component(
       }),
       'always (verdicts judged before it existed lack it)',
     ),
+    checkOf(
+      'freshness_vs_reference',
+      z.object({
+        head_lag_p95_max_ms: z.number(),
+        missed_heads_max_pct: z.number(),
+        stall_max_s: z.number(),
+        candidates: z.array(
+          z.object({
+            endpoint_id: uuid,
+            endpoint_name: z.string(),
+            status: checkStatus,
+            reason: freshnessReason,
+            lag_p95_ms: percentileMs.nullable().describe('null: no head matched'),
+            missed_pct: z.number().nullable().describe('null: no reference head judged'),
+            longest_stall_s: z.number(),
+          }),
+        ),
+      }),
+      'the suite watches heads (config.freshness)',
+    ),
   ]),
 );
 
@@ -371,12 +394,60 @@ export const BaselineComparison = component(
   }),
 );
 
+export const FreshnessComparison = component(
+  'FreshnessComparison',
+  z.object({
+    status: checkStatus,
+    via: z.enum(['subscribe', 'poll']),
+    duration_s: int,
+    grace_ms: int,
+    late_ms: int,
+    resolution_ms: int.nullable().describe('poll: the interval, to within which arrival times are known; null for subscribe'),
+    reference: z.object({
+      endpoint_id: uuid,
+      endpoint_name: z.string(),
+      heads: count.describe('distinct heads the reference announced: the yardstick'),
+      reorgs: count,
+      duplicates: count,
+      reconnects: count,
+      disconnects: count,
+      longest_stall_ms: int,
+    }),
+    candidates: z.array(
+      z.object({
+        endpoint_id: uuid,
+        endpoint_name: z.string(),
+        status: checkStatus,
+        reason: freshnessReason,
+        judged: count.describe('reference heads whose grace window the observer saw whole'),
+        announced: count.describe('distinct heads the candidate announced'),
+        missed: count.describe('judged reference heads the candidate did not announce within grace_ms'),
+        missed_pct: z.number().nullable(),
+        late: count.describe('announced more than late_ms after the reference'),
+        duplicates: count,
+        reorgs: count.describe('heights announced with more than one hash'),
+        reconnects: count,
+        disconnects: count,
+        dropped: count.describe('heads the observer was too slow to take (the observer\'s, not the endpoint\'s)'),
+        longest_stall_ms: int.describe('longest time without a new head while the observer watched'),
+        unjudged: count.describe('reference heads whose grace window fell into an observer gap or past the end'),
+        lag_ms: percentileIntervalsMs.nullable().describe('arrival lag behind the reference (negative: ahead); null when no head matched'),
+        lags: count.describe('matched heads the lag is over'),
+      }),
+    ),
+    observer_gaps: z
+      .array(z.object({ from_ms: int, to_ms: int }))
+      .describe('when the observer itself was gone (a worker lost), ms from the watch\'s start: the observer\'s, never missed heads'),
+  }),
+);
+
 export const verdictFields = {
   verdict: z.enum(['pass', 'fail', 'error']).describe('`error`: the run failed or was cancelled, nothing to judge'),
   summary: z.string(),
   checks: z.array(Check),
   reference_comparison: ReferenceComparison.nullable().describe('null when the suite has no reference endpoint'),
   baseline_comparison: BaselineComparison.nullable().describe('null when no baseline run exists'),
+  freshness_comparison: FreshnessComparison.optional().describe('each candidate\'s head arrivals against the reference; absent when the suite watches no heads'),
   thresholds: Thresholds,
   markdown_summary: z.string(),
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
@@ -438,6 +509,20 @@ export const Sample = component(
 );
 
 export const SamplePage = pageOf('SamplePage', Sample);
+
+export const HeadArrival = component(
+  'HeadArrival',
+  z.object({
+    target_id: uuid,
+    number: count.describe('the head\'s height'),
+    hash: z.string().nullable().describe('null when the head read names no hash (EVM polls eth_blockNumber)'),
+    arrival_ms: z.number().describe('when the observer received it, ms from the watch\'s start (one monotonic clock within a segment)'),
+    via: z.enum(['subscribe', 'poll']),
+    segment: count.describe('the observer segment that saw it: a worker lost mid-watch resumes as the next segment'),
+  }),
+);
+
+export const HeadArrivalPage = pageOf('HeadArrivalPage', HeadArrival);
 
 // ---- suite trend ---------------------------------------------------------------------------------
 

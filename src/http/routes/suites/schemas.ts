@@ -18,6 +18,9 @@ export const Thresholds = component(
     correctness_enabled: z.boolean(),
     fail_on_inconclusive: z.boolean().optional().describe('an inconclusive check fails the verdict too (default false)'),
     success_rate_min_pct: z.number().optional().describe('the availability check\'s minimum success rate (default 99)'),
+    head_lag_p95_max_ms: z.number().optional().describe('freshness_vs_reference: most a candidate\'s head arrival lag p95 may be, ms (default 500)'),
+    missed_heads_max_pct: z.number().optional().describe('freshness_vs_reference: most a candidate may miss of the reference\'s heads, percent (default 1)'),
+    stall_max_s: z.number().optional().describe('freshness_vs_reference: longest a candidate may announce no new head, seconds (default 30)'),
   }),
 );
 
@@ -44,6 +47,19 @@ export const workloadFields = {
 
 export const Workload = component('Workload', z.object(workloadFields));
 
+export const Freshness = component(
+  'Freshness',
+  z
+    .object({
+      duration_s: int.describe('how long every target and the reference are watched at once (1–3,600)'),
+      via: z.enum(['subscribe', 'poll']).describe('`subscribe`: the family\'s head subscription over each endpoint\'s ws_url (every endpoint needs one); `poll`: the head read over HTTP every poll_interval_ms'),
+      poll_interval_ms: int.describe('poll only: the interval (50–60,000, default 250), which is also the resolution of a polled arrival time'),
+      grace_ms: int.describe('a reference head that a candidate has not announced this long after the reference is missed (0–600,000, default 2,000)'),
+      late_ms: int.describe('an announcement more than this long after the reference\'s is late: counted, not missed (default 1,000)'),
+    })
+    .describe('A head watch: for every head the reference announces, when each candidate announced it (docs/freshness.md).'),
+);
+
 export const SuiteConfig = component(
   'SuiteConfig',
   z
@@ -68,6 +84,7 @@ export const SuiteConfig = component(
         backoff_coefficient: z.number(),
         max_interval_ms: int,
       }),
+      freshness: Freshness.optional().describe('absent: no head watch'),
     })
     .describe('A suite configuration as stored: every default applied, a workload preset resolved into its methods.'),
 );

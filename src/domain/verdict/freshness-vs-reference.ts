@@ -1,0 +1,134 @@
+import type { Freshness } from '../freshness';
+import type { CheckStatus } from '../run-model';
+import { quantileInterval } from '../statistics/quantile-interval';
+import { intervalsMs, percentileMs, round1, showMs } from './format';
+import type { CheckOf, EndpointFreshness, FreshnessComparison, FreshnessReason, PercentileMs, VerdictCheck } from './types';
+
+export const DEFAULT_HEAD_LAG_P95_MAX_MS = 500;
+export const DEFAULT_MISSED_HEADS_MAX_PCT = 1;
+export const DEFAULT_STALL_MAX_S = 30;
+
+export interface FreshnessDetails {
+  head_lag_p95_max_ms: number;
+  missed_heads_max_pct: number;
+  stall_max_s: number;
+  candidates: { endpoint_id: string; endpoint_name: string; status: CheckStatus; reason: FreshnessReason; lag_p95_ms: PercentileMs | null; missed_pct: number | null; longest_stall_s: number }[];
+}
+
+export type FreshnessVsReferenceCheck = CheckOf<'freshness_vs_reference', FreshnessDetails>;
+
+const worst = (statuses: readonly CheckStatus[]): CheckStatus =>
+  statuses.includes('fail') ? 'fail' : statuses.includes('inconclusive') || statuses.length === 0 ? 'inconclusive' : 'pass';
+
+/**
+ * One candidate: a missed share or a stall above its limit fails (counts, not estimates); the
+ * lag's p95 fails when its whole 95 % interval is above the limit, passes when the whole interval
+ * is at or below it, and is inconclusive in between (a short watch has too few heads to bound a
+ * p95 from above: 72 are needed).
+ */
+function judgeCandidate(
+  c: Freshness['candidates'][number],
+  limits: { lagMs: number; missedPct: number; stallS: number },
+): { status: CheckStatus; reason: FreshnessReason; missedPct: number | null; lagP95: PercentileMs | null } {
+  const missedPct = c.judged === 0 ? null : round1((c.missed / c.judged) * 100);
+  const lagP95 = c.lagsUs.length === 0 ? null : percentileMs(quantileInterval(c.lagsUs, 0.95));
+  if (c.judged === 0) return { status: 'inconclusive', reason: 'nothing_judged', missedPct, lagP95 };
+  if ((c.missed / c.judged) * 100 > limits.missedPct) return { status: 'fail', reason: 'missed_above_limit', missedPct, lagP95 };
+  if (c.longestStallMs / 1000 > limits.stallS) return { status: 'fail', reason: 'stall_above_limit', missedPct, lagP95 };
+  if (lagP95 === null) return { status: 'inconclusive', reason: 'nothing_judged', missedPct, lagP95 };
+  if (lagP95.lower > limits.lagMs) return { status: 'fail', reason: 'lag_above_limit', missedPct, lagP95 };
+  if (lagP95.upper !== null && lagP95.upper <= limits.lagMs) return { status: 'pass', reason: 'within_limits', missedPct, lagP95 };
+  return { status: 'inconclusive', reason: 'lag_straddles_limit', missedPct, lagP95 };
+}
+
+const REASON_TEXT: Record<FreshnessReason, string> = {
+  nothing_judged: 'inconclusive: no reference head could be judged',
+  missed_above_limit: 'fail: missed more heads than allowed',
+  stall_above_limit: 'fail: stalled longer than allowed',
+  lag_above_limit: 'fail: the lag p95 is above the limit',
+  lag_straddles_limit: 'inconclusive: the lag p95 interval straddles the limit (a longer watch would decide)',
+  within_limits: 'pass',
+};
+
+/** Each candidate's head arrivals against the reference's: when the run watched heads (config.freshness). */
+export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (input) => {
+  const watch = input.freshness;
+  if (!watch || !input.reference) return null;
+  const t = input.thresholds;
+  const limits = {
+    lagMs: t.head_lag_p95_max_ms ?? DEFAULT_HEAD_LAG_P95_MAX_MS,
+    missedPct: t.missed_heads_max_pct ?? DEFAULT_MISSED_HEADS_MAX_PCT,
+    stallS: t.stall_max_s ?? DEFAULT_STALL_MAX_S,
+  };
+  const nameOf = (targetId: string) => watch.endpoints[targetId] ?? { endpoint_id: targetId, endpoint_name: targetId };
+  const candidates: EndpointFreshness[] = watch.measured.candidates.map((c) => {
+    const judged = judgeCandidate(c, limits);
+    return {
+      ...nameOf(c.targetId),
+      status: judged.status,
+      reason: judged.reason,
+      judged: c.judged,
+      announced: c.announced,
+      missed: c.missed,
+      missed_pct: judged.missedPct,
+      late: c.late,
+      duplicates: c.duplicates,
+      reorgs: c.reorgs,
+      reconnects: c.reconnects,
+      disconnects: c.disconnects,
+      dropped: c.dropped,
+      longest_stall_ms: c.longestStallMs,
+      unjudged: c.unjudged,
+      lag_ms: c.lagsUs.length === 0 ? null : intervalsMs(c.lagsUs),
+      lags: c.lagsUs.length,
+    };
+  });
+  const status = worst(candidates.map((c) => c.status));
+  const ref = watch.measured.reference;
+  const comparison: FreshnessComparison = {
+    status,
+    via: watch.via,
+    duration_s: watch.duration_s,
+    grace_ms: watch.grace_ms,
+    late_ms: watch.late_ms,
+    resolution_ms: watch.via === 'poll' ? watch.poll_interval_ms : null,
+    reference: {
+      ...nameOf(ref.targetId),
+      heads: ref.heads,
+      reorgs: ref.reorgs,
+      duplicates: ref.duplicates,
+      reconnects: ref.reconnects,
+      disconnects: ref.disconnects,
+      longest_stall_ms: ref.longestStallMs,
+    },
+    candidates,
+    observer_gaps: watch.measured.observerGaps.map((g) => ({ from_ms: Math.round(g.fromMs), to_ms: Math.round(g.toMs) })),
+  };
+  const parts = candidates.map((c) => {
+    const p95 = c.lag_ms === null ? 'no lag measured' : `lag p95 ${showMs(c.lag_ms.p95.point)} ms [${showMs(c.lag_ms.p95.lower)}–${showMs(c.lag_ms.p95.upper)}]`;
+    return `${c.endpoint_name}: ${p95}, missed ${c.missed} of ${c.judged}, longest stall ${round1(c.longest_stall_ms / 1000)} s — ${REASON_TEXT[c.reason]}`;
+  });
+  const details: FreshnessDetails = {
+    head_lag_p95_max_ms: limits.lagMs,
+    missed_heads_max_pct: limits.missedPct,
+    stall_max_s: limits.stallS,
+    candidates: candidates.map((c) => ({
+      endpoint_id: c.endpoint_id,
+      endpoint_name: c.endpoint_name,
+      status: c.status,
+      reason: c.reason,
+      lag_p95_ms: c.lag_ms?.p95 ?? null,
+      missed_pct: c.missed_pct,
+      longest_stall_s: round1(c.longest_stall_ms / 1000),
+    })),
+  };
+  return {
+    check: {
+      name: 'freshness_vs_reference',
+      status,
+      message: `${parts.join('; ')} (limits: lag p95 ${limits.lagMs} ms, missed ${limits.missedPct}%, stall ${limits.stallS} s)`,
+      details,
+    },
+    freshness_comparison: comparison,
+  };
+};
