@@ -19,6 +19,7 @@ export const INVALID_REASONS = {
   tooLarge: 'response larger than the size cap',
   badHttp: 'malformed HTTP response',
   unexpected: 'response could not be classified',
+  notInBatch: 'no answer for this call in the batch answer',
 } as const;
 export type InvalidReason = (typeof INVALID_REASONS)[keyof typeof INVALID_REASONS];
 
@@ -123,4 +124,19 @@ function ok(rules: AnswerRules, result: unknown, method: string | null): Classif
     responseHash: method === null ? null : fingerprintWith(rules.normalize, method, result),
     reason: null,
   };
+}
+
+/**
+ * One element of a JSON-RPC 2.0 batch answer (already parsed, its HTTP status 2xx), read as a
+ * single answer is; never throws.
+ */
+export function classifyBatchElement(rules: AnswerRules, element: unknown, method: string | null): Classified {
+  try {
+    if (!isObject(element)) return invalid(INVALID_REASONS.notJsonRpc);
+    if (hasError(element)) return rpcError(element);
+    if (element.jsonrpc !== '2.0' || !('result' in element)) return invalid(INVALID_REASONS.notJsonRpc);
+    return ok(rules, element.result, method);
+  } catch {
+    return invalid(INVALID_REASONS.unexpected);
+  }
 }

@@ -68,6 +68,17 @@ export interface JsonRpcClient {
   close(): Promise<void>;
 }
 
+/** A raw answer to one posted body, or the outcome of a request that got none. */
+export type PostAnswer =
+  | { status: number; text: string; /** Time the response waited for the worker's budget. */ pausedMs: number }
+  | { outcome: SampleOutcome; reason: InvalidReason | null };
+
+/** The HTTP client also posts a body of the caller's making (a batch), bounded and guarded like a call. */
+export interface HttpJsonRpcClient extends JsonRpcClient {
+  /** Posts `body` as one request; only a refused address throws. */
+  post(body: string): Promise<PostAnswer>;
+}
+
 /**
  * The headers of every request. Credentials in the URL's userinfo become Basic auth (undici is
  * given the origin, which drops them); an explicit Authorization header wins. Names and values
@@ -111,7 +122,7 @@ export function createJsonRpcClient(
     /** Bytes of responses held at once, shared with the process's other clients by default. */
     budget?: ResponseBudget;
   },
-): JsonRpcClient {
+): HttpJsonRpcClient {
   const url = new URL(target.url);
   // No DNS lookup happens for an IP literal, so the lookup guard never sees it: check it here.
   const refused = refusedLiteral(url, options.allowPrivateTargets);
@@ -155,6 +166,11 @@ export function createJsonRpcClient(
       // which may carry a key.
       if (outcome !== 'ok') throw new Error(`${method} failed: ${outcome}`);
       return (JSON.parse(text) as { result: unknown }).result;
+    },
+    post(body) {
+      return new Promise((resolve, reject) => {
+        connections.dispatch({ method: 'POST', path, headers, body }, new PostHandler(resolve, reject));
+      });
     },
     close: () => connections.close(),
   };
@@ -417,6 +433,28 @@ class TextHandler extends ResponseCollector {
 
   protected fail(failure: { outcome: SampleOutcome }): void {
     this.resolve(failure.outcome);
+  }
+
+  protected refuse(error: OutboundAddressRefusedError): void {
+    this.reject(error);
+  }
+}
+
+/** The whole response of a post() (a batch), or the outcome and reason of its failure. */
+class PostHandler extends ResponseCollector {
+  constructor(
+    private readonly resolve: (answer: PostAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    super();
+  }
+
+  protected complete(text: string): void {
+    this.resolve({ status: this.status, text, pausedMs: this.pausedMs });
+  }
+
+  protected fail(failure: { outcome: SampleOutcome; reason: InvalidReason | null }): void {
+    this.resolve(failure);
   }
 
   protected refuse(error: OutboundAddressRefusedError): void {

@@ -15,6 +15,12 @@ export interface ProbeRangeOptions {
   /** Exclusive upper bound; Infinity for campaigns bound by time only. */
   to: number;
   concurrency: number;
+  /**
+   * Calls the client sends as one batch (default 1). The calls of a batch are made in one turn:
+   * a closed loop runs concurrency × batchSize callers (concurrency batches in flight), an open
+   * loop makes each batch's calls together at its first member's instant.
+   */
+  batchSize?: number;
   /** Open loop when set: requests are started on this schedule, however slowly the endpoint answers. */
   ratePerSecond?: number | null;
   /**
@@ -153,7 +159,7 @@ async function closedLoop(o: ProbeRangeOptions, prefix: Prefix): Promise<number>
       }
     }
   };
-  await Promise.all(Array.from({ length: o.concurrency }, caller));
+  await Promise.all(Array.from({ length: o.concurrency * Math.max(1, o.batchSize ?? 1) }, caller));
   if (failure) throw failure.error;
   return next;
 }
@@ -174,9 +180,11 @@ export const CATCH_UP_FACTOR = 2;
  * correction").
  */
 async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Prefix): Promise<number> {
-  const slots = new Slots(o.concurrency * 16);
+  const batchSize = Math.max(1, o.batchSize ?? 1);
+  const slots = new Slots(o.concurrency * 16 * batchSize);
   const intervalMs = 1000 / ratePerSecond;
-  const catchUpMs = intervalMs / CATCH_UP_FACTOR;
+  // A batch goes out at its first member's instant, the next batchSize intervals later.
+  const catchUpMs = (intervalMs * batchSize) / CATCH_UP_FACTOR;
   // Seq 0's instant: the shared anchor, or (unpaired) whatever puts `from` at now.
   const originMs = o.scheduleOriginMs ?? performance.now() - o.from * intervalMs;
   // When the previous call was let go: the next goes no sooner than catchUpMs after it. Never
@@ -192,8 +200,14 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Pre
     for (let waitMs = releaseMs - performance.now(); waitMs > 1; waitMs = releaseMs - performance.now()) await sleep(waitMs);
     if (slots.full()) await slots.free();
     if (failure || stopped(o, seq)) break;
-    const current = seq++;
     const sentMs = performance.now();
+    for (let member = 0; member < batchSize && !stopped(o, seq); member++) send(seq++, dueMs, sentMs);
+  }
+  await slots.allFree();
+  if (failure) throw failure.error;
+  return seq;
+
+  function send(current: number, dueMs: number, sentMs: number): void {
     slots.take();
     o.client
       .call(o.plan(current), dueMs)
@@ -213,9 +227,6 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Pre
       )
       .finally(slots.give);
   }
-  await slots.allFree();
-  if (failure) throw failure.error;
-  return seq;
 }
 
 /**

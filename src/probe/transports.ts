@@ -2,6 +2,7 @@ import type { ChainAdapter } from '../chains/types';
 import { isEndpointProtocol, type EndpointProtocol } from '../domain/endpoint-protocol';
 import type { WorkloadTransport } from '../domain/suite-config';
 import type { AnswerRules } from './classify-response';
+import { createBatchClient } from './batch-client';
 import { createJsonRpcClient, type JsonRpcClient, type ProbeTarget } from './json-rpc-client';
 import { createWsCallClient } from './ws-call-client';
 import { pollHeads, watchHeads, type HeadWatch } from './watch-heads';
@@ -14,6 +15,8 @@ export interface TransportOptions {
   answers: AnswerRules;
   /** Fingerprint every result for the correctness check (off when the run compares nothing). */
   fingerprintResults?: boolean;
+  /** Calls per JSON-RPC batch over HTTP (1 or absent: none); JSON-RPC 2.0 envelopes only. */
+  batchSize?: number;
 }
 
 /** A target as a transport needs it: both of the endpoint's URLs (secrets: never logged). */
@@ -36,13 +39,26 @@ export class MissingWsUrlError extends Error {
   }
 }
 
+/** workload.batch_size > 1 for a chain family whose envelope has no batches (JSON-RPC 1.0). */
+export class BatchUnsupportedError extends Error {
+  constructor() {
+    super('the chain family\'s JSON-RPC envelope has no batches, and the workload\'s batch_size is above 1');
+    this.name = 'BatchUnsupportedError';
+  }
+}
+
 /**
  * One client per endpoint protocol and workload transport: the compiler makes a new protocol
  * register each. Both give the probe engine the same JsonRpcClient, so it never knows which.
  */
 const TRANSPORTS: Record<EndpointProtocol, Record<WorkloadTransport, OpenTransport>> = {
   'json-rpc-http': {
-    http: (target, options) => createJsonRpcClient(target, options),
+    http: (target, options) => {
+      if ((options.batchSize ?? 1) <= 1) return createJsonRpcClient(target, options);
+      // Suites refuse batches for other envelopes; a snapshot that slipped past is refused here.
+      if (options.answers.envelope !== 'json-rpc-2.0') throw new BatchUnsupportedError();
+      return createBatchClient(createJsonRpcClient(target, options), { batchSize: options.batchSize!, answers: options.answers, fingerprintResults: options.fingerprintResults });
+    },
     ws: ({ wsUrl, headers, timeoutMs }, options) => {
       if (wsUrl === undefined || wsUrl === null) throw new MissingWsUrlError();
       return createWsCallClient({ url: wsUrl, headers, timeoutMs }, options);
