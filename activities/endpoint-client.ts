@@ -6,7 +6,7 @@ import type { EndpointRow } from '../src/db/endpoints';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import type { WorkloadTransport } from '../src/domain/suite-config';
-import { MissingWsUrlError, transportFor, UnknownProtocolError } from '../src/probe/transports';
+import { BatchUnsupportedError, MissingWsUrlError, transportFor, UnknownProtocolError } from '../src/probe/transports';
 
 /**
  * A refused address is final (retrying cannot help) and its message names no URL; a loopback or
@@ -18,6 +18,9 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   }
   if (error instanceof MissingWsUrlError) {
     return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'EndpointHasNoWsUrl');
+  }
+  if (error instanceof BatchUnsupportedError) {
+    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'BatchUnsupported');
   }
   if (!(error instanceof OutboundAddressRefusedError)) return error;
   const hint = error.kind === 'loopback' || error.kind === 'private' ? ' (RVS_ALLOW_PRIVATE_TARGETS is off)' : '';
@@ -46,7 +49,7 @@ export function endpointClientVersion(
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
-  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean; transport?: WorkloadTransport },
+  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean; transport?: WorkloadTransport; batchSize?: number },
 ): JsonRpcClient {
   const headers = endpoint.headers_encrypted
     ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
@@ -65,6 +68,7 @@ export function openEndpointClient(
         allowPrivateTargets: deps.allowPrivateTargets,
         answers: options.chain,
         fingerprintResults: options.fingerprintResults,
+        batchSize: options.batchSize,
       },
     );
   } catch (error) {

@@ -137,6 +137,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
             timeoutMs: workload.timeout_ms,
             connections: workload.concurrency,
             transport,
+            // Snapshots of runs triggered before batches existed send single calls.
+            batchSize: workload.batch_size ?? 1,
             chain,
             // Answers are fingerprinted only when finalize will compare them with the reference.
             fingerprintResults: observeHeads && thresholds.correctness_enabled,
@@ -172,6 +174,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
               from: progress.nextSeq,
               to: chunkEnd,
               concurrency: workload.concurrency,
+              batchSize: workload.batch_size ?? 1,
               ratePerSecond: workload.rate_per_second,
               scheduleOriginMs: paired ? performanceTimeAt(input.scheduleAnchorMs as number) : undefined,
               deadlineMs,

@@ -15,6 +15,7 @@ export const WORKLOAD_LIMITS = {
   maxDurationS: 24 * 60 * 60,
   maxRatePerSecond: 10_000,
   maxBlockLag: 10_000,
+  maxBatchSize: 100,
 } as const;
 
 /**
@@ -101,10 +102,15 @@ export const workloadSchema = z
   block_lag: z.number().int().min(0).max(WORKLOAD_LIMITS.maxBlockLag).default(5),
   /** ws: every endpoint of the suite (reference included) needs a ws_url. */
   transport: z.enum(WORKLOAD_TRANSPORTS).default('http'),
+  /** Calls per JSON-RPC batch (1: none); HTTP and JSON-RPC 2.0 families only. */
+  batch_size: z.number().int().min(1).max(WORKLOAD_LIMITS.maxBatchSize).default(1),
   })
   .transform((w, ctx) => {
     if (w.requests_per_target !== null && w.duration_s !== null) {
       ctx.addIssue({ code: 'custom', path: ['duration_s'], message: 'give requests_per_target or duration_s, not both' });
+    }
+    if (w.batch_size > 1 && w.transport !== 'http') {
+      ctx.addIssue({ code: 'custom', path: ['batch_size'], message: 'batches go over HTTP only: batch_size must be 1 when transport is "ws"' });
     }
     if (w.requests_per_target === null && w.duration_s === null) return { ...w, requests_per_target: 100 };
     return w;

@@ -115,6 +115,9 @@ async function resolveConfig(ctx: Ctx, chain: ChainRow, raw: Record<string, unkn
     adapter.methodName.pattern.test(m.method) ? [] : [{ field: `config.workload.methods.${i}.method`, message: adapter.methodName.message }],
   );
   if (badNames.length > 0) throw validationError(badNames);
+  if (parsed.workload.batch_size > 1 && adapter.envelope !== 'json-rpc-2.0') {
+    throw validationError([{ field: 'config.workload.batch_size', message: `chains of family "${chain.family}" answer JSON-RPC 1.0, which has no batches: batch_size must be 1` }]);
+  }
   return parsed;
 }
 

@@ -43,6 +43,9 @@ export const workloadFields = {
     .enum(['http', 'ws'])
     .optional()
     .describe('how the requests reach each endpoint: "http" (its url, the default; absent from suites stored before it existed) or "ws" (its ws_url, one socket carrying many calls matched by id; every endpoint of the suite, reference included, needs a ws_url)'),
+  batch_size: int
+    .optional()
+    .describe('calls per JSON-RPC batch over HTTP (1–100; 1, the default, sends single calls; absent from suites stored before it existed). Each call is still one sample, its outcome read from its own element; a batch refused as a whole (HTTP 413, a single -32600 error, a non-array answer) gives every member that outcome. JSON-RPC 2.0 families and transport "http" only'),
 };
 
 export const Workload = component('Workload', z.object(workloadFields));
