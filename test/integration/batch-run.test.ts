@@ -156,6 +156,36 @@ describe('JSON-RPC batches in a run', () => {
     }
   });
 
+  it('an open loop sends whole batches on its schedule: rate 100/s, batch_size 10, one batch every 100 ms', async () => {
+    const node = await startLimitedNode(10);
+    try {
+      const { auth } = await stack.newTenant();
+      const { chainId, ids } = await endpoints(auth, 'evm', [node.url]);
+      const planned = 60;
+      const suite = await post<Json>(stack.app, '/v1/suites', auth, {
+        chain_id: chainId,
+        name: 'open loop',
+        config: {
+          targets: [{ endpoint_id: ids[0] }],
+          workload: { batch_size: 10, rate_per_second: 100, methods: [{ method: 'eth_chainId', params: [] }], requests_per_target: planned, concurrency: 1, warmup_requests: 0 },
+        },
+      });
+      expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth);
+      const run = await waitForRun(stack.app, auth, created.body.id, 60_000);
+      expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+      const rows = await stack.sql<{ seq: number; outcome: string; started_at: Date }[]>`
+        select seq, outcome, started_at from run_samples where run_id = ${run.id} order by seq`;
+      expect(rows.map((r) => [r.seq, r.outcome])).toEqual(Array.from({ length: planned }, (_, i) => [i, 'ok']));
+      expect(node.batchSizes).toEqual([10, 10, 10, 10, 10, 10]);
+      // The batches went out about 100 ms apart, not all at once.
+      const span = rows[planned - 1]!.started_at.getTime() - rows[0]!.started_at.getTime();
+      expect(span).toBeGreaterThanOrEqual(450);
+    } finally {
+      await node.close();
+    }
+  });
+
   it('refuses batch_size above 1 for a JSON-RPC 1.0 family (bitcoin) and over ws', async () => {
     const { auth } = await stack.newTenant();
     const { chainId, ids } = await endpoints(auth, 'bitcoin', ['http://127.0.0.1:1/']);
