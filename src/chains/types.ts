@@ -56,15 +56,22 @@ export class PinContextError extends Error {
 }
 
 /**
- * How a family's node pushes new heads over a WebSocket: the subscription request (whose result is
- * the subscription id), the method that cancels it, the method of the notifications it sends
- * (each `params: { subscription, result }`) and how to read a head from a notification's `result`
+ * How a family's node pushes new heads over a WebSocket: the subscription request, the method that
+ * cancels it, the method of the notifications it sends and how to read a head from a notification
  * (null: not a head).
+ *
+ * `scope` says what a notification belongs to. `subscription` (the default, eth_subscribe's way):
+ * the request's result is a subscription id, each notification is `params: { subscription,
+ * result }`, `parse` reads `result`, and the cancel is asked with `[id]`. `connection` (btcd's
+ * notifyblocks): the request answers no id, every notification of that method on the connection
+ * is the subscription's, `parse` reads the whole `params` (positional), and the cancel takes no
+ * params.
  */
 export interface HeadSubscription {
   subscribe: { method: string; params: unknown[] };
   unsubscribe: string;
   notification: string;
+  scope?: 'subscription' | 'connection';
   parse(result: unknown): ChainHead | null;
 }
 

@@ -133,13 +133,18 @@ async function runSubscription(
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   let attempt = 0;
   let everSubscribed = false;
+  const byConnection = subscription.scope === 'connection';
   while (!signal.aborted) {
     let subscriptionId: unknown = undefined;
     const early: { params: unknown; at: bigint }[] = [];
     const onHeadNotification = (params: unknown, at: bigint) => {
-      const { subscription: id, result } = (params ?? {}) as { subscription?: unknown; result?: unknown };
-      if (id !== subscriptionId) return;
-      const head = subscription.parse(result);
+      let head: ChainHead | null;
+      if (byConnection) head = subscription.parse(params);
+      else {
+        const { subscription: id, result } = (params ?? {}) as { subscription?: unknown; result?: unknown };
+        if (id !== subscriptionId) return;
+        head = subscription.parse(result);
+      }
       if (head === null) stats.notHeads++;
       else queue.push({ kind: 'head', number: head.number, hash: head.hash, receivedAtMonotonicNs: at });
     };
@@ -172,8 +177,10 @@ async function runSubscription(
     signal.addEventListener('abort', stop, { once: true });
     try {
       const id = await connection.request(subscription.subscribe.method, subscription.subscribe.params);
-      if (typeof id !== 'string' && typeof id !== 'number') throw new Error('subscription id is not a string or number');
-      subscriptionId = id;
+      // By connection the answer carries no id (btcd answers null): a success is all it says.
+      if (byConnection) subscriptionId = true;
+      else if (typeof id !== 'string' && typeof id !== 'number') throw new Error('subscription id is not a string or number');
+      else subscriptionId = id;
     } catch {
       signal.removeEventListener('abort', stop);
       connection.close();
@@ -196,7 +203,7 @@ async function runSubscription(
     signal.removeEventListener('abort', stop);
     const unsubscribeAndClose = () => {
       void connection
-        .request(subscription.unsubscribe, [subscriptionId], 1_000)
+        .request(subscription.unsubscribe, byConnection ? [] : [subscriptionId], 1_000)
         .catch(() => undefined)
         .finally(() => connection.close());
     };

@@ -212,9 +212,11 @@ export interface BitcoinProxy {
 /**
  * A proxy on 127.0.0.1 in front of a node (loopback only) that forwards each request with its
  * Authorization header and answers with the node's status and body, a `result` replaced by
- * `alter(method, result, params)`. Errors and non-JSON bodies pass through untouched.
+ * `alter(method, result, params)`. Errors and non-JSON bodies pass through untouched. With
+ * `delayMs`, each answer is held that long (per method; 0 answers at once) before it is sent:
+ * a node that learns of blocks as fast as its peer but answers late.
  */
-export async function startBitcoinProxy(node: BitcoinNode, alter: AlterBitcoinAnswer): Promise<BitcoinProxy> {
+export async function startBitcoinProxy(node: BitcoinNode, alter: AlterBitcoinAnswer, options: { delayMs?: (method: string) => number } = {}): Promise<BitcoinProxy> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -229,13 +231,17 @@ export async function startBitcoinProxy(node: BitcoinNode, alter: AlterBitcoinAn
             signal: AbortSignal.timeout(10_000),
           });
           let text = await upstream.text();
+          let method = '';
           try {
             const request = JSON.parse(body) as { method?: string; params?: unknown };
+            method = request.method ?? '';
             const answer = JSON.parse(text) as { result?: unknown; error?: unknown };
             if (answer.error === null && 'result' in answer) text = JSON.stringify({ ...answer, result: alter(request.method ?? '', answer.result, request.params) });
           } catch {
             // not JSON: passed through as is
           }
+          const delayMs = options.delayMs?.(method) ?? 0;
+          if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
           res.writeHead(upstream.status, { 'content-type': 'application/json' });
           res.end(text);
         } catch {

@@ -1,4 +1,4 @@
-import { PinContextError, type HeadRead, type PinContextRead } from '../types';
+import { PinContextError, type HeadRead, type HeadSubscription, type PinContextRead } from '../types';
 
 const BLOCK_HASH = /^[0-9a-f]{64}$/i;
 
@@ -20,6 +20,26 @@ export const bitcoinHead: HeadRead = {
     if (typeof blocks !== 'number' || !Number.isSafeInteger(blocks) || blocks < 0) return null;
     if (typeof bestblockhash !== 'string' || !BLOCK_HASH.test(bestblockhash)) return null;
     return { number: BigInt(blocks), hash: bestblockhash.toLowerCase() };
+  },
+};
+
+/**
+ * btcd's WebSocket notifications (its `/ws` endpoint, the same basic auth as its HTTP RPC):
+ * `notifyblocks` answers null and from then on the connection gets a `blockconnected`
+ * notification per block, `params: [hash, height, time]`. Bitcoin Core has no WebSocket (it
+ * publishes blocks over ZMQ): a Core endpoint is watched by polling.
+ */
+export const btcdHeadSubscription: HeadSubscription = {
+  subscribe: { method: 'notifyblocks', params: [] },
+  unsubscribe: 'stopnotifyblocks',
+  notification: 'blockconnected',
+  scope: 'connection',
+  parse(params) {
+    if (!Array.isArray(params)) return null;
+    const [hash, height] = params as unknown[];
+    if (typeof hash !== 'string' || !BLOCK_HASH.test(hash)) return null;
+    if (typeof height !== 'number' || !Number.isSafeInteger(height) || height < 0) return null;
+    return { number: BigInt(height), hash: hash.toLowerCase() };
   },
 };
 

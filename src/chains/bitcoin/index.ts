@@ -1,7 +1,7 @@
 import type { ChainAdapter } from '../types';
 import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
 import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
-import { bitcoinHead, bitcoinPinContext, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
+import { bitcoinHead, bitcoinPinContext, btcdHeadSubscription, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
 
 /**
  * Bitcoin Core and the nodes that speak its RPC (Litecoin, Dogecoin, btcd). Requests carry
@@ -12,6 +12,7 @@ export const bitcoinAdapter: ChainAdapter = {
   family: 'bitcoin',
   envelope: 'json-rpc-1.0',
   head: bitcoinHead,
+  headSubscription: btcdHeadSubscription,
   renderPinned: renderBitcoinHeight,
   pinnedTemplates: { [PINNED_HEIGHT_TEMPLATE]: renderBitcoinHeight },
   pinContext: bitcoinPinContext,

@@ -24,7 +24,4 @@ describe('EVM head subscription (eth_subscribe newHeads)', () => {
     expect(subscription.parse(result)).toBeNull();
   });
 
-  it('Bitcoin has no head subscription: it is watched by polling', () => {
-    expect(CHAINS.bitcoin.headSubscription).toBeUndefined();
-  });
 });
