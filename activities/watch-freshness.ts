@@ -80,7 +80,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
   context?.cancellationSignal.addEventListener('abort', cancelled, { once: true });
   const endTimer = setTimeout(() => stop.abort(), endsAtMs - Date.now());
 
-  const watches: { target: RunTargetRow; watch: HeadWatch; duplicates: number }[] = [];
+  const watches: { target: RunTargetRow; watch: HeadWatch; duplicates: number; liveFromMs: number | null }[] = [];
   try {
     for (const target of targets) {
       const endpoint = await findEndpoint(sql, target.endpoint_id);
@@ -92,7 +92,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
           allowPrivateTargets: deps.allowPrivateTargets,
           signal: stop.signal,
         });
-        watches.push({ target, watch, duplicates: 0 });
+        watches.push({ target, watch, duplicates: 0, liveFromMs: null });
       } catch (error) {
         if (error instanceof HeadWatchUnavailableError) {
           throw ApplicationFailure.nonRetryable(`endpoint ${endpoint.name}: ${error.message}`, 'HeadWatchUnavailable');
@@ -111,11 +111,12 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
       await upsertWatchSegments(
         sql,
         run.id,
-        watches.map(({ target, watch, duplicates }) => ({
+        watches.map(({ target, watch, duplicates, liveFromMs }) => ({
           target_id: target.id,
           segment,
           started_ms: startedMs,
           last_seen_ms: lastSeenMs,
+          live_from_ms: liveFromMs,
           reconnects: watch.stats.reconnects,
           disconnects: watch.stats.disconnects,
           duplicates,
@@ -135,6 +136,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
       const consumers = watches.map(async (entry) => {
         const seen = new Set<string>();
         for await (const event of entry.watch) {
+          if (event.kind === 'connected') entry.liveFromMs ??= offsetMs(event.atMonotonicNs);
           if (event.kind !== 'head') continue;
           const key = `${event.number}:${event.hash ?? ''}`;
           if (seen.has(key)) {

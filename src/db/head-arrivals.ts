@@ -17,6 +17,7 @@ export interface WatchSegmentRow {
   watch_started_at: Date;
   started_ms: number;
   last_seen_ms: number;
+  live_from_ms: number | null;
   reconnects: number;
   disconnects: number;
   duplicates: number;
@@ -59,16 +60,17 @@ export async function upsertWatchSegments(
   if (segments.length === 0) return;
   const rows = segments.map((s) => ({ run_id: runId, watch_started_at: watchStartedAt, ...s }));
   await sql`
-    insert into run_head_watch_segments ${sql(rows, 'run_id', 'target_id', 'segment', 'watch_started_at', 'started_ms', 'last_seen_ms', 'reconnects', 'disconnects', 'duplicates', 'dropped')}
+    insert into run_head_watch_segments ${sql(rows, 'run_id', 'target_id', 'segment', 'watch_started_at', 'started_ms', 'last_seen_ms', 'live_from_ms', 'reconnects', 'disconnects', 'duplicates', 'dropped')}
     on conflict (run_id, target_id, segment) do update set
       last_seen_ms = greatest(run_head_watch_segments.last_seen_ms, excluded.last_seen_ms),
+      live_from_ms = coalesce(run_head_watch_segments.live_from_ms, excluded.live_from_ms),
       reconnects = excluded.reconnects, disconnects = excluded.disconnects,
       duplicates = excluded.duplicates, dropped = excluded.dropped`;
 }
 
 export async function findWatchSegments(sql: Queryable, runId: string): Promise<WatchSegmentRow[]> {
   return sql<WatchSegmentRow[]>`
-    select target_id, segment, watch_started_at, started_ms, last_seen_ms, reconnects, disconnects, duplicates, dropped
+    select target_id, segment, watch_started_at, started_ms, last_seen_ms, live_from_ms, reconnects, disconnects, duplicates, dropped
     from run_head_watch_segments where run_id = ${runId} order by segment, target_id`;
 }
 

@@ -27,6 +27,13 @@ export interface WatchSegment {
   startedMs: number;
   /** The last time the observer was known alive (its last flush): the segment ends here. */
   lastSeenMs: number;
+  /**
+   * When the endpoint's watch first came up in this segment (subscribed, or its first poll
+   * answered); null: it never did. A subscription only brings heads announced after it, so a
+   * reference head before then says nothing of the endpoint: not judged. Never up is the endpoint's
+   * fault: its heads are judged (and missed).
+   */
+  liveFromMs: number | null;
   reconnects: number;
   disconnects: number;
   /** Announcements of a head the endpoint had already announced (same height and hash). */
@@ -66,7 +73,10 @@ export interface CandidateFreshness extends EndpointHeads {
   missed: number;
   /** Announced more than late_ms after the reference (within grace). */
   late: number;
-  /** Reference heads not judged: their grace window fell in an observer gap or after the watch. */
+  /**
+   * Reference heads not judged: their grace window fell in an observer gap or after the watch, or
+   * they came before this endpoint's watch was up.
+   */
   unjudged: number;
   /** Arrival lags (candidate − reference), µs, sorted: heads announced within grace, both seen in one segment. */
   lagsUs: Float64Array;
@@ -147,6 +157,7 @@ export function measureFreshness(input: FreshnessInput): Freshness {
 
   const candidates = input.candidateTargetIds.map((targetId): CandidateFreshness => {
     const arrivals = byTarget(input.arrivals, targetId).sort((a, b) => a.arrivalMs - b.arrivalMs);
+    const liveFrom = new Map(byTarget(input.segments, targetId).map((s) => [s.segment, s.liveFromMs]));
     const lags: number[] = [];
     let judged = 0;
     let missed = 0;
@@ -155,6 +166,11 @@ export function measureFreshness(input: FreshnessInput): Freshness {
     for (const head of referenceHeads) {
       // Judged only when the observer saw the whole grace window in the head's own segment.
       if ((segmentEnd.get(head.segment) ?? -Infinity) < head.arrivalMs + graceMs) {
+        unjudged++;
+        continue;
+      }
+      const candidateUpAt = liveFrom.get(head.segment);
+      if (candidateUpAt !== undefined && candidateUpAt !== null && head.arrivalMs < candidateUpAt) {
         unjudged++;
         continue;
       }

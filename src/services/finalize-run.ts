@@ -244,6 +244,7 @@ async function freshnessOfRun(
       targetId: s.target_id,
       segment: s.segment,
       startedMs: s.started_ms,
+      liveFromMs: s.live_from_ms,
       lastSeenMs: s.last_seen_ms,
       reconnects: s.reconnects,
       disconnects: s.disconnects,

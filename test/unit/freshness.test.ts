@@ -9,6 +9,7 @@ const segment = (targetId: string, over: Partial<WatchSegment> = {}): WatchSegme
   segment: 0,
   startedMs: 0,
   lastSeenMs: 10_000,
+  liveFromMs: 0,
   reconnects: 0,
   disconnects: 0,
   duplicates: 0,
@@ -56,8 +57,21 @@ describe('measureFreshness', () => {
       arrivals: [...heads(REF, [1]), { targetId: CAND, number: 1, hash: '0xother', arrivalMs: 1_100, segment: 0 }],
       expected: { judged: 1, missed: 1, late: 0, unjudged: 0, lags: [] },
     },
-  ])('$name', ({ arrivals, expected }) => {
-    const result = measureFreshness({ ...base, arrivals, segments: [segment(REF), segment(CAND)] });
+    {
+      name: 'reference heads before the candidate’s subscription was up are not judged (a subscription brings only later heads)',
+      arrivals: [...heads(REF, range(1, 5)), ...heads(CAND, range(3, 5), 100)],
+      candidateLiveFromMs: 2_500,
+      expected: { judged: 3, missed: 0, late: 0, unjudged: 2, lags: [100_000] },
+    },
+    {
+      name: 'a candidate whose watch never came up misses every head',
+      arrivals: heads(REF, range(1, 3)),
+      candidateLiveFromMs: null,
+      expected: { judged: 3, missed: 3, late: 0, unjudged: 0, lags: [] },
+    },
+  ])('$name', ({ arrivals, expected, candidateLiveFromMs }) => {
+    const candidate = segment(CAND, candidateLiveFromMs === undefined ? {} : { liveFromMs: candidateLiveFromMs });
+    const result = measureFreshness({ ...base, arrivals, segments: [segment(REF), candidate] });
     const c = result.candidates[0]!;
     expect({ judged: c.judged, missed: c.missed, late: c.late, unjudged: c.unjudged }).toEqual({
       judged: expected.judged,

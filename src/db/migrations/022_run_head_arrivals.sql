@@ -26,6 +26,10 @@ create table run_head_watch_segments (
   watch_started_at timestamptz not null,
   started_ms double precision not null,
   last_seen_ms double precision not null,
+  -- When the endpoint's watch first came up in this segment (subscribed, or its first poll answered);
+  -- null: it never did. A head the reference announced before then is the observer's start-up, not
+  -- a head the endpoint missed.
+  live_from_ms double precision,
   reconnects int not null default 0,
   disconnects int not null default 0,
   duplicates int not null default 0,
