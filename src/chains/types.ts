@@ -1,5 +1,6 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
+import type { CommitmentLevel } from '../domain/suite-config';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
 
 /*
@@ -108,6 +109,13 @@ export interface ChainAdapter {
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
+  /**
+   * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
+   * naming none reads at, and the adapter at a level: its head read at that level and
+   * "{{commitment}}" in params rendered as it. Absent: the family has no such levels, and a suite
+   * naming one is refused.
+   */
+  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }

@@ -115,6 +115,11 @@ async function resolveConfig(ctx: Ctx, chain: ChainRow, raw: Record<string, unkn
     adapter.methodName.pattern.test(m.method) ? [] : [{ field: `config.workload.methods.${i}.method`, message: adapter.methodName.message }],
   );
   if (badNames.length > 0) throw validationError(badNames);
+  if (parsed.commitment !== undefined && !(adapter.commitments?.levels.includes(parsed.commitment) ?? false)) {
+    const levels = adapter.commitments?.levels;
+    const message = levels === undefined ? `chains of family "${chain.family}" have no commitment levels` : `must be one of ${levels.join(', ')} on ${chain.family} chains`;
+    throw validationError([{ field: 'config.commitment', message }]);
+  }
   return parsed;
 }
 
