@@ -110,6 +110,12 @@ export interface ChainAdapter {
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
   /**
+   * RPC error codes meaning the node has not yet reached the state asked for (Solana: -32016, a
+   * minContextSlot above its slot): such an answer is the sample outcome `behind`, not `rpc_error`.
+   * Absent: none.
+   */
+  behindErrorCodes?: readonly number[];
+  /**
    * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
    * naming none reads at, and the adapter at a level: its head read at that level and
    * "{{commitment}}" in params rendered as it. Absent: the family has no such levels, and a suite

@@ -28,6 +28,8 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
     defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
+    // "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot.
+    behindErrorCodes: [-32016],
     commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, at: solanaAdapterAt },
   };
 }
