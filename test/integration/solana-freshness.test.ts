@@ -6,7 +6,7 @@ import { startStack, type Stack } from '../helpers/stack';
 /*
  * A Solana node that lags, seen by freshness rather than correctness, against replay nodes: its
  * -32016 answers to a minContextSlot it has not reached are `behind` samples (out of the
- * correctness tally, counted in the stats).
+ * correctness tally, counted in the stats), and a head watch polling getSlot measures its lag.
  */
 
 type Json = Record<string, any>;
@@ -79,5 +79,26 @@ describe('solana freshness against replay nodes', () => {
     expect(correctness.status, JSON.stringify(correctness)).toBe('pass');
     expect(correctness.details).toMatchObject({ compared: 60 - behind.length, mismatched: 0 });
     expect(run.stats.calls).toMatchObject({ total: 60, failed: behind.length, behind: behind.length });
+  });
+
+  it('a head watch polling getSlot measures a 2-slot lag (800 ms at 400 ms slots)', { timeout: 120_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const genesisMs = Date.now();
+    const reference = await node({ genesisMs });
+    const candidate = await node({ genesisMs, lagSlots: 2 });
+    const { verdict } = await runSuite(auth, candidate, reference, {
+      workload: { methods: [{ method: 'getSlot', params: [] }], requests_per_target: 10, concurrency: 1, warmup_requests: 0 },
+      freshness: { duration_s: 8, via: 'poll', poll_interval_ms: 100, grace_ms: 2_000 },
+    });
+    const freshness = verdict.freshness_comparison;
+    expect(freshness).toMatchObject({ via: 'poll', resolution_ms: 100 });
+    const [lagging] = freshness.candidates;
+    console.log(`solana freshness: 2 slots behind ${JSON.stringify({ judged: lagging.judged, missed: lagging.missed, lag_ms: lagging.lag_ms?.p50 })}`);
+    expect(lagging.judged).toBeGreaterThanOrEqual(10);
+    expect(lagging.missed).toBe(0);
+    expect(lagging.lag_ms.p50.point).toBeGreaterThanOrEqual(400);
+    expect(lagging.lag_ms.p50.point).toBeLessThanOrEqual(1_600);
+    // The watch read the finalized slot (the suite names no commitment).
+    expect(reference.requests.filter((r) => r.method === 'getSlot').every((r) => JSON.stringify(r.params) === JSON.stringify([{ commitment: 'finalized' }]) || r.params.length === 0)).toBe(true);
   });
 });
