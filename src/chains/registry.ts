@@ -1,7 +1,7 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
 import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
-import type { Workload } from '../domain/suite-config';
+import type { CommitmentLevel, Workload } from '../domain/suite-config';
 import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
 import { evmAdapter } from './evm';
@@ -87,10 +87,15 @@ export interface RunPlan extends RunSettings {
 /** The part of a run row a plan is read from. */
 export type RunPlanSource = RunSettingsSource & { config_snapshot: { chain: { family?: string } }; pinned_context?: PinnedContext | null };
 
+/** The adapter reading at a suite's commitment level (the family's default when it names none); a family without levels as it is. */
+export function atCommitment(chain: ChainAdapter, level: CommitmentLevel | undefined): ChainAdapter {
+  return chain.commitments === undefined ? chain : chain.commitments.at(level ?? chain.commitments.default);
+}
+
 /** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */
 export function runPlanOf(run: RunPlanSource, chains: ChainRegistry = CHAINS): RunPlan {
   const settings = runSettingsOf(run);
-  const chain = chainOfRun(run, chains);
+  const chain = atCommitment(chainOfRun(run, chains), run.config_snapshot.suite.config.commitment);
   const pinnedContext = run.pinned_context ?? null;
   return { ...settings, chain, pinnedContext, requestAt: planRequests(chain, settings.workload, settings.seed, settings.pinnedBlock, pinnedContext) };
 }

@@ -1,5 +1,6 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
+import type { CommitmentLevel } from '../domain/suite-config';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
 
 /*
@@ -115,6 +116,19 @@ export interface ChainAdapter {
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
+  /**
+   * RPC error codes meaning the node has not yet reached the state asked for (Solana: -32016, a
+   * minContextSlot above its slot): such an answer is the sample outcome `behind`, not `rpc_error`.
+   * Absent: none.
+   */
+  behindErrorCodes?: readonly number[];
+  /**
+   * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
+   * naming none reads at, and the adapter at a level: its head read at that level and
+   * "{{commitment}}" in params rendered as it. Absent: the family has no such levels, and a suite
+   * naming one is refused.
+   */
+  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }

@@ -9,6 +9,7 @@ import type { Queryable } from './client';
 interface StatsRow {
   total: number;
   successful: number;
+  behind: number;
   s_avg: number;
   s_p50: number;
   s_p95: number;
@@ -32,6 +33,7 @@ export async function aggregateLatency(
     select
       count(*)::int as total,
       (count(*) filter (where ok))::int as successful,
+      (count(*) filter (where outcome = 'behind'))::int as behind,
       coalesce(round(avg(latency_us) filter (where ok) / 1000.0), 0)::int as s_avg,
       coalesce(round((percentile_disc(0.50) within group (order by latency_us) filter (where ok)) / 1000.0), 0)::int as s_p50,
       coalesce(round((percentile_disc(0.95) within group (order by latency_us) filter (where ok)) / 1000.0), 0)::int as s_p95,
@@ -51,7 +53,7 @@ export async function aggregateLatency(
     sample_count: n,
   });
   return {
-    calls: { total: r.total, successful: r.successful, failed: r.total - r.successful },
+    calls: { total: r.total, successful: r.successful, failed: r.total - r.successful, ...(r.behind > 0 ? { behind: r.behind } : {}) },
     latency: {
       successful: summary(r.s_avg, r.s_p50, r.s_p95, r.s_p99, r.successful),
       all: summary(r.a_avg, r.a_p50, r.a_p95, r.a_p99, r.total),

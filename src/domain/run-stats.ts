@@ -17,7 +17,8 @@ export const latencySummarySchema = z.strictObject({
  * finished probing (successful) or did not (failed); for one target it is 1 and 0, or 0 and 1.
  */
 export const runStatsSchema = z.strictObject({
-  calls: z.strictObject({ total: count, successful: count, failed: count }),
+  // behind: of the failed calls, those the node answered "not there yet" (sample outcome `behind`); absent: none.
+  calls: z.strictObject({ total: count, successful: count, failed: count, behind: count.optional() }),
   tests: z.strictObject({ successful: count, failed: count }),
   latency: z.strictObject({ successful: latencySummarySchema, all: latencySummarySchema }),
 });

@@ -141,6 +141,14 @@ export const freshnessSchema = z.strictObject({
 
 export type FreshnessConfig = z.infer<typeof freshnessSchema>;
 
+/**
+ * The commitment level a chain's reads are made at, on families that have one (Solana): the head
+ * read and the workload's `{{commitment}}` params. Which levels a family accepts is its adapter's
+ * (ChainAdapter.commitments); the schema only bounds the names.
+ */
+export const COMMITMENT_LEVELS = ['processed', 'confirmed', 'finalized'] as const;
+export type CommitmentLevel = (typeof COMMITMENT_LEVELS)[number];
+
 export const retrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(3),
   initial_interval_ms: z.number().int().min(100).max(600_000).default(1_000),
@@ -177,6 +185,8 @@ export const suiteConfigSchema = z
     retry: retrySchema.prefault({}),
     // Absent: no head watch (and configs stored before it stay byte for byte as they were).
     freshness: freshnessSchema.optional(),
+    // Absent: the family's default level (and configs stored before it stay as they were).
+    commitment: z.enum(COMMITMENT_LEVELS).optional(),
   })
   .superRefine((config, ctx) => {
     const ids = config.targets.map((t) => t.endpoint_id);

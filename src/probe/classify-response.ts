@@ -4,7 +4,7 @@ import { fingerprintWith } from '../domain/correctness';
 import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
 
 /** What classification needs of a chain family: its envelope and its comparison rules. */
-export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize'>;
+export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes'>;
 
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
@@ -69,7 +69,7 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
     const message = parseBody(body);
     if (message === NOT_JSON) return invalid(INVALID_REASONS.notJson);
     if (!isObject(message)) return invalid(INVALID_REASONS.notJsonRpc);
-    if (hasError(message)) return rpcError(message);
+    if (hasError(message)) return rpcError(rules, message);
     if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
     return ok(rules, message.result, method);
   },
@@ -83,7 +83,7 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
       if (errorStatus) return HTTP_ERROR;
       return invalid(message === NOT_JSON ? INVALID_REASONS.notJson : INVALID_REASONS.notJsonRpc1);
     }
-    if (hasError(message)) return rpcError(message);
+    if (hasError(message)) return rpcError(rules, message);
     if (errorStatus) return HTTP_ERROR;
     return ok(rules, message.result, method);
   },
@@ -104,11 +104,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 
 const hasError = (message: Record<string, unknown>): boolean => 'error' in message && message.error !== null && message.error !== undefined;
 
-function rpcError(message: Record<string, unknown>): Classified {
+function rpcError(rules: AnswerRules, message: Record<string, unknown>): Classified {
   const code = (message.error as { code?: unknown }).code;
+  const rpcErrorCode = typeof code === 'number' && Number.isInteger(code) ? code : null;
   return {
-    outcome: 'rpc_error',
-    rpcErrorCode: typeof code === 'number' && Number.isInteger(code) ? code : null,
+    outcome: rpcErrorCode !== null && (rules.behindErrorCodes?.includes(rpcErrorCode) ?? false) ? 'behind' : 'rpc_error',
+    rpcErrorCode,
     responseHash: null,
     reason: null,
   };

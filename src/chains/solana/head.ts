@@ -1,16 +1,24 @@
+import type { CommitmentLevel } from '../../domain/suite-config';
 import { PinContextError, type HeadRead, type PinContextRead } from '../types';
 
 /**
- * The head of a Solana node: the slot that reached the `finalized` commitment. Pinned reads
- * (getBlock at head − block_lag) need a slot every node keeps; a processed or confirmed slot can
- * still be dropped by a fork. The slot names no block hash, and slots are not block heights:
+ * The head of a Solana node: the slot at a commitment level. By default `finalized`: pinned reads
+ * (getBlock at head − block_lag) need a slot every node keeps, and a processed or confirmed slot
+ * can still be dropped by a fork. The slot names no block hash, and slots are not block heights:
  * skipped slots have no block.
  */
-export const solanaHead: HeadRead = {
+export const solanaHeadAt = (commitment: CommitmentLevel): HeadRead => ({
   method: 'getSlot',
-  params: [{ commitment: 'finalized' }],
+  params: [{ commitment }],
   parse: (result) => (typeof result === 'number' && Number.isSafeInteger(result) && result >= 0 ? { number: BigInt(result), hash: null } : null),
-};
+});
+
+export const DEFAULT_COMMITMENT: CommitmentLevel = 'finalized';
+
+export const solanaHead: HeadRead = solanaHeadAt(DEFAULT_COMMITMENT);
+
+/** "{{commitment}}": the suite's commitment level (config.commitment, else finalized) as a string. */
+export const COMMITMENT_TEMPLATE = '{{commitment}}';
 
 /** A pinned slot as Solana params write it: a JSON number (getBlock); nothing pinned renders as null. */
 export const renderSolanaSlot = (pinned: number | null): number | null => pinned;

@@ -1,22 +1,38 @@
+import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
 import { normalizeSolanaResult } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
-import { PINNED_SLOT_TEMPLATE, renderSolanaSlot, solanaHead, solanaPinContext } from './head';
+import { COMMITMENT_TEMPLATE, DEFAULT_COMMITMENT, PINNED_SLOT_TEMPLATE, renderSolanaSlot, solanaHeadAt, solanaPinContext } from './head';
 import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
 
+const COMMITMENT_LEVELS: readonly CommitmentLevel[] = ['processed', 'confirmed', 'finalized'];
+
+/**
+ * The adapter at a commitment level. The registry's own entry (no level applied) renders no
+ * "{{commitment}}": every run reads through one of these (runPlanOf), and keeping the template
+ * out of the registry's entry keeps it from counting as a pinned-block template.
+ */
+function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
+  const pinnedTemplates = { [PINNED_SLOT_TEMPLATE]: renderSolanaSlot };
+  return {
+    family: 'solana',
+    envelope: 'json-rpc-2.0',
+    head: solanaHeadAt(level ?? DEFAULT_COMMITMENT),
+    renderPinned: renderSolanaSlot,
+    pinnedTemplates: level === null ? pinnedTemplates : { ...pinnedTemplates, [COMMITMENT_TEMPLATE]: () => level },
+    pinContext: solanaPinContext,
+    isHeadDependent: isSolanaHeadDependent,
+    pinForRecheck: pinSolanaParams,
+    normalize: normalizeSolanaResult,
+    // Solana's method table: camelCase names (getAccountInfo, isBlockhashValid, …).
+    methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
+    defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
+    presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
+    // "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot.
+    behindErrorCodes: [-32016],
+    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, at: solanaAdapterAt },
+  };
+}
+
 /** Solana clusters (Agave, Firedancer and the providers' RPC) over JSON-RPC 2.0. */
-export const solanaAdapter: ChainAdapter = {
-  family: 'solana',
-  envelope: 'json-rpc-2.0',
-  head: solanaHead,
-  renderPinned: renderSolanaSlot,
-  pinnedTemplates: { [PINNED_SLOT_TEMPLATE]: renderSolanaSlot },
-  pinContext: solanaPinContext,
-  isHeadDependent: isSolanaHeadDependent,
-  pinForRecheck: pinSolanaParams,
-  normalize: normalizeSolanaResult,
-  // Solana's method table: camelCase names (getAccountInfo, isBlockhashValid, …).
-  methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
-  defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
-  presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
-};
+export const solanaAdapter: ChainAdapter = solanaAdapterAt(null);

@@ -1,6 +1,6 @@
 import type { ChainPreset, WorkloadPreset } from '../../domain/catalog-presets';
 import { contextTemplate } from '../../domain/workload';
-import { PINNED_SIGNATURE, PINNED_SLOT_TEMPLATE, VOTE_PROGRAM } from './head';
+import { COMMITMENT_TEMPLATE, PINNED_SIGNATURE, PINNED_SLOT_TEMPLATE, VOTE_PROGRAM } from './head';
 
 /*
  * The Solana family's built-in catalog rows: the three public clusters. No chain id (a cluster is
@@ -18,6 +18,8 @@ const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const SIGNATURE = contextTemplate(PINNED_SIGNATURE);
 const FINALIZED = { commitment: 'finalized' } as const;
+/** The suite's commitment level (config.commitment, finalized when it names none). */
+const AT_LEVEL = { commitment: COMMITMENT_TEMPLATE } as const;
 
 export const SOLANA_WORKLOAD_PRESETS: readonly WorkloadPreset[] = [
   {
@@ -34,16 +36,18 @@ export const SOLANA_WORKLOAD_PRESETS: readonly WorkloadPreset[] = [
       '(getSlot, getBlockHeight, getEpochInfo, getSignaturesForAddress, getSignatureStatuses) are compared with ' +
       'the head-moved excuse, getLatestBlockhash by shape. getProgramAccounts is not included (it is heavy, and ' +
       'many providers refuse it): add it to a copy of this preset with a filter of your own. A pinned slot that ' +
-      'was skipped answers an RPC error on every node.',
+      'was skipped answers an RPC error on every node. Tip and account reads are made at the suite\'s commitment ' +
+      '(config.commitment, finalized by default); getBlock, getTransaction and getSignaturesForAddress always at ' +
+      'finalized (they refuse processed).',
     workload: {
       methods: [
-        { method: 'getSlot', params: [FINALIZED], weight: 10 },
-        { method: 'getBlockHeight', params: [FINALIZED], weight: 5 },
-        { method: 'getLatestBlockhash', params: [FINALIZED], weight: 10 },
-        { method: 'getEpochInfo', params: [FINALIZED], weight: 5 },
-        { method: 'getBalance', params: [TOKEN_PROGRAM, FINALIZED], weight: 15 },
-        { method: 'getAccountInfo', params: [TOKEN_PROGRAM, { ...FINALIZED, encoding: 'base64', dataSlice: { offset: 0, length: 64 } }], weight: 10 },
-        { method: 'getMultipleAccounts', params: [[SYSTEM_PROGRAM, TOKEN_PROGRAM, VOTE_PROGRAM], { ...FINALIZED, encoding: 'base64', dataSlice: { offset: 0, length: 64 } }], weight: 10 },
+        { method: 'getSlot', params: [AT_LEVEL], weight: 10 },
+        { method: 'getBlockHeight', params: [AT_LEVEL], weight: 5 },
+        { method: 'getLatestBlockhash', params: [AT_LEVEL], weight: 10 },
+        { method: 'getEpochInfo', params: [AT_LEVEL], weight: 5 },
+        { method: 'getBalance', params: [TOKEN_PROGRAM, AT_LEVEL], weight: 15 },
+        { method: 'getAccountInfo', params: [TOKEN_PROGRAM, { ...AT_LEVEL, encoding: 'base64', dataSlice: { offset: 0, length: 64 } }], weight: 10 },
+        { method: 'getMultipleAccounts', params: [[SYSTEM_PROGRAM, TOKEN_PROGRAM, VOTE_PROGRAM], { ...AT_LEVEL, encoding: 'base64', dataSlice: { offset: 0, length: 64 } }], weight: 10 },
         {
           method: 'getBlock',
           params: [PINNED_SLOT_TEMPLATE, { ...FINALIZED, encoding: 'json', maxSupportedTransactionVersion: 0, transactionDetails: 'signatures', rewards: false }],
@@ -52,7 +56,7 @@ export const SOLANA_WORKLOAD_PRESETS: readonly WorkloadPreset[] = [
         { method: 'getTransaction', params: [SIGNATURE, { ...FINALIZED, encoding: 'json', maxSupportedTransactionVersion: 0 }], weight: 10 },
         { method: 'getSignaturesForAddress', params: [TOKEN_PROGRAM, { ...FINALIZED, limit: 10 }], weight: 5 },
         { method: 'getSignatureStatuses', params: [[SIGNATURE], { searchTransactionHistory: true }], weight: 5 },
-        { method: 'getTokenAccountsByOwner', params: [SYSTEM_PROGRAM, { programId: TOKEN_PROGRAM }, { ...FINALIZED, encoding: 'base64' }], weight: 5 },
+        { method: 'getTokenAccountsByOwner', params: [SYSTEM_PROGRAM, { programId: TOKEN_PROGRAM }, { ...AT_LEVEL, encoding: 'base64' }], weight: 5 },
       ],
     },
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SAMPLE_OUTCOMES } from '../../domain/sample-outcome';
 import { findRun } from '../../db/runs';
 import { listSamples as listSampleRows } from '../../db/samples';
 import type { Ctx } from '../context';
@@ -8,7 +9,7 @@ import { page, paginationQuery } from '../pagination';
 export const listSamplesQuery = paginationQuery.extend({
   target_id: z.uuid().optional(),
   method: z.string().max(100).optional(),
-  outcome: z.enum(['ok', 'http_error', 'rpc_error', 'timeout', 'connection_error', 'invalid_response']).optional(),
+  outcome: z.enum(SAMPLE_OUTCOMES).optional(),
 });
 
 export async function listRunSamples({

@@ -29,6 +29,7 @@ export const RunStats = component(
     })
     .describe(
       'Stats of the primary targets together. calls.total = calls.successful + calls.failed; ' +
+        'calls.behind (absent when none) counts the failed calls whose node had not reached the asked state yet (sample outcome "behind"); ' +
         'latency.successful covers successful calls (sample_count = calls.successful), latency.all every call (sample_count = calls.total).',
     ),
 );

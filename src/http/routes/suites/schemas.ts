@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { presetRefSchema } from '../../../domain/catalog-presets';
-import { suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
+import { COMMITMENT_LEVELS, suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
 import * as suites from '../../../services/suites';
 import { SuiteSchedule } from '../schedules/schemas';
 import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
@@ -88,6 +88,10 @@ export const SuiteConfig = component(
         max_interval_ms: int,
       }),
       freshness: Freshness.optional().describe('absent: no head watch'),
+      commitment: z
+        .enum(COMMITMENT_LEVELS)
+        .optional()
+        .describe('Solana only (400 on other families): the commitment level of the head read and of every "{{commitment}}" in params; absent means "finalized"'),
     })
     .describe('A suite configuration as stored: every default applied, a workload preset resolved into its methods.'),
 );
