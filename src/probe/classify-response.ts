@@ -134,7 +134,7 @@ function ok(rules: AnswerRules, result: unknown, method: string | null): Classif
 export function classifyBatchElement(rules: AnswerRules, element: unknown, method: string | null): Classified {
   try {
     if (!isObject(element)) return invalid(INVALID_REASONS.notJsonRpc);
-    if (hasError(element)) return rpcError(element);
+    if (hasError(element)) return rpcError(rules, element);
     if (element.jsonrpc !== '2.0' || !('result' in element)) return invalid(INVALID_REASONS.notJsonRpc);
     return ok(rules, element.result, method);
   } catch {
