@@ -1,5 +1,6 @@
 import { canonicalJson } from './canonical-json';
 import { normalizeWith, type AnswerDifference, type NormalizeOptions, type NormalizeResult } from './correctness';
+import { isRecord } from './json-shape';
 
 /*
  * What differs between a candidate's and a reference's answer to the same call, for the listed
@@ -37,7 +38,6 @@ export function showValue(value: unknown): string {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const keyPath = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 
 /**

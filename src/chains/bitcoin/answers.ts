@@ -1,4 +1,5 @@
 import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
+import { shapeOf } from '../../domain/json-shape';
 
 /*
  * Bitcoin-family answers compared by meaning. Bitcoin Core (and its forks) and btcd answer plain
@@ -53,28 +54,6 @@ export const SHAPE_METHODS: ReadonlySet<string> = new Set([
   'getmininginfo',
   'uptime',
 ]);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/**
- * The shape of a value: its JSON type, and for an object each member's shape. An array's shape
- * is the set of its elements' shapes (a mempool of 3 or 300 transactions has the same shape).
- */
-export function shapeOf(value: unknown): unknown {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) {
-    const shapes = new Map<string, unknown>();
-    for (const item of value) {
-      const shape = shapeOf(item);
-      shapes.set(JSON.stringify(shape), shape);
-    }
-    return { array: [...shapes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, shape]) => shape) };
-  }
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, shapeOf(field)]));
-  return typeof value;
-}
 
 /** The Bitcoin normalisation of a result known to be at most MAX_RESULT_DEPTH deep (the adapter's `normalize`). */
 export function normalizeBitcoinResult(method: string, result: unknown, options: NormalizeOptions): unknown {

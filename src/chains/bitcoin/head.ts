@@ -1,10 +1,7 @@
 import { PinContextError, type HeadRead, type HeadSubscription, type PinContextRead } from '../types';
+import { isRecord } from '../../domain/json-shape';
 
 const BLOCK_HASH = /^[0-9a-f]{64}$/i;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * The head of a Bitcoin-family node: one getblockchaininfo names both the height (`blocks`) and

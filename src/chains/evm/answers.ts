@@ -1,4 +1,5 @@
 import { fingerprintWith, normalizeWith, removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
+import { isRecord } from '../../domain/json-shape';
 
 /*
  * EVM answers compared by meaning (DESIGN.md §6, §7). Two answers are "the same" when their
@@ -73,7 +74,6 @@ export const DEFAULT_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> =
   eth_getBlockByHash: ['totalDifficulty'],
 };
 
-
 const HEX = /^0x[0-9a-f]*$/i;
 const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
 
@@ -103,10 +103,6 @@ function sortLogs(logs: unknown[]): unknown[] {
     .map((log) => ({ log, key: key(log) }))
     .sort((a, b) => compareOptional(a.key.block, b.key.block) || compareOptional(a.key.index, b.key.index))
     .map(({ log }) => log);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A block header (or uncle): its `nonce` is 8-byte DATA, not a transaction-count quantity. */

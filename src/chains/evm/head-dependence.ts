@@ -1,11 +1,9 @@
+import { isRecord } from '../../domain/json-shape';
+
 /*
  * Which EVM calls follow the head, and how to ask one at a fixed block for the re-check
  * (ChainAdapter.isHeadDependent and .pinForRecheck).
  */
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Block tags whose meaning moves with the chain head ("earliest" does not). */
 const HEAD_TAGS = new Set(['latest', 'pending', 'safe', 'finalized']);

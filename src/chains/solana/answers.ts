@@ -1,4 +1,5 @@
 import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
+import { isRecord, shapeOf } from '../../domain/json-shape';
 
 /*
  * Solana answers compared by meaning. Values need no re-encoding (numbers are JSON numbers,
@@ -33,25 +34,6 @@ export const SOLANA_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> = 
   // Blocks since the transaction's slot, counted from each node's own tip (null once rooted).
   getSignatureStatuses: ['value.*.confirmations'],
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The shape of a value: its JSON type, an object's members' shapes, an array's set of element shapes. */
-export function shapeOf(value: unknown): unknown {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) {
-    const shapes = new Map<string, unknown>();
-    for (const item of value) {
-      const shape = shapeOf(item);
-      shapes.set(JSON.stringify(shape), shape);
-    }
-    return { array: [...shapes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, shape]) => shape) };
-  }
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, shapeOf(field)]));
-  return typeof value;
-}
 
 /** An RpcResponse (`{ context, value }`) without its context; anything else as it is. */
 function withoutContext(result: unknown): unknown {

@@ -1,4 +1,5 @@
 import { SHAPE_METHODS } from './answers';
+import { isRecord } from '../../domain/json-shape';
 
 /*
  * Which Solana calls follow the head, and how to re-ask one for the re-check
@@ -52,10 +53,6 @@ const STATE_CONFIG_INDEX: Readonly<Record<string, number>> = {
 
 /** getSignatureStatuses: a status's confirmations and confirmationStatus follow the tip; it takes no minContextSlot. */
 const TIP_STATE_METHODS: ReadonlySet<string> = new Set(['getSignatureStatuses']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * True when two honest nodes asked at about the same time may answer differently because their
