@@ -43,26 +43,27 @@ export function endpointClientVersion(
 }
 
 /**
- * Decrypts the endpoint's URL and headers only here, in the worker, right before use, and opens a
- * client through the transport of the endpoint's protocol.
+ * The endpoint's secrets in clear: decrypted only in the worker, right before a connection uses
+ * them (the probe client here, the freshness watch's head watches).
  */
+export function decryptEndpoint(box: SecretBox, endpoint: EndpointRow): { url: string; wsUrl: string | null; headers: Record<string, string> } {
+  return {
+    url: box.decrypt(endpoint.url_encrypted),
+    wsUrl: endpoint.ws_url_encrypted === null ? null : box.decrypt(endpoint.ws_url_encrypted),
+    headers: endpoint.headers_encrypted ? (JSON.parse(box.decrypt(endpoint.headers_encrypted)) as Record<string, string>) : {},
+  };
+}
+
+/** Opens a client to the endpoint through the transport of its protocol and the workload's transport. */
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
   options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean; transport?: WorkloadTransport; batchSize?: number },
 ): JsonRpcClient {
-  const headers = endpoint.headers_encrypted
-    ? (JSON.parse(deps.box.decrypt(endpoint.headers_encrypted)) as Record<string, string>)
-    : {};
   try {
     const open = transportFor(endpoint.protocol, options.transport);
     return open(
-      {
-        url: deps.box.decrypt(endpoint.url_encrypted),
-        wsUrl: endpoint.ws_url_encrypted === null ? null : deps.box.decrypt(endpoint.ws_url_encrypted),
-        headers,
-        timeoutMs: options.timeoutMs,
-      },
+      { ...decryptEndpoint(deps.box, endpoint), timeoutMs: options.timeoutMs },
       {
         connections: options.connections,
         allowPrivateTargets: deps.allowPrivateTargets,

@@ -7,7 +7,7 @@ import { findRun, findRunTargets, type RunTargetRow } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { HeadWatchUnavailableError, openHeadWatch, type HeadWatchEndpoint } from '../src/probe/transports';
 import type { HeadWatch } from '../src/probe/watch-heads';
-import { asActivityFailure } from './endpoint-client';
+import { asActivityFailure, decryptEndpoint } from './endpoint-client';
 import { runPlanOrFail } from './run-plan';
 import type { WatchFreshnessProgress, WatchFreshnessResult } from './types';
 
@@ -25,13 +25,7 @@ const MAX_BUFFERED = 5_000;
 const MAX_REMEMBERED = 50_000;
 
 function watchEndpointOf(box: SecretBox, endpoint: EndpointRow): HeadWatchEndpoint {
-  return {
-    protocol: endpoint.protocol,
-    url: box.decrypt(endpoint.url_encrypted),
-    wsUrl: endpoint.ws_url_encrypted === null ? null : box.decrypt(endpoint.ws_url_encrypted),
-    headers: endpoint.headers_encrypted ? (JSON.parse(box.decrypt(endpoint.headers_encrypted)) as Record<string, string>) : {},
-    timeoutMs: endpoint.timeout_ms,
-  };
+  return { protocol: endpoint.protocol, ...decryptEndpoint(box, endpoint), timeoutMs: endpoint.timeout_ms };
 }
 
 function currentContext(): Context | undefined {
