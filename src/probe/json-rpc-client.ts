@@ -1,4 +1,5 @@
 import { Client, errors } from 'undici';
+import type { BatchLimit } from '../domain/batch-limit';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
 import { guardedLookup, OutboundAddressRefusedError, refusedLiteral } from '../net/guarded-lookup';
@@ -65,6 +66,11 @@ export interface JsonRpcClient {
   call(planned: PlannedCall, intendedStartMs?: number): Promise<CallResult>;
   /** One request whose result the caller needs (e.g. the head block); a failed call throws. */
   result(method: string, params: unknown[]): Promise<unknown>;
+  /**
+   * Batching clients only: the endpoint's batch limit as far as this client learnt it (after any
+   * search in flight ends); null when no batch was refused for its size.
+   */
+  batchLimit?(): Promise<BatchLimit | null>;
   close(): Promise<void>;
 }
 
