@@ -13,6 +13,13 @@ export interface WsLagProxy {
   setDelayMs(ms: number): void;
   /** From now on, drops every nth subscription notification (eth_subscription) the node sends; 0 drops none. */
   setDropEveryNth(n: number): void;
+  /**
+   * While set, withholds every subscription notification (dropped, the socket kept open and every
+   * other message forwarded): a subscription that silently stops, as a stalled node's does.
+   */
+  setHeld(held: boolean): void;
+  /** Subscription notifications withheld or dropped so far. */
+  notificationsDropped(): number;
   /** Ends every client connection at once (TCP destroyed, no close frame), as a crashing server does. */
   dropAll(): void;
   /** Sends `data` as one text message to every connected client. */
@@ -30,6 +37,8 @@ export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: 
   let delayMs = options.delayMs ?? 0;
   let dropEveryNth = options.dropEveryNth ?? 0;
   let notifications = 0;
+  let held = false;
+  let droppedNotifications = 0;
   let accepted = 0;
   let subscription: string | null = null;
   const clients = new Set<WebSocket>();
@@ -68,7 +77,10 @@ export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: 
       try {
         const answer = JSON.parse(text) as { id?: unknown; result?: unknown; method?: unknown };
         if (subscribeIds.has(answer.id) && typeof answer.result === 'string') subscription = answer.result;
-        if (answer.method === 'eth_subscription' && dropEveryNth > 0 && ++notifications % dropEveryNth === 0) return;
+        if (answer.method === 'eth_subscription' && (held || (dropEveryNth > 0 && ++notifications % dropEveryNth === 0))) {
+          droppedNotifications++;
+          return;
+        }
       } catch {
         // not JSON: forwarded as is
       }
@@ -90,6 +102,10 @@ export async function startWsLagProxy(upstreamUrl: string, options: { delayMs?: 
     setDropEveryNth: (n) => {
       dropEveryNth = n;
     },
+    setHeld: (value) => {
+      held = value;
+    },
+    notificationsDropped: () => droppedNotifications,
     dropAll: () => {
       for (const client of clients) client.terminate();
     },
