@@ -8,6 +8,7 @@ import {
   finishTarget,
   markRunRunning,
   markTargetRunning,
+  recordBatchLimit,
   recordHead,
 } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
@@ -203,6 +204,9 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
           signal.removeEventListener('abort', abortProbing);
           await writing;
         }
+        // A batch refused for its size made the client look for the endpoint's limit: on record for the report.
+        const batchLimit = signal.aborted ? null : await client.batchLimit?.();
+        if (batchLimit) await recordBatchLimit(sql, target.id, batchLimit);
         // A head read after the chunk too: the correctness check excuses a head-dependent
         // mismatch only when the head moved between the reads around the sample.
         if (observeHeads && !signal.aborted) await observeHead(sql, chain, client, run.id, target.id);

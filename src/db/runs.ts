@@ -1,3 +1,4 @@
+import type { BatchLimit } from '../domain/batch-limit';
 import { targetStats, type MeasuredStats, type RunStats } from '../domain/run-stats';
 import type { SuiteConfig } from '../domain/suite-config';
 import type { PinnedContext } from '../domain/workload';
@@ -188,6 +189,22 @@ export async function finishTarget(
   await sql`
     update run_targets set status = ${status}, finished_at = now(), metadata = metadata || ${sql.json(metadata as never)}
     where id = ${targetId} and status in ('pending', 'running')`;
+}
+
+/**
+ * Records what a probe chunk learnt of the target's batch limit (`metadata.batch_limit`); a later
+ * chunk's finding replaces an earlier one (each client's search starts from what it saw itself,
+ * and the limit of one endpoint does not change within a run).
+ */
+export async function recordBatchLimit(sql: Queryable, targetId: string, limit: BatchLimit): Promise<void> {
+  await sql`
+    update run_targets set metadata = metadata || ${sql.json({ batch_limit: limit } as never)}
+    where id = ${targetId}`;
+}
+
+/** The batch limit a probe chunk found for the target (recordBatchLimit); none when no batch was refused for its size. */
+export function batchLimitOf(target: Pick<RunTargetRow, 'metadata'>): BatchLimit | undefined {
+  return target.metadata.batch_limit as BatchLimit | undefined;
 }
 
 export interface NewRetry {

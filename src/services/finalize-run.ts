@@ -4,6 +4,7 @@ import { referenceMethodLatency } from '../db/run-metrics';
 import { loadPairing } from '../db/paired-samples';
 import {
   baselineBranchOfRun,
+  batchLimitOf,
   findPassingHistory,
   findPreviousSuccessfulRun,
   findRun,
@@ -29,7 +30,7 @@ import {
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { measureFreshness } from '../domain/freshness';
-import { computeVerdict, verdictRanks, type BaselineInput, type FreshnessWatchInput, type VerdictValue } from '../domain/verdict';
+import { computeVerdict, verdictRanks, type BaselineInput, type EndpointBatchLimit, type FreshnessWatchInput, type VerdictValue } from '../domain/verdict';
 import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
@@ -259,6 +260,16 @@ async function freshnessOfRun(
   return { ...config, measured, endpoints };
 }
 
+/** The batch limits the probe chunks found (run_targets.metadata.batch_limit), candidates first. */
+function batchLimitsOf(targets: readonly RunTargetRow[]): EndpointBatchLimit[] {
+  return [...targets]
+    .sort((a, b) => (a.role === b.role ? a.order_index - b.order_index : a.role === 'primary' ? -1 : 1))
+    .flatMap((t) => {
+      const limit = batchLimitOf(t);
+      return limit ? [{ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, role: t.role, ...limit }] : [];
+    });
+}
+
 async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
@@ -336,6 +347,7 @@ async function finalizeLocked(
     correctness:
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
     ...(freshness ? { freshness } : {}),
+    batchLimits: batchLimitsOf(finishedTargets),
   });
   const ended = await finishRun(sql, run.id, {
     status: input.status,

@@ -1,6 +1,6 @@
 import { CHECKS, type Check } from './checks';
 import { verdictMarkdown } from './markdown';
-import type { BaselineComparison, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
+import type { BaselineComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
 export type { Check, CheckName } from './checks';
 export type { AvailabilityCheck, AvailabilityDetails } from './availability';
@@ -20,6 +20,7 @@ export {
   type BaselineLimits,
   type BaselineModelUsed,
   type BaselineRun,
+  type EndpointBatchLimit,
   type EndpointFreshness,
   type FreshnessComparison,
   type FreshnessReason,
@@ -49,6 +50,8 @@ export interface ComputedVerdict {
   baseline_comparison: BaselineComparison | null;
   /** The run's head watch against the reference; absent when the run watched no heads. */
   freshness_comparison?: FreshnessComparison;
+  /** The batch limits the run found (its batches refused for their size); absent when none was. */
+  batch_limits?: EndpointBatchLimit[];
   thresholds: Thresholds;
   markdown_summary: string;
   exit_code: 0 | 1 | 2;
@@ -75,6 +78,7 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
   const referenceComparison = judged.find((j) => j.reference_comparison)?.reference_comparison ?? null;
   const baselineComparison = judged.find((j) => j.baseline_comparison)?.baseline_comparison ?? null;
   const freshnessComparison = judged.find((j) => j.freshness_comparison)?.freshness_comparison;
+  const batchLimits = input.batchLimits ?? [];
   const failOnInconclusive = thresholds.fail_on_inconclusive === true;
   const failing = checks.filter((c) => c.status === 'fail' || (failOnInconclusive && c.status === 'inconclusive'));
   const inconclusive = checks.filter((c) => c.status === 'inconclusive');
@@ -93,6 +97,7 @@ export function computeVerdict(input: VerdictInput): ComputedVerdict {
     reference_comparison: referenceComparison,
     baseline_comparison: baselineComparison,
     ...(freshnessComparison ? { freshness_comparison: freshnessComparison } : {}),
+    ...(batchLimits.length > 0 ? { batch_limits: [...batchLimits] } : {}),
     thresholds,
     markdown_summary: verdictMarkdown(input, verdict, summary, checks, freshnessComparison),
     exit_code: verdict === 'pass' ? 0 : 1,

@@ -1,3 +1,4 @@
+import { describeBatchLimit, describeRefusal } from '../batch-limit';
 import { showMsInterval } from '../interval-display';
 import type { CheckStatus } from '../run-model';
 import type { SortedSamples } from '../statistics/quantile-interval';
@@ -76,6 +77,11 @@ export function verdictMarkdown(
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
   if (freshness) lines.push('', ...freshnessMarkdown(freshness, escape));
+  for (const b of input.batchLimits ?? []) {
+    const name = `${b.role === 'reference' ? 'reference' : 'candidate'} (${escape(b.endpoint_name)})`;
+    const searched = b.probes > 0 ? `, found with ${b.probes} extra batch request${b.probes === 1 ? '' : 's'}` : '';
+    lines.push('', `Batch limit of ${name}: ${describeBatchLimit(b)} — batches of ${b.min_refused} were refused as a whole with ${describeRefusal(b.refused_with)}${searched}.`);
+  }
   const correctness = checks.find((c): c is CorrectnessCheck => c.name === 'correctness')?.details;
   const mismatches = correctness?.mismatches ?? [];
   const byMethod = correctness?.mismatches_by_method ?? [];

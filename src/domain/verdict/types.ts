@@ -1,3 +1,4 @@
+import type { BatchLimit } from '../batch-limit';
 import type { CorrectnessTally } from '../correctness';
 import type { Freshness } from '../freshness';
 import type { CheckStatus } from '../run-model';
@@ -309,6 +310,13 @@ export interface FreshnessComparison {
   observer_gaps: { from_ms: number; to_ms: number }[];
 }
 
+/** An item of the verdict's batch_limits: one endpoint's batch limit, as its target found it. */
+export interface EndpointBatchLimit extends BatchLimit {
+  endpoint_id: string;
+  endpoint_name: string;
+  role: 'primary' | 'reference';
+}
+
 export interface VerdictInput {
   run: { id: string; status: 'success' | 'failed' | 'cancelled'; failure_reason: string | null };
   suiteName: string;
@@ -344,6 +352,8 @@ export interface VerdictInput {
   correctness?: CorrectnessTally;
   /** The run's head watch measured (config.freshness); omitted: the run watched no heads. */
   freshness?: FreshnessWatchInput;
+  /** The batch limits the run found (targets whose batches were refused for their size); omitted or empty: none. */
+  batchLimits?: readonly EndpointBatchLimit[];
   /** What CI built (the trigger's branch and commit) and the baseline branch read; omitted: not shown. */
   source?: { branch: string | null; commit: string | null; baselineBranch: string };
 }

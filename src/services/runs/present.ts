@@ -1,5 +1,5 @@
 import { countRunSamples } from '../../db/samples';
-import { findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
+import { batchLimitOf, findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
 import { emptyStats, type RunStats } from '../../domain/run-stats';
@@ -60,6 +60,7 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
 
 function presentTarget(t: RunTargetRow) {
   const stats = targetStatsOf(t);
+  const batchLimit = batchLimitOf(t);
   return {
     id: t.id,
     endpoint_id: t.endpoint_id,
@@ -67,8 +68,8 @@ function presentTarget(t: RunTargetRow) {
     role: t.role,
     order_index: t.order_index,
     status: t.status,
-    // Only the stats: the rest of a target's metadata is the run's own bookkeeping.
-    metadata: stats === undefined ? {} : { stats },
+    // Only the stats and the batch limit found: the rest of a target's metadata is the run's own bookkeeping.
+    metadata: { ...(stats === undefined ? {} : { stats }), ...(batchLimit === undefined ? {} : { batch_limit: batchLimit }) },
     endpoint_url: t.endpoint_url,
     ephemeral: t.ephemeral,
   };

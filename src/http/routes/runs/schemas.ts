@@ -34,6 +34,27 @@ export const RunStats = component(
     ),
 );
 
+export const BatchLimit = component(
+  'BatchLimit',
+  z
+    .object({
+      max_accepted: count.nullable().describe('the largest batch the endpoint answered as a batch; null when none was'),
+      min_refused: count.describe('the smallest batch it refused as a whole'),
+      limit: count
+        .nullable()
+        .describe('its limit, calls per batch, when the two meet (max_accepted + 1 = min_refused; 0: even a batch of one is refused); null when only the bounds are known'),
+      refused_with: z
+        .object({
+          outcome: z.enum(['rpc_error', 'http_error', 'invalid_response']),
+          rpc_error_code: int.nullable(),
+          http_status: int.nullable(),
+        })
+        .describe('how it refused: e.g. rpc_error -32600 (geth\'s "batch too large"), http_error 413, invalid_response (a JSON answer that is not an array)'),
+      probes: count.describe('extra batch requests the run sent to find the limit (bisection, at most 8; not samples)'),
+    })
+    .describe('An endpoint\'s JSON-RPC batch limit as the run found it, when a batch (workload.batch_size) was refused as a whole for its size'),
+);
+
 export const RunTarget = component(
   'RunTarget',
   z.object({
@@ -43,7 +64,10 @@ export const RunTarget = component(
     role,
     order_index: count,
     status: z.enum(TARGET_STATUSES),
-    metadata: z.object({ stats: RunStats.optional().describe('this target\'s own stats, once it finished (tests: the target itself)') }),
+    metadata: z.object({
+      stats: RunStats.optional().describe('this target\'s own stats, once it finished (tests: the target itself)'),
+      batch_limit: BatchLimit.optional().describe('the endpoint\'s batch limit, when the run\'s batches were refused for their size; absent otherwise'),
+    }),
     endpoint_url: z.string().describe('the endpoint\'s URL, redacted: scheme, host and port; userinfo, path segments and query values are ****'),
     ephemeral: z.boolean().describe('the endpoint was given in the trigger for this run only (owned by the run; not in GET /v1/endpoints)'),
   }),
@@ -449,6 +473,10 @@ export const verdictFields = {
   reference_comparison: ReferenceComparison.nullable().describe('null when the suite has no reference endpoint'),
   baseline_comparison: BaselineComparison.nullable().describe('null when no baseline run exists'),
   freshness_comparison: FreshnessComparison.optional().describe('each candidate\'s head arrivals against the reference; absent when the suite watches no heads'),
+  batch_limits: z
+    .array(BatchLimit.extend({ endpoint_id: uuid, endpoint_name: z.string(), role }))
+    .optional()
+    .describe('the batch limit of each endpoint whose batches (workload.batch_size) were refused as a whole for their size; absent when none was'),
   thresholds: Thresholds,
   markdown_summary: z.string(),
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
