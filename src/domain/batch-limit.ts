@@ -40,7 +40,7 @@ export const MAX_PROBES = 8;
 export function isSizeRefusal(r: BatchRefusal): boolean {
   if (r.outcome === 'rpc_error') return true; // one error object (or geth's one-element array of -32600) for the batch
   if (r.outcome === 'http_error') return r.http_status === 413;
-  return r.http_status !== null; // a JSON answer that is not an array (not JSON at all is garbage, not a refusal)
+  return true; // a JSON answer that is not an array (the batch client passes no other invalid answer here)
 }
 
 export const sameRefusal = (a: BatchRefusal, b: BatchRefusal): boolean =>

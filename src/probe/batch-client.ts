@@ -46,7 +46,9 @@ export function createBatchClient(
       limits = accepted(limits, size);
       return null;
     }
-    const { outcome, rpcErrorCode } = read.whole;
+    const { outcome, rpcErrorCode, reason } = read.whole;
+    // A body that is not JSON at all is garbage, not a refusal; a JSON object instead of an array is one.
+    if (outcome === 'invalid_response' && reason !== INVALID_REASONS.notJsonRpc) return null;
     if (outcome !== 'rpc_error' && outcome !== 'http_error' && outcome !== 'invalid_response') return null;
     const refusal: BatchRefusal = { outcome, rpc_error_code: rpcErrorCode, http_status: status };
     limits = refused(limits, size, refusal);

@@ -14,8 +14,10 @@ type Json = Record<string, any>;
 const ACCOUNT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /** Answers single calls and batches of up to `limit`; a bigger batch gets one -32600 error object. */
-async function startLimitedNode(limit: number): Promise<{ url: string; batchSizes: number[]; close(): Promise<void> }> {
+async function startLimitedNode(limit: number): Promise<{ url: string; batchSizes: number[]; probeSizes: number[]; close(): Promise<void> }> {
   const batchSizes: number[] = [];
+  // Batches of the limit search (negative ids: not samples).
+  const probeSizes: number[] = [];
   const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -25,7 +27,7 @@ async function startLimitedNode(limit: number): Promise<{ url: string; batchSize
       let body: unknown;
       if (!Array.isArray(message)) body = answer(message);
       else {
-        batchSizes.push(message.length);
+        ((message[0]?.id as number) < 0 ? probeSizes : batchSizes).push(message.length);
         body = message.length > limit ? { jsonrpc: '2.0', id: null, error: { code: -32600, message: `batch too large` } } : message.map(answer);
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -38,6 +40,7 @@ async function startLimitedNode(limit: number): Promise<{ url: string; batchSize
   return {
     url: `http://127.0.0.1:${port}`,
     batchSizes,
+    probeSizes,
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -151,6 +154,12 @@ describe('JSON-RPC batches in a run', () => {
       expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: planned }, (_, i) => i));
       expect(rows.every((r) => r.outcome === 'rpc_error' && r.rpc_error_code === -32600 && r.http_status === 200)).toBe(true);
       expect(node.batchSizes).toEqual([10, 10, 10, 10]);
+      // The limit, found by bisection between 0 and 10 (5 answered, 7 and 6 refused), is on the target and in the verdict.
+      expect([...node.probeSizes].sort((a, b) => a - b)).toEqual([5, 6, 7]);
+      const limit = { max_accepted: 5, min_refused: 6, limit: 5, refused_with: { outcome: 'rpc_error', rpc_error_code: -32600, http_status: 200 }, probes: 3 };
+      expect(run.targets[0].metadata.batch_limit).toEqual(limit);
+      const verdict = await get<Json>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+      expect(verdict.body.batch_limits).toEqual([{ endpoint_id: ids[0], endpoint_name: 'e0', role: 'primary', ...limit }]);
     } finally {
       await node.close();
     }
@@ -178,6 +187,7 @@ describe('JSON-RPC batches in a run', () => {
         select seq, outcome, started_at from run_samples where run_id = ${run.id} order by seq`;
       expect(rows.map((r) => [r.seq, r.outcome])).toEqual(Array.from({ length: planned }, (_, i) => [i, 'ok']));
       expect(node.batchSizes).toEqual([10, 10, 10, 10, 10, 10]);
+      expect(node.probeSizes).toEqual([]);
       // The batches went out about 100 ms apart, not all at once.
       const span = rows[planned - 1]!.started_at.getTime() - rows[0]!.started_at.getTime();
       expect(span).toBeGreaterThanOrEqual(450);

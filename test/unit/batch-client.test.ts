@@ -114,6 +114,58 @@ describe('JSON-RPC batches over HTTP', () => {
     }
   });
 
+  it("geth's refusal — one -32600 element carrying the first call's id — refuses every member; one element of another code does not", async () => {
+    const tooLarge = (batch: Element[]) => ({ status: 200, body: [{ jsonrpc: '2.0', id: batch[0]!.id, error: { code: -32600, message: 'batch too large' } }] });
+    const geth = await setup(tooLarge, 3);
+    const refusedAll = await callAll(geth.client, [0, 1, 2]);
+    expect(refusedAll.map((r) => [r.outcome, r.rpcErrorCode, r.httpStatus])).toEqual(Array.from({ length: 3 }, () => ['rpc_error', -32600, 200]));
+
+    const other = await setup((batch) => ({ status: 200, body: [{ jsonrpc: '2.0', id: batch[0]!.id, error: { code: -32000, message: 'execution reverted' } }] }), 3);
+    const oneError = await callAll(other.client, [0, 1, 2]);
+    expect(oneError.map((r) => [r.outcome, r.rpcErrorCode, r.reason])).toEqual([
+      ['rpc_error', -32000, null],
+      ['invalid_response', null, INVALID_REASONS.notInBatch],
+      ['invalid_response', null, INVALID_REASONS.notInBatch],
+    ]);
+    expect(await other.client.batchLimit!()).toBeNull();
+  });
+
+  it('a batch refused for its size makes the client bisect for the limit with a few extra batches (negative ids, not results)', async () => {
+    // Answers up to 7 calls; more get HTTP 413, as a proxy's body limit does.
+    const { node, client } = await setup((batch) => (batch.length > 7 ? { status: 413, body: 'Payload Too Large' } : { status: 200, body: batch.map(okFor) }), 10);
+    const results = await callAll(client, Array.from({ length: 10 }, (_, i) => i));
+    expect(results.every((r) => r.outcome === 'http_error' && r.httpStatus === 413)).toBe(true);
+    expect(await client.batchLimit!()).toEqual({
+      max_accepted: 7,
+      min_refused: 8,
+      limit: 7,
+      refused_with: { outcome: 'http_error', rpc_error_code: null, http_status: 413 },
+      probes: 3,
+    });
+    const probes = node.batches.slice(1);
+    // Between 0 and 10: 5 answered, 7 answered, 8 refused.
+    expect(probes.map((b) => b.length)).toEqual([5, 7, 8]);
+    expect(probes.flat().every((e) => e.id < 0 && e.method === 'eth_blockNumber')).toBe(true);
+    // Found once per client: a second refused batch sends no more probes.
+    await callAll(client, Array.from({ length: 10 }, (_, i) => 10 + i));
+    expect(node.batches).toHaveLength(5);
+  });
+
+  it('the search stops at an answer that says nothing about size (a 429), reporting the bounds it has', async () => {
+    const { node, client } = await setup((batch) =>
+      batch[0]!.id < 0 ? { status: 429, body: 'slow down' } : { status: 200, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } } },
+    4);
+    await callAll(client, [0, 1, 2, 3]);
+    expect(await client.batchLimit!()).toEqual({
+      max_accepted: null,
+      min_refused: 4,
+      limit: null,
+      refused_with: { outcome: 'rpc_error', rpc_error_code: -32600, http_status: 200 },
+      probes: 1,
+    });
+    expect(node.batches.map((b) => b.length)).toEqual([4, 2]);
+  });
+
   it('a result nested too deep is refused per element, as for a single call', async () => {
     // Built as text: the test's own JSON.stringify would overflow the stack on it.
     const deep = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`;
