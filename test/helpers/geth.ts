@@ -128,3 +128,29 @@ async function wsAnswers(url: string): Promise<true | undefined> {
     socket.on('error', () => done(undefined));
   });
 }
+
+/**
+ * A geth for a test file: `start()` in beforeAll keeps a failed start (geth missing, not coming up)
+ * instead of throwing, and every test that reads `node` throws it — so each of those tests fails,
+ * naming the cause, rather than being reported skipped as a beforeAll failure makes them.
+ */
+export function gethFixture(options: GethOptions = {}): { start(): Promise<void>; readonly node: GethNode; close(): Promise<void> } {
+  let started: GethNode | undefined;
+  let failure: unknown;
+  return {
+    async start() {
+      try {
+        started = await startGeth(options);
+      } catch (error) {
+        failure = error;
+      }
+    },
+    get node(): GethNode {
+      if (started === undefined) throw failure ?? new Error('geth was not started');
+      return started;
+    },
+    close: async () => {
+      await started?.close();
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
-import { startGeth, type GethNode } from '../helpers/geth';
+import { gethFixture } from '../helpers/geth';
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
@@ -17,23 +17,25 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 
 describe('JSON-RPC batches against geth with --rpc.batch-request-limit 5', () => {
   let stack: Stack;
-  let geth: GethNode;
+  const fixture = gethFixture({ periodS: 1, batchRequestLimit: 5 });
 
   beforeAll(async () => {
     stack = await startStack();
-    geth = await startGeth({ periodS: 1, batchRequestLimit: 5 });
+    await fixture.start();
+  }, 120_000);
+  afterAll(async () => {
+    await fixture.close();
+    await stack?.close();
+  });
+
+  async function endpoints(auth: { authorization: string }, names: string[]) {
+    const geth = fixture.node;
+    // A pinned block (head − block_lag) needs a few sealed blocks.
     const deadline = Date.now() + 20_000;
     while (Number(await geth.rpc('eth_blockNumber')) < 3) {
       if (Date.now() > deadline) throw new Error('geth sealed no blocks');
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-  }, 120_000);
-  afterAll(async () => {
-    await geth?.close();
-    await stack?.close();
-  });
-
-  async function endpoints(auth: { authorization: string }, names: string[]) {
     const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'geth dev', slug: `geth-${Date.now()}-${Math.random().toString(36).slice(2)}`, chain_id: 1337 });
     expect(chain.status, JSON.stringify(chain.body)).toBe(201);
     const ids: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
-import { startGeth, type GethNode } from '../helpers/geth';
+import { gethFixture } from '../helpers/geth';
 import { until } from '../helpers/processes';
 import { startStack, type Stack } from '../helpers/stack';
 import { startWsLagProxy, type WsLagProxy } from '../helpers/ws-lag-proxy';
@@ -17,20 +17,21 @@ type Json = Record<string, any>;
 
 describe('a run with config.freshness against geth', () => {
   let stack: Stack;
-  let geth: GethNode;
+  const fixture = gethFixture({ periodS: 1 });
   const proxies: WsLagProxy[] = [];
 
   beforeAll(async () => {
     stack = await startStack();
-    geth = await startGeth({ periodS: 1 });
+    await fixture.start();
   }, 120_000);
   afterAll(async () => {
     await Promise.all(proxies.map((p) => p.close()));
-    await geth?.close();
+    await fixture.close();
     await stack?.close();
   });
 
   async function suiteWith(auth: Auth, candidateWsUrl: string, config: Record<string, unknown>): Promise<string> {
+    const geth = fixture.node;
     const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'geth dev', slug: `geth-${Date.now()}-${Math.random().toString(36).slice(2)}`, chain_id: 1337 });
     expect(chain.status, JSON.stringify(chain.body)).toBe(201);
     const endpoint = async (name: string, wsUrl: string) => {
@@ -70,7 +71,7 @@ describe('a run with config.freshness against geth', () => {
 
   it('a proxy delaying newHeads by 300 ms is measured as 300 ms of arrival lag (p50 within ±20 ms), nothing missed', { timeout: 120_000 }, async () => {
     const { auth } = await stack.newTenant();
-    const proxy = await startWsLagProxy(geth.wsUrl, { delayMs: 300 });
+    const proxy = await startWsLagProxy(fixture.node.wsUrl, { delayMs: 300 });
     proxies.push(proxy);
     const suiteId = await suiteWith(auth, proxy.url, { freshness: { duration_s: 12, grace_ms: 1_500 } });
     const verdict = await verdictOf(auth, await trigger(auth, suiteId));
@@ -92,7 +93,7 @@ describe('a run with config.freshness against geth', () => {
 
   it('dropped newHeads frames count as missed and a 4 s silence is reported as a stall that fails stall_max_s', { timeout: 120_000 }, async () => {
     const { auth } = await stack.newTenant();
-    const proxy = await startWsLagProxy(geth.wsUrl, { dropEveryNth: 4 });
+    const proxy = await startWsLagProxy(fixture.node.wsUrl, { dropEveryNth: 4 });
     proxies.push(proxy);
     const suiteId = await suiteWith(auth, proxy.url, {
       freshness: { duration_s: 14, grace_ms: 1_500 },
