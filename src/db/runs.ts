@@ -192,14 +192,15 @@ export async function finishTarget(
 }
 
 /**
- * Records what a probe chunk learnt of the target's batch limit (`metadata.batch_limit`); a later
- * chunk's finding replaces an earlier one (each client's search starts from what it saw itself,
- * and the limit of one endpoint does not change within a run).
+ * Records what a probe chunk learnt of the target's batch limit (`metadata.batch_limit`). A later
+ * chunk's finding replaces an earlier one (the client of later chunks knows at least as much),
+ * except that bounds never replace an exact limit: a chunk retried on another worker starts a new
+ * client, whose search a 429 may cut short.
  */
 export async function recordBatchLimit(sql: Queryable, targetId: string, limit: BatchLimit): Promise<void> {
   await sql`
     update run_targets set metadata = metadata || ${sql.json({ batch_limit: limit } as never)}
-    where id = ${targetId}`;
+    where id = ${targetId} and (${limit.limit !== null}::boolean or (metadata->'batch_limit'->>'limit') is null)`;
 }
 
 /** The batch limit a probe chunk found for the target (recordBatchLimit); none when no batch was refused for its size. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordBatchLimit } from '../../src/db/runs';
 import { get, post, waitForRun } from '../helpers/api';
 import { gethFixture } from '../helpers/geth';
 import { startStack, type Stack } from '../helpers/stack';
@@ -84,6 +85,13 @@ describe('JSON-RPC batches against geth with --rpc.batch-request-limit 5', () =>
     // The extra requests of the search are not samples.
     const counted = await stack.sql<{ n: number }[]>`select count(*)::int as n from run_samples where run_id = ${run.id}`;
     expect(counted[0]!.n).toBe(planned);
+
+    // A retried chunk's new client whose search was cut short (bounds only) does not replace the exact limit; an exact one does.
+    const stored = async () => (await stack.sql<{ m: Json }[]>`select metadata as m from run_targets where id = ${target!.id}`)[0]!.m.batch_limit;
+    await recordBatchLimit(stack.sql, target!.id, { ...target!.metadata.batch_limit, max_accepted: null, limit: null, probes: 1 });
+    expect(await stored()).toMatchObject(found);
+    await recordBatchLimit(stack.sql, target!.id, { ...target!.metadata.batch_limit, probes: 4 });
+    expect(await stored()).toMatchObject({ ...found, probes: 4 });
   });
 
   it('batch_size 5 (at the limit), candidate and reference the same geth: every call ok and matching, no limit reported', { timeout: 120_000 }, async () => {
