@@ -375,14 +375,14 @@ describe('the head watch (freshness_vs_reference) in text and JUnit', () => {
   }
   const lags = (n: number, ms: number) => Array.from({ length: n }, (_, i) => ms + (i % 10));
   /** A verdict as the service computes it and the API returns it (through JSON), with three candidates. */
-  function freshnessVerdict(thresholds = {}): VerdictView {
+  function freshnessVerdict(thresholds = {}, via: 'subscribe' | 'poll' = 'subscribe'): VerdictView {
     const r = steady(100);
     const computed = computeVerdict(
       input({
         reference: reference(r.stats, r.latencies),
         thresholds: { ...THRESHOLDS, ...thresholds },
         freshness: {
-          via: 'subscribe',
+          via,
           duration_s: 120,
           grace_ms: 2_000,
           late_ms: 1_000,
@@ -448,6 +448,11 @@ describe('the head watch (freshness_vs_reference) in text and JUnit', () => {
     const total = all(doc, 'testcase').length;
     expect(doc.attrs).toMatchObject({ tests: String(total), failures: String(all(doc, 'failure').length), skipped: String(all(doc, 'skipped').length) });
     expect(all(doc, 'failure')).toHaveLength(2);
+  });
+
+  it('text: a polled watch says its resolution is the poll interval', () => {
+    const text = formatText({ runId: RUN_ID, verdict: freshnessVerdict({}, 'poll'), run });
+    expect(text).toContain('Head arrivals over 120 s via poll (polled every 250 ms: arrivals are known to within that); the reference ref-node announced 102 heads.');
   });
 
   it('JUnit: a freshness check without per-candidate details stays one testcase', () => {
