@@ -15,7 +15,7 @@ import {
   type ServerSuite,
   type TenantConfig,
 } from './plan';
-import { loadRvsFile } from './rvs-file';
+import { loadRvsFile, type ResolvedSecrets } from './rvs-file';
 
 export interface ConfigIo {
   stdout: { write(chunk: string): unknown };
@@ -72,7 +72,7 @@ export async function runApply(command: ApplyCommand, client: RvsClient, io: Con
 async function executePlan(
   plan: Plan,
   file: RvsFile,
-  secrets: { url: string; headers: Record<string, string> }[],
+  secrets: ResolvedSecrets[],
   current: TenantConfig,
   client: RvsClient,
   io: ConfigIo,
@@ -102,19 +102,21 @@ async function executePlan(
   const endpointIds = new Map(current.endpoints.map((e) => [`${chainSlugById.get(e.chain_id)}\u0000${e.name}`, e.id]));
   for (const item of plan.endpoints) {
     const endpoint = file.endpoints[item.index]!;
-    const { url, headers } = secrets[item.index]!;
+    const { url, wsUrl, headers } = secrets[item.index]!;
     if (item.existing === null) {
       const created = await client.request<ServerEndpoint>('POST', '/endpoints', {
-        body: { chain_id: chainIds.get(endpoint.chain), name: endpoint.name, url, headers, timeout_ms: endpoint.timeout_ms },
+        body: { chain_id: chainIds.get(endpoint.chain), name: endpoint.name, url, ...(wsUrl === null ? {} : { ws_url: wsUrl }), headers, timeout_ms: endpoint.timeout_ms },
       });
       endpointIds.set(`${endpoint.chain}\u0000${endpoint.name}`, created.id);
       report('endpoint', item.key, 'created');
       continue;
     }
     // Sent every time: only the service can compare the values it keeps encrypted, and it
-    // stores nothing (updated_at stays) when they equal what it has.
+    // stores nothing (updated_at stays) when they equal what it has. A file without ws_url
+    // removes the endpoint's (null); a service from before ws_url is sent none at all.
+    const wsField = wsUrl === null && item.existing.ws_url === undefined ? {} : { ws_url: wsUrl };
     const patched = await client.request<ServerEndpoint>('PATCH', `/endpoints/${item.existing.id}`, {
-      body: { url, headers, timeout_ms: endpoint.timeout_ms },
+      body: { url, ...wsField, headers, timeout_ms: endpoint.timeout_ms },
     });
     if (patched.updated_at === item.existing.updated_at) report('endpoint', item.key, 'unchanged');
     else report('endpoint', item.key, 'updated', item.action === 'unchanged' ? ' (url or header values changed)' : '');
@@ -130,6 +132,8 @@ async function executePlan(
       workload: suite.workload,
       thresholds: suite.thresholds,
       retry: suite.retry,
+      ...(suite.freshness === undefined ? {} : { freshness: suite.freshness }),
+      ...(suite.commitment === undefined ? {} : { commitment: suite.commitment }),
     };
     const schedule = suite.schedule === undefined ? {} : { schedule: suite.schedule };
     let stored: ServerSuite | null = item.existing;
@@ -139,7 +143,7 @@ async function executePlan(
       });
     } else if (item.action === 'update') {
       const touched = (field: string) => item.changes.some((c) => c.path === field || c.path.startsWith(`${field}.`) || c.path.startsWith(`${field}[`));
-      const configChanged = ['targets', 'reference', 'baseline', 'workload', 'thresholds', 'retry'].some(touched);
+      const configChanged = ['targets', 'reference', 'baseline', 'workload', 'thresholds', 'retry', 'freshness', 'commitment'].some(touched);
       stored = await client.request<ServerSuite>('PATCH', `/suites/${item.existing.id}`, {
         body: {
           ...(touched('description') ? { description: suite.description } : {}),
@@ -202,6 +206,8 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
     const base = nameCount.get(envName(e.name))! > 1 ? `${envName(slugById.get(e.chain_id)!)}_${envName(e.name)}` : envName(e.name);
     const urlVar = variable(`${base}_URL`);
     variables.push(urlVar);
+    const wsUrlVar = e.ws_url === undefined || e.ws_url === null ? null : variable(`${base}_WS_URL`);
+    if (wsUrlVar !== null) variables.push(wsUrlVar);
     const headers = Object.fromEntries(
       [...e.header_names].sort().map((header) => {
         const headerVar = variable(`${base}_${envName(header)}`);
@@ -209,7 +215,14 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
         return [header, `\${${headerVar}}`];
       }),
     );
-    return { name: e.name, chain: slugById.get(e.chain_id)!, url: `\${${urlVar}}`, headers, timeout_ms: e.timeout_ms };
+    return {
+      name: e.name,
+      chain: slugById.get(e.chain_id)!,
+      url: `\${${urlVar}}`,
+      ...(wsUrlVar === null ? {} : { ws_url: `\${${wsUrlVar}}` }),
+      headers,
+      timeout_ms: e.timeout_ms,
+    };
   });
 
   const file = {
@@ -223,8 +236,21 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
       .filter((s) => slugById.has(s.chain_id))
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((s) => {
-        const { description, targets, reference, baseline, workload, thresholds, retry } = fileSuiteOf(s, (id) => endpointName.get(id) ?? id);
-        return { name: s.name, chain: slugById.get(s.chain_id)!, description, targets, reference, baseline, workload, thresholds, retry, schedule: scheduleOf(s.schedule) };
+        const { description, targets, reference, baseline, workload, thresholds, retry, freshness, commitment } = fileSuiteOf(s, (id) => endpointName.get(id) ?? id);
+        return {
+          name: s.name,
+          chain: slugById.get(s.chain_id)!,
+          description,
+          targets,
+          reference,
+          baseline,
+          workload,
+          thresholds,
+          retry,
+          ...(freshness === undefined ? {} : { freshness }),
+          ...(commitment === undefined ? {} : { commitment }),
+          schedule: scheduleOf(s.schedule),
+        };
       }),
   };
   const doc = new Document(file);

@@ -1,4 +1,6 @@
 import { showMsInterval } from '../domain/interval-display';
+import { FRESHNESS_REASON_TEXT } from '../domain/verdict/freshness-vs-reference';
+import type { FreshnessReason } from '../domain/verdict/types';
 import type { Format } from './args';
 import type { RunView, VerdictView } from './client';
 
@@ -55,6 +57,85 @@ function percentileLines(report: VerdictReport): string[] {
   ];
 }
 
+/** A candidate of the verdict's freshness_comparison, as far as the CLI reads it (an older service may omit any of it). */
+interface FreshnessCandidateView {
+  endpoint_id?: unknown;
+  endpoint_name?: unknown;
+  judged?: unknown;
+  missed?: unknown;
+  missed_pct?: unknown;
+  late?: unknown;
+  duplicates?: unknown;
+  reorgs?: unknown;
+  reconnects?: unknown;
+  longest_stall_ms?: unknown;
+  lag_ms?: unknown;
+}
+
+interface FreshnessView {
+  via?: unknown;
+  duration_s?: unknown;
+  resolution_ms?: unknown;
+  reference?: { endpoint_name?: unknown; heads?: unknown };
+  candidates: FreshnessCandidateView[];
+  observer_gaps?: unknown;
+}
+
+function freshnessOf(report: VerdictReport): FreshnessView | null {
+  const f = report.verdict.freshness_comparison as FreshnessView | null | undefined;
+  return f && Array.isArray(f.candidates) ? f : null;
+}
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const seconds1 = (stallMs: unknown) => (num(stallMs) === null ? '–' : `${(num(stallMs)! / 1000).toFixed(1)} s`);
+
+/** "2 of 70 (2.9%)" ("2 of 70 (2.9%; limit 1%)" with a limit), or what of it the verdict holds. */
+function missedText(c: { missed?: unknown; judged?: unknown; missed_pct?: unknown }, limit = ''): string {
+  const inside = [num(c.missed_pct) === null ? null : `${num(c.missed_pct)}%`, limit || null].filter((x) => x !== null).join('; ');
+  const count = num(c.missed) === null || num(c.judged) === null ? null : `${num(c.missed)} of ${num(c.judged)}`;
+  if (count === null) return inside === '' ? '–' : inside;
+  return inside === '' ? count : `${count} (${inside})`;
+}
+
+/**
+ * The head watch, when the run had one: each candidate's arrival lag behind the reference
+ * (p50 / p95 with intervals), missed, late, longest stall, reorgs, duplicates and reconnects.
+ */
+function freshnessLines(report: VerdictReport): string[] {
+  const f = freshnessOf(report);
+  if (!f || f.candidates.length === 0) return [];
+  const resolution = num(f.resolution_ms) === null ? '' : ` (polled every ${num(f.resolution_ms)} ms: arrivals are known to within that)`;
+  const lines = [
+    `Head arrivals over ${String(f.duration_s)} s via ${String(f.via)}${resolution}; the reference ${String(f.reference?.endpoint_name)} announced ${String(f.reference?.heads)} heads. Lag behind it, p50 / p95 [95% confidence interval]:`,
+  ];
+  const lag = (c: FreshnessCandidateView, p: 'p50' | 'p95') => {
+    const q = (c.lag_ms as IntervalsView | null | undefined)?.[p];
+    return q && typeof q.point === 'number' ? showMsInterval(q) : '–';
+  };
+  const header = ['endpoint', 'lag p50', 'lag p95', 'missed', 'late', 'longest stall', 'reorgs', 'duplicates', 'reconnects'];
+  const cells = [
+    header,
+    ...f.candidates.map((c) => [
+      String(c.endpoint_name),
+      lag(c, 'p50'),
+      lag(c, 'p95'),
+      missedText(c),
+      String(num(c.late) ?? '–'),
+      seconds1(c.longest_stall_ms),
+      String(num(c.reorgs) ?? '–'),
+      String(num(c.duplicates) ?? '–'),
+      String(num(c.reconnects) ?? '–'),
+    ]),
+  ];
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  lines.push(...cells.map((row) => `  ${row.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()}`));
+  const gaps = Array.isArray(f.observer_gaps) ? (f.observer_gaps as { from_ms?: unknown; to_ms?: unknown }[]) : [];
+  for (const g of gaps) {
+    lines.push(`  The observer was gone from ${seconds1(g.from_ms)} to ${seconds1(g.to_ms)} (a worker lost): heads then were not judged.`);
+  }
+  return lines;
+}
+
 /** Plain text for a terminal or a CI log: verdict line, summary, one line per check, dashboard link. */
 export function formatText(report: VerdictReport): string {
   const { verdict } = report;
@@ -69,6 +150,7 @@ export function formatText(report: VerdictReport): string {
   }
   if (list.length === 0) lines.push('  (no checks: the run did not finish successfully, so nothing was judged)');
   lines.push(...percentileLines(report));
+  lines.push(...freshnessLines(report));
   if (verdict.dashboard_url) lines.push(`Dashboard: ${verdict.dashboard_url}`);
   return `${lines.join('\n')}\n`;
 }
@@ -117,8 +199,47 @@ function seconds(run: RunView | null): string {
   return Number.isFinite(start) && Number.isFinite(end) && end >= start ? ((end - start) / 1000).toFixed(3) : '0';
 }
 
+/** A JUnit testcase: a check, or one candidate of a check judged per candidate. */
+interface CaseView {
+  name: string;
+  status: unknown;
+  message: string;
+  details?: unknown;
+}
+
+interface FreshnessDetailsView {
+  head_lag_p95_max_ms?: unknown;
+  missed_heads_max_pct?: unknown;
+  stall_max_s?: unknown;
+  candidates?: { endpoint_id?: unknown; endpoint_name?: unknown; status?: unknown; reason?: unknown; lag_p95_ms?: unknown; missed_pct?: unknown; longest_stall_s?: unknown }[];
+}
+
 /**
- * A JUnit XML report: one testsuite named after the suite, one testcase per check, a <failure> per
+ * freshness_vs_reference judges each candidate on its own: one testcase per candidate, so a red
+ * build names the endpoint and the figure that failed it ("lag p95 …", "missed 2 of 7", "longest
+ * stall 41.0 s"), each beside its limit. A verdict without per-candidate details stays one testcase.
+ */
+function freshnessCases(check: CaseView, report: VerdictReport): CaseView[] | null {
+  const details = (check.details ?? {}) as FreshnessDetailsView;
+  if (!Array.isArray(details.candidates) || details.candidates.length === 0) return null;
+  const counts = new Map((freshnessOf(report)?.candidates ?? []).map((c) => [c.endpoint_id, c]));
+  return details.candidates.map((c) => {
+    const measured = counts.get(c.endpoint_id) ?? {};
+    const p95 = c.lag_p95_ms as PercentileView | null | undefined;
+    const lag = p95 && typeof p95.point === 'number' ? `lag p95 ${showMsInterval(p95)}` : 'no lag measured';
+    const stall = num(c.longest_stall_s) === null ? '–' : `${num(c.longest_stall_s)!.toFixed(1)} s`;
+    const reason = FRESHNESS_REASON_TEXT[c.reason as FreshnessReason] ?? String(c.status);
+    const message =
+      `${String(c.endpoint_name)}: ${lag} (limit ${String(details.head_lag_p95_max_ms)} ms), ` +
+      `missed ${missedText({ ...measured, missed_pct: c.missed_pct }, `limit ${String(details.missed_heads_max_pct)}%`)}, ` +
+      `longest stall ${stall} (limit ${String(details.stall_max_s)} s) — ${reason}`;
+    return { name: `${check.name}: ${String(c.endpoint_name)}`, status: c.status, message, details: { ...c, ...measured } };
+  });
+}
+
+/**
+ * A JUnit XML report: one testsuite named after the suite, one testcase per check (per candidate
+ * for freshness_vs_reference), a <failure> per
  * failed check, a <skipped> with the reason per inconclusive one (a <failure> instead under
  * thresholds.fail_on_inconclusive, where it fails the verdict, so the red build names it). A verdict of `error` has no checks; it becomes one testcase with an <error>, so CI
  * shows a red test rather than an empty, green suite.
@@ -129,13 +250,14 @@ export function formatJunit(report: VerdictReport): string {
   const a = (value: unknown) => xmlEscape(String(value ?? ''), 'attribute');
   const t = (value: unknown) => xmlEscape(String(value ?? ''), 'text');
   const list = checks(report);
+  const testcases: CaseView[] = list.flatMap((check) => (check.name === 'freshness_vs_reference' && freshnessCases(check, report)) || [check]);
   const cases: string[] = [];
   let failures = 0;
   let errors = 0;
   let skipped = 0;
   const thresholds = verdict.thresholds as { fail_on_inconclusive?: unknown } | undefined;
   const failsOnInconclusive = thresholds?.fail_on_inconclusive === true;
-  for (const check of list) {
+  for (const check of testcases) {
     const open = `    <testcase classname="${a(`rvs.${name}`)}" name="${a(check.name)}" time="0"`;
     if (check.status === 'pass') {
       cases.push(`${open}/>`);
@@ -161,7 +283,7 @@ export function formatJunit(report: VerdictReport): string {
       cases.push(`${open}>`, `      <error message="${a(verdict.summary)}" type="${a(verdict.verdict)}">${t(verdict.summary)}</error>`, '    </testcase>');
     }
   }
-  const tests = Math.max(list.length, 1);
+  const tests = Math.max(testcases.length, 1);
   const counts = `tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}"`;
   const timestamp = run?.started_at ? ` timestamp="${a(run.started_at)}"` : '';
   const properties = [

@@ -20,6 +20,8 @@ export interface ServerEndpoint {
   name: string;
   /** Redacted by the API: scheme, host and port only. */
   url: string;
+  /** Redacted like url; null: none (absent from services before it). */
+  ws_url?: string | null;
   header_names: string[];
   timeout_ms: number;
   updated_at: string;
@@ -140,23 +142,34 @@ export function diffFields(current: Record<string, unknown> | null, desired: Rec
 
 const actionOf = (existing: unknown, changes: FieldChange[]): Action => (existing === null ? 'create' : changes.length > 0 ? 'update' : 'unchanged');
 
-/** What an endpoint shows of itself: the URL redacted exactly like the API redacts it, header names only. */
-export function endpointView(e: { url: string; header_names: string[]; timeout_ms: number }) {
-  return { url: e.url, header_names: [...e.header_names].sort(), timeout_ms: e.timeout_ms };
+/** What an endpoint shows of itself: the URLs redacted exactly like the API redacts them, header names only. */
+export function endpointView(e: { url: string; ws_url?: string | null; header_names: string[]; timeout_ms: number }) {
+  return { url: e.url, ws_url: e.ws_url ?? null, header_names: [...e.header_names].sort(), timeout_ms: e.timeout_ms };
 }
 
 /** A suite as a file describes it: endpoints by name, the schedule only when the file manages it. */
 export function suiteView(
-  suite: Pick<RvsFileSuite, 'description' | 'targets' | 'reference' | 'baseline' | 'workload' | 'thresholds' | 'retry' | 'schedule'>,
+  suite: Pick<RvsFileSuite, 'description' | 'targets' | 'reference' | 'baseline' | 'workload' | 'thresholds' | 'retry' | 'freshness' | 'commitment' | 'schedule'>,
   withSchedule: boolean,
 ): Record<string, unknown> {
-  const { description, targets, reference, baseline, workload, thresholds, retry, schedule } = suite;
-  return { description, targets, reference, baseline, workload, thresholds, retry, ...(withSchedule ? { schedule } : {}) };
+  const { description, targets, reference, baseline, workload, thresholds, retry, freshness, commitment, schedule } = suite;
+  return {
+    description,
+    targets,
+    reference,
+    baseline,
+    workload,
+    thresholds,
+    retry,
+    ...(freshness === undefined ? {} : { freshness }),
+    ...(commitment === undefined ? {} : { commitment }),
+    ...(withSchedule ? { schedule } : {}),
+  };
 }
 
 /** The file's form of a stored suite, its endpoints named through `endpointName`. */
 export function fileSuiteOf(suite: ServerSuite, endpointName: (id: string) => string): Omit<RvsFileSuite, 'chain' | 'name'> {
-  const { targets, reference_endpoint_id, baseline, workload, thresholds, retry } = suite.config;
+  const { targets, reference_endpoint_id, baseline, workload, thresholds, retry, freshness, commitment } = suite.config;
   return {
     description: suite.description,
     targets: targets.map((t) => endpointName(t.endpoint_id)),
@@ -165,6 +178,9 @@ export function fileSuiteOf(suite: ServerSuite, endpointName: (id: string) => st
     workload: workload as RvsFileSuite['workload'],
     thresholds: thresholds as RvsFileSuite['thresholds'],
     retry: retry as RvsFileSuite['retry'],
+    // Absent from a suite without them (and from services before them): absent here too.
+    ...(freshness === undefined || freshness === null ? {} : { freshness: freshness as RvsFileSuite['freshness'] }),
+    ...(commitment === undefined || commitment === null ? {} : { commitment: commitment as RvsFileSuite['commitment'] }),
     schedule: scheduleOf(suite.schedule),
   };
 }
@@ -217,7 +233,7 @@ export function planApply(loaded: LoadedFile, current: TenantConfig, fileName: s
     }
     const existing = stored[0] ?? null;
     const secret = secrets[index]!;
-    const desired = endpointView({ url: redactUrl(secret.url), header_names: Object.keys(secret.headers), timeout_ms: endpoint.timeout_ms });
+    const desired = endpointView({ url: redactUrl(secret.url), ws_url: secret.wsUrl === null ? null : redactUrl(secret.wsUrl), header_names: Object.keys(secret.headers), timeout_ms: endpoint.timeout_ms });
     const changes = diffFields(existing && endpointView(existing), desired);
     endpoints.push({ kind: 'endpoint', key: `${endpoint.chain}/${endpoint.name}`, chainSlug: endpoint.chain, index, existing, action: actionOf(existing, changes), changes });
   });
@@ -225,6 +241,10 @@ export function planApply(loaded: LoadedFile, current: TenantConfig, fileName: s
   const storedSuites = new Map<string, ServerSuite[]>();
   for (const suite of current.suites) storedSuites.set(suite.name, [...(storedSuites.get(suite.name) ?? []), suite]);
   const endpointNameById = new Map(current.endpoints.map((e) => [e.id, e.name]));
+  // Whether each endpoint will have a ws_url once applied: the file's word, else the tenant's.
+  const hasWsUrl = new Map<string, boolean>();
+  for (const [key, stored] of storedEndpoints) hasWsUrl.set(key, stored.some((e) => typeof e.ws_url === 'string'));
+  file.endpoints.forEach((endpoint, index) => hasWsUrl.set(`${endpoint.chain}\u0000${endpoint.name}`, secrets[index]!.wsUrl !== null));
 
   const suites: SuitePlan[] = [];
   file.suites.forEach((suite, index) => {
@@ -233,6 +253,12 @@ export function planApply(loaded: LoadedFile, current: TenantConfig, fileName: s
     for (const { name, path } of named) {
       const key = `${suite.chain}\u0000${name}`;
       if (!fileEndpoints.has(key) && !storedEndpoints.has(key)) problem(path, `no endpoint "${name}" on chain ${suite.chain} in the file or the tenant`);
+    }
+    // The service refuses such a suite, but only when its turn comes, after the endpoints were written.
+    if (suite.workload.transport === 'ws') {
+      for (const { name, path } of named) {
+        if (hasWsUrl.get(`${suite.chain}\u0000${name}`) === false) problem(path, `endpoint "${name}" has no ws_url, and workload.transport is "ws"`);
+      }
     }
     const stored = storedSuites.get(suite.name) ?? [];
     if (stored.length > 1) {

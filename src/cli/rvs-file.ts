@@ -25,9 +25,11 @@ export class RvsFileError extends Error {
   }
 }
 
-/** A resolved endpoint: its url and header values with the environment's values substituted. */
+/** A resolved endpoint: its url, ws_url and header values with the environment's values substituted. */
 export interface ResolvedSecrets {
   url: string;
+  /** Null when the file gives none. */
+  wsUrl: string | null;
   headers: Record<string, string>;
 }
 
@@ -124,6 +126,19 @@ export function loadRvsFile(text: string, fileName: string, env: Record<string, 
   }
 
   const problems: FileProblem[] = [];
+  // Checked here, before anything is sent: the service would refuse it only after the chains and
+  // endpoints before it were written. The message never shows the value (a key may be in it).
+  const wsUrlOf = (value: string, path: PropertyKey[]): string => {
+    if (value === '') return value;
+    let protocol: string | null = null;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol !== 'ws:' && protocol !== 'wss:') problems.push(problemAt(path, 'must be a ws:// or wss:// URL once its variables are substituted'));
+    return value;
+  };
   const substitute = (value: string, path: PropertyKey[]): string =>
     value.replace(ENV_REFERENCE, (_whole, variable: string) => {
       const found = env[variable];
@@ -135,6 +150,7 @@ export function loadRvsFile(text: string, fileName: string, env: Record<string, 
     });
   const secrets = parsed.data.endpoints.map((endpoint, index) => ({
     url: substitute(endpoint.url, ['endpoints', index, 'url']),
+    wsUrl: endpoint.ws_url === null ? null : wsUrlOf(substitute(endpoint.ws_url, ['endpoints', index, 'ws_url']), ['endpoints', index, 'ws_url']),
     headers: Object.fromEntries(
       Object.entries(endpoint.headers).map(([header, value]) => [header, substitute(value, ['endpoints', index, 'headers', header])]),
     ),

@@ -927,6 +927,284 @@
     );
   }
 
+  // ---------------------------------------------------------------- head watch (freshness)
+
+  const HEADS_PAGE = 200;
+  /**
+   * 10,000 arrivals: nearly an hour of one-second blocks on three endpoints. More are left out (the
+   * chart says so): the pages share the link's rate limit (120 a minute) with the page itself.
+   */
+  const MAX_HEAD_PAGES = 50;
+  const MAX_RATE_LIMITED_WAITS = 3;
+  /** The run's stored heads, fetched once (a finished run's heads never change); null until asked for. */
+  let headsLoad = null;
+
+  async function fetchHeads() {
+    const arrivals = [];
+    let waits = 0;
+    for (let page = 0; page < MAX_HEAD_PAGES; page++) {
+      const url = `/dashboard/api/runs/${encodeURIComponent(runId)}/heads?token=${encodeURIComponent(token)}&limit=${HEADS_PAGE}&offset=${page * HEADS_PAGE}`;
+      const response = await fetch(url, { cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer', headers: { accept: 'application/json' } });
+      // Over the link's rate limit: wait as told (at most a minute) and ask for the same page again.
+      if (response.status === 429 && waits < MAX_RATE_LIMITED_WAITS) {
+        waits++;
+        const seconds = Math.min(60, Math.max(1, Number(response.headers.get('retry-after')) || 5));
+        await new Promise((resolve) => window.setTimeout(resolve, seconds * 1000));
+        page--;
+        continue;
+      }
+      if (!response.ok) throw new Error(`the service answered ${response.status}`);
+      const body = await response.json();
+      arrivals.push(...(body.data || []));
+      if (!body.pagination || !body.pagination.has_more) return { arrivals, truncated: false, total: arrivals.length };
+    }
+    return { arrivals, truncated: true, total: null };
+  }
+
+  const headKey = (a) => `${a.number}:${a.hash || ''}`;
+
+  /**
+   * Each candidate's arrival lag per reference head, as the verdict measures it
+   * (src/domain/freshness.ts): the reference's first announcement of each head is the yardstick;
+   * a candidate announces it by the same height (and hash, when both name one) when subscribed, by
+   * any height at or above it when polled; a lag is taken only within one observer segment (one
+   * process, one clock) and within grace. Heads without such an announcement are listed apart.
+   */
+  function arrivalLags(arrivals, referenceId, candidateIds, via, graceMs) {
+    const byTarget = new Map();
+    for (const a of arrivals) {
+      if (!byTarget.has(a.target_id)) byTarget.set(a.target_id, []);
+      byTarget.get(a.target_id).push(a);
+    }
+    const ordered = (id) => (byTarget.get(id) || []).slice().sort((x, y) => x.segment - y.segment || x.arrival_ms - y.arrival_ms);
+    const seen = new Set();
+    const referenceHeads = ordered(referenceId).filter((a) => {
+      const key = headKey(a);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    const announces = (c, head) =>
+      via === 'poll' ? c.number >= head.number : c.number === head.number && (c.hash === null || head.hash === null || c.hash === head.hash);
+    return candidateIds.map((targetId) => {
+      const own = ordered(targetId);
+      const points = [];
+      const unmatched = [];
+      for (const head of referenceHeads) {
+        const match = own.find((c) => c.segment === head.segment && announces(c, head));
+        const lag = match ? match.arrival_ms - head.arrival_ms : null;
+        if (lag === null || lag > graceMs) unmatched.push(head.number);
+        else points.push({ number: head.number, lag });
+      }
+      return { targetId, points, unmatched };
+    });
+  }
+
+  function renderFreshnessTable(data, f) {
+    const check = (data.verdict.checks || []).find((c) => c.name === 'freshness_vs_reference');
+    const lagCell = (c, p) => {
+      const q = c.lag_ms && c.lag_ms[p];
+      return el('td', { className: 'num', 'data-field': `lag_${p}` }, q ? el('span', { 'data-field': 'point' }, fmtPoint(q)) : '—', q ? interval(fmtRange(q)) : null);
+    };
+    const count = (field, value, bad) => el('td', { className: `num${bad ? ' bad' : ''}`, 'data-field': field }, fmtInt(value));
+    const stall = (ms) => (isNum(ms) ? `${(ms / 1000).toFixed(1)} s` : '—');
+    const limits = check && check.details;
+    const rows = f.candidates.map((c) => {
+      const stallBad = limits && isNum(limits.stall_max_s) && c.longest_stall_ms / 1000 > limits.stall_max_s;
+      return el(
+        'tr',
+        { 'data-testid': 'freshness-row', 'data-endpoint': c.endpoint_name, 'data-role': 'candidate' },
+        el('td', { className: 'endpoint' }, c.endpoint_name, el('div', { className: 'muted small' }, 'candidate')),
+        el('td', { 'data-field': 'status' }, badge(c.status, c.status), el('div', { className: 'muted small' }, reasonOf(c.reason))),
+        lagCell(c, 'p50'),
+        lagCell(c, 'p95'),
+        el(
+          'td',
+          { className: `num${c.missed > 0 ? ' bad' : ''}`, 'data-field': 'missed' },
+          `${fmtInt(c.missed)} of ${fmtInt(c.judged)}`,
+          isNum(c.missed_pct) ? el('span', { className: 'muted small' }, ` (${fmtPct(c.missed_pct)})`) : null,
+        ),
+        count('late', c.late, c.late > 0),
+        el('td', { className: `num${stallBad ? ' bad' : ''}`, 'data-field': 'longest_stall' }, stall(c.longest_stall_ms)),
+        count('duplicates', c.duplicates, false),
+        count('reorgs', c.reorgs, false),
+        count('reconnects', c.reconnects, c.reconnects > 0),
+      );
+    });
+    const r = f.reference;
+    rows.push(
+      el(
+        'tr',
+        { 'data-testid': 'freshness-row', 'data-endpoint': r.endpoint_name, 'data-role': 'reference' },
+        el('td', { className: 'endpoint' }, r.endpoint_name, el('div', { className: 'muted small' }, 'reference')),
+        el('td', { className: 'muted' }, `${fmtInt(r.heads)} heads announced`),
+        el('td', { className: 'num muted' }, '—'),
+        el('td', { className: 'num muted' }, '—'),
+        el('td', { className: 'num muted' }, '—'),
+        el('td', { className: 'num muted' }, '—'),
+        el('td', { className: 'num', 'data-field': 'longest_stall' }, stall(r.longest_stall_ms)),
+        count('duplicates', r.duplicates, false),
+        count('reorgs', r.reorgs, false),
+        count('reconnects', r.reconnects, r.reconnects > 0),
+      ),
+    );
+    const head = el(
+      'tr',
+      null,
+      ['Endpoint', 'Check', 'Lag p50 [95% CI]', 'Lag p95 [95% CI]', 'Missed', 'Late', 'Longest stall', 'Duplicates', 'Reorgs', 'Reconnects'].map((h, i) =>
+        el('th', { className: i >= 2 ? 'num' : null }, h),
+      ),
+    );
+    const node = byId('freshness-table');
+    node.className = 'data';
+    node.replaceChildren(el('thead', null, head), el('tbody', null, rows));
+  }
+
+  const FRESHNESS_REASONS = {
+    nothing_judged: 'no reference head could be judged',
+    missed_above_limit: 'missed more heads than allowed',
+    stall_above_limit: 'stalled longer than allowed',
+    lag_above_limit: 'lag p95 above the limit',
+    lag_straddles_limit: 'lag p95 interval straddles the limit',
+    within_limits: 'within the limits',
+  };
+  function reasonOf(reason) {
+    return FRESHNESS_REASONS[reason] || '';
+  }
+
+  function renderFreshnessChart(data, f, loaded) {
+    if (loaded.error) {
+      fill('chart-freshness', emptyNote(`Could not load the heads: ${loaded.error}`));
+      fill('legend-freshness');
+      return;
+    }
+    const targets = (data.metrics && data.metrics.targets) || [];
+    const reference = targets.find((t) => t.role === 'reference');
+    const candidates = targets.filter((t) => t.role !== 'reference');
+    if (!reference || candidates.length === 0) {
+      fill('chart-freshness', emptyNote('No reference head to compare with.'));
+      fill('legend-freshness');
+      return;
+    }
+    const series = arrivalLags(loaded.arrivals, reference.target_id, candidates.map((t) => t.target_id), f.via, f.grace_ms);
+    const all = series.flatMap((s) => s.points);
+    const numbers = series.flatMap((s) => [...s.points.map((p) => p.number), ...s.unmatched]);
+    if (numbers.length === 0) {
+      fill('chart-freshness', emptyNote('The watch stored no reference head.'));
+      fill('legend-freshness');
+      return;
+    }
+    const colours = seriesColours(targets);
+    const check = (data.verdict.checks || []).find((c) => c.name === 'freshness_vs_reference');
+    const limit = check && check.details ? check.details.head_lag_p95_max_ms : null;
+    const maxLag = Math.max(0, ...all.map((p) => p.lag));
+    const minLag = Math.min(0, ...all.map((p) => p.lag));
+    const showLimit = isNum(limit) && limit <= Math.max(maxLag, 1) * 1.5;
+    const scale = niceScale(Math.max(maxLag, showLimit ? limit : 0, 1) * 1.08, 5);
+    const low = minLag < 0 ? -Math.ceil(-minLag / scale.step) * scale.step : 0;
+    let n0 = Math.min(...numbers);
+    let n1 = Math.max(...numbers);
+    if (n1 - n0 < 2) {
+      n0 -= 1;
+      n1 += 1;
+    }
+    const plotW = CHART.width - CHART.left - CHART.right;
+    const plotH = CHART.height - CHART.top - CHART.bottom;
+    const x = (n) => CHART.left + ((n - n0) / (n1 - n0)) * plotW;
+    const y = (v) => CHART.top + plotH - ((v - low) / (scale.max - low)) * plotH;
+
+    const root = chartFrame('Arrival lag behind the reference, per block, per candidate');
+    for (let v = low; v <= scale.max + 1e-9; v += scale.step) {
+      const yy = y(v);
+      root.append(
+        svg('line', { x1: CHART.left, x2: CHART.width - CHART.right, y1: yy, y2: yy, className: Math.abs(v) < 1e-9 ? 'axis' : 'grid' }),
+        svg('text', { x: CHART.left - 8, y: yy + 4, className: 'tick', 'text-anchor': 'end' }, `${Number(v.toFixed(2))}`),
+      );
+    }
+    const midY = CHART.top + plotH / 2;
+    root.append(svg('text', { x: 14, y: midY, className: 'axis-title', 'text-anchor': 'middle', transform: `rotate(-90 14 ${midY})` }, 'arrival lag (ms)'));
+    // Whole blocks, evenly spaced: at most about six ticks.
+    const xStep = Math.max(1, Math.ceil((n1 - n0) / 6));
+    for (let n = n0; n <= n1; n += xStep) {
+      root.append(svg('text', { x: x(n), y: CHART.height - CHART.bottom + 18, className: 'tick', 'text-anchor': n === n0 ? 'start' : 'middle' }, fmtInt(n)));
+    }
+    root.append(svg('text', { x: CHART.left + plotW / 2, y: CHART.height - 6, className: 'axis-title', 'text-anchor': 'middle' }, 'block height'));
+    if (showLimit) {
+      root.append(
+        svg('line', { x1: CHART.left, x2: CHART.width - CHART.right, y1: y(limit), y2: y(limit), className: 'threshold' }),
+        svg('text', { x: CHART.width - CHART.right - 4, y: y(limit) - 5, className: 'threshold-label', 'text-anchor': 'end' }, `lag p95 limit ${fmtMs(limit)}`),
+      );
+    }
+    const legend = [];
+    const names = new Map(targets.map((t) => [t.target_id, t.endpoint_name]));
+    for (const s of series) {
+      const colour = colours.get(s.targetId);
+      const name = names.get(s.targetId) || 'candidate';
+      const group = svg('g', { className: 'series', 'data-testid': 'freshness-series', 'data-target': s.targetId, 'data-endpoint': name, 'data-points': s.points.length, 'data-unmatched': s.unmatched.length });
+      // A head without a lag breaks the line: a gap is a head missed (or not judged), never bridged.
+      const matched = new Set(s.points.map((p) => p.number));
+      let d = '';
+      let previous = null;
+      for (const p of s.points) {
+        const gap = previous === null || s.unmatched.some((u) => u > previous && u < p.number) || !matched.has(p.number);
+        d += `${gap ? 'M' : 'L'}${x(p.number).toFixed(1)},${y(p.lag).toFixed(1)} `;
+        previous = p.number;
+      }
+      if (d) group.append(svg('path', { d: d.trim(), fill: 'none', stroke: colour, 'stroke-width': 2, 'stroke-linejoin': 'round' }));
+      if (s.points.length <= 400) {
+        for (const p of s.points) {
+          group.append(
+            svg('circle', { cx: x(p.number).toFixed(1), cy: y(p.lag).toFixed(1), r: 3, fill: colour, stroke: '#fff', 'stroke-width': 1 }, svg('title', null, `${name}: block ${p.number} arrived ${fmtMs(p.lag)} after the reference`)),
+          );
+        }
+      }
+      // Heads not announced within grace: a cross on the axis, in the candidate's colour.
+      const axisY = y(low) - 6;
+      for (const n of s.unmatched) {
+        group.append(
+          svg(
+            'path',
+            { d: `M${(x(n) - 4).toFixed(1)},${(axisY - 4).toFixed(1)} l8,8 m0,-8 l-8,8`, stroke: colour, 'stroke-width': 2, 'data-kind': 'unmatched' },
+            svg('title', null, `${name}: block ${n} not announced within ${fmtMs(f.grace_ms)} (missed, or not judged: see the table)`),
+          ),
+        );
+      }
+      root.append(group);
+      legend.push(legendItem(colour, `${name} (${s.points.length} heads${s.unmatched.length > 0 ? `, ${s.unmatched.length} without an announcement within grace` : ''})`, 'solid'));
+    }
+    if (loaded.truncated) legend.push(el('span', { className: 'legend-item muted' }, `the first ${fmtInt(loaded.arrivals.length)} stored arrivals only`));
+    fill('chart-freshness', root);
+    fill('legend-freshness', legend);
+  }
+
+  function renderFreshness(data) {
+    const f = data.verdict && data.verdict.freshness_comparison;
+    const section = byId('freshness-section');
+    section.hidden = !f;
+    if (!f) return;
+    const resolution = isNum(f.resolution_ms) ? `; polled every ${f.resolution_ms} ms, so an arrival is known to within that` : '';
+    byId('freshness-subtitle').textContent = `(${f.duration_s} s via ${f.via}${resolution})`;
+    const notes = [
+      'Arrival lag: when the candidate first announced a block minus when the reference did, on one clock (negative: the candidate was first). ' +
+        `Missed: not announced within ${fmtMs(f.grace_ms)} (grace); late: announced more than ${fmtMs(f.late_ms)} after the reference. ` +
+        'Longest stall: the longest time without a new head.',
+      ...(f.observer_gaps || []).map((g) => `The observer was gone from ${(g.from_ms / 1000).toFixed(1)} s to ${(g.to_ms / 1000).toFixed(1)} s (a worker lost): heads then were not judged.`),
+    ];
+    fill('freshness-note', notes.map((n) => el('span', { className: 'block' }, n)));
+    renderFreshnessTable(data, f);
+    if (headsLoad === null) {
+      fill('chart-freshness', emptyNote('Loading the heads…'));
+      headsLoad = fetchHeads().then(
+        (loaded) => loaded,
+        (error) => ({ error: error && error.message ? error.message : String(error) }),
+      );
+    }
+    void headsLoad.then((loaded) => {
+      renderFreshnessChart(data, f, loaded);
+      byId('freshness-section').dataset.state = 'loaded';
+    });
+  }
+
   // ---------------------------------------------------------------- load / refresh loop
 
   let failures = 0;
@@ -945,6 +1223,7 @@
     renderHistogram(data);
     renderIntervals(data);
     renderComparisons(data);
+    renderFreshness(data);
     renderMethods(data);
     renderMismatches(data);
     renderRetries(data);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHAIN_FAMILIES } from './catalog-presets';
-import { retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
+import { COMMITMENT_LEVELS, freshnessSchema, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 
 /**
  * The suites-as-code file (`rvs.yaml`) that `rvs apply` reads and `rvs export` writes: chains,
@@ -50,6 +50,11 @@ export const rvsFileEndpointSchema = z
     name: name.describe('the endpoint\'s key on its chain: suites name their endpoints by it'),
     chain: slug.describe('slug of the endpoint\'s chain (in this file or already in the tenant)'),
     url: fromEnvironment('url'),
+    // A provider's WebSocket URL carries the same key as its HTTP one: from the environment too.
+    ws_url: fromEnvironment('ws_url')
+      .nullable()
+      .default(null)
+      .describe('the WebSocket URL (ws or wss; head watches by subscription, workload.transport ws), with every secret part as ${NAME}; null or left out: none'),
     headers: z.record(z.string().min(1).max(200), fromEnvironment('a header value')).default({}),
     timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
   })
@@ -78,6 +83,8 @@ export const rvsFileSuiteSchema = z
     workload: workloadSchema.prefault({}),
     thresholds: thresholdsSchema.prefault({}),
     retry: retrySchema.prefault({}),
+    freshness: freshnessSchema.optional().describe('a head watch beside the workload (docs/freshness.md); left out: none'),
+    commitment: z.enum(COMMITMENT_LEVELS).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
     schedule: scheduleSchema.optional(),
   })
   .describe('A suite, created or updated by its name; what it leaves out goes back to its default.');
@@ -108,6 +115,9 @@ export const rvsFileSchema = z
       }
       if (suite.reference !== null && suite.targets.includes(suite.reference)) {
         ctx.addIssue({ code: 'custom', path: ['suites', index, 'reference'], message: 'the reference must not also be a target' });
+      }
+      if (suite.freshness !== undefined && suite.reference === null) {
+        ctx.addIssue({ code: 'custom', path: ['suites', index, 'freshness'], message: 'a head watch measures against the reference: set reference' });
       }
     });
   })

@@ -6,6 +6,7 @@ import type { ComputedVerdict } from '../domain/verdict';
 import { AppError, forbidden, notFound } from '../errors';
 import { dashboardLinkActor, type Ctx, type Deps } from './context';
 import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
+import { listRunHeads, type listHeadsQuery } from './runs/heads';
 import { getRunMetrics } from './runs/metrics';
 import { getRun } from './runs/get';
 import { getVerdict, type VerdictResponse } from './runs/verdict';
@@ -59,8 +60,18 @@ export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: stri
  * reads the run's branch and commit from the run.
  */
 function withoutLink(verdict: VerdictResponse): ComputedVerdict {
-  const { summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code } = verdict;
-  return { verdict: verdict.verdict, summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code };
+  const { summary, checks, reference_comparison, baseline_comparison, freshness_comparison, thresholds, markdown_summary, exit_code } = verdict;
+  return {
+    verdict: verdict.verdict,
+    summary,
+    checks,
+    reference_comparison,
+    baseline_comparison,
+    ...(freshness_comparison ? { freshness_comparison } : {}),
+    thresholds,
+    markdown_summary,
+    exit_code,
+  };
 }
 
 /**
@@ -147,4 +158,16 @@ export async function getDashboardSuiteTrend(deps: Deps, runId: string, token: s
 /** A run page's path with its token; the verdict's dashboard_url is this under the public base URL. */
 export function dashboardPath(runId: string, token: string): string {
   return `/dashboard/runs/${runId}?token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * A page of the heads the run's head watch stored, for the page's arrival-lag chart: the same verb
+ * as GET /v1/runs/:id/heads, as the run's dashboard-link actor. Call only after dashboardAccessAllowed.
+ */
+export async function getDashboardHeads(deps: Deps, runId: string, query: z.infer<typeof listHeadsQuery>) {
+  const row = await findRun(deps.sql, runId);
+  if (!row) throw notFound('run');
+  await assertTenantEnabled(deps, row.tenant_id);
+  const ctx: Ctx = { principal: dashboardLinkActor(runId, row.tenant_id), deps };
+  return listRunHeads({ ctx, input: { runId, query } });
 }

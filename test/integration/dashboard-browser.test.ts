@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { showMsRange, displayMsInterval } from '../../src/domain/interval-display';
 import { signDashboardToken } from '../../src/services/dashboard-token';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { startAnvil } from '../helpers/anvil';
 import { answers, startFakeNode, type Behaviour, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
+import { startWsLagProxy } from '../helpers/ws-lag-proxy';
 
 /** Debian's chromium; CI installs it (`apt-get install -y chromium`). Never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -302,6 +304,8 @@ describe('run dashboard in a real browser', () => {
     expect(await page.textContent('#baseline-comparison')).toContain(first.body.id);
     expect(await page.textContent('#retry-history')).toContain('No retries');
     expect(await page.locator('#error-banner').isVisible()).toBe(false);
+    // No head watch in this suite: no head-arrivals section.
+    expect(await page.locator('#freshness-section').isVisible()).toBe(false);
 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(errors).toEqual([]);
@@ -428,5 +432,104 @@ describe('run dashboard in a real browser', () => {
     await page.waitForSelector('#app[data-state="loaded"]');
     expect(new URL(page.url()).pathname).toBe(`/dashboard/runs/${last}`);
     expect(errors).toEqual([]);
+  });
+
+  it('shows a head watch: arrival lag per block per candidate (from the paged heads) and the missed/stall table', { timeout: 150_000 }, async () => {
+    // A REAL node: anvil mining a block a second; one candidate 300 ms behind through the tests'
+    // proxy, one that drops every 3rd newHeads frame; the reference is anvil directly.
+    const anvil = await startAnvil({ blockTimeS: 1 });
+    const delayed = await startWsLagProxy(anvil.wsUrl, { delayMs: 300 });
+    const dropping = await startWsLagProxy(anvil.wsUrl, { dropEveryNth: 3 });
+    try {
+      const { auth } = await stack.newTenant();
+      const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'Anvil', slug: 'anvil-heads', chain_id: 31337 });
+      expect(chain.status).toBe(201);
+      const endpoint = async (name: string, wsUrl: string) => {
+        const created = await post<{ id: string }>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name, url: anvil.httpUrl, ws_url: wsUrl, timeout_ms: 2_000 });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        return created.body.id;
+      };
+      const late = await endpoint('late-by-300ms', delayed.url);
+      const lossy = await endpoint('drops-every-3rd', dropping.url);
+      const reference = await endpoint('anvil-direct', anvil.wsUrl);
+      const suite = await post<{ id: string }>(stack.app, '/v1/suites', auth, {
+        chain_id: chain.body.id,
+        name: 'heads',
+        config: {
+          targets: [{ endpoint_id: late }, { endpoint_id: lossy }],
+          reference_endpoint_id: reference,
+          workload: { methods: [{ method: 'eth_blockNumber' }], requests_per_target: 20, concurrency: 2, warmup_requests: 1, timeout_ms: 2_000 },
+          freshness: { duration_s: 12, grace_ms: 1_500, late_ms: 250 },
+          thresholds: { head_lag_p95_max_ms: 400 },
+        },
+      });
+      expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth);
+      const finished = await waitForRun(stack.app, auth, created.body.id, 120_000);
+      expect(finished.status, JSON.stringify(finished.failure_reason)).toBe('success');
+      const verdict = (await get<Record<string, any>>(stack.app, `/v1/runs/${created.body.id}/verdict`, auth)).body;
+      const f = verdict.freshness_comparison;
+      const byName = (name: string) => f.candidates.find((c: { endpoint_name: string }) => c.endpoint_name === name);
+      expect(byName('drops-every-3rd').missed).toBeGreaterThan(0);
+      expect(byName('late-by-300ms').lags).toBeGreaterThan(3);
+
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors = watchErrors(page);
+      const heads: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/heads?')) heads.push(new URL(request.url()).searchParams.get('offset')!);
+      });
+      const token = signDashboardToken(stack.box, created.body.id, new Date(Date.now() + 60 * 60 * 1000));
+      await page.goto(`${origin}/dashboard/runs/${created.body.id}?token=${token}`);
+      await waitLoaded(page, errors);
+      await page.waitForSelector('#freshness-section[data-state="loaded"]');
+      expect(await page.textContent('#freshness-subtitle')).toBe('(12 s via subscribe)');
+
+      // Every page of the stored heads was read (200 a page), and nothing else.
+      const stored = await get<{ pagination: { total: number } }>(stack.app, `/v1/runs/${created.body.id}/heads?limit=1`, auth);
+      expect(heads).toEqual(Array.from({ length: Math.ceil(stored.body.pagination.total / 200) }, (_, i) => String(i * 200)));
+
+      // The chart: one series per candidate, a point per head it announced within grace, a cross per head it did not.
+      const series = page.locator('#chart-freshness svg g[data-testid="freshness-series"]');
+      expect(await series.count()).toBe(2);
+      const attr = async (name: string, field: string) => Number(await page.getAttribute(`#chart-freshness g[data-endpoint="${name}"]`, field));
+      // The chart also shows heads the verdict could not judge (the last grace window, before a socket was up).
+      expect(await attr('late-by-300ms', 'data-points')).toBeGreaterThanOrEqual(byName('late-by-300ms').lags);
+      expect(await attr('drops-every-3rd', 'data-unmatched')).toBeGreaterThanOrEqual(byName('drops-every-3rd').missed);
+      expect(await page.locator('#chart-freshness g[data-endpoint="drops-every-3rd"] path[data-kind="unmatched"]').count()).toBe(await attr('drops-every-3rd', 'data-unmatched'));
+      // Each point says its lag; the delayed candidate's are about 300 ms.
+      const titles = await page.locator('#chart-freshness g[data-endpoint="late-by-300ms"] circle title').allTextContents();
+      expect(titles.length).toBe(await attr('late-by-300ms', 'data-points'));
+      const lags = titles.map((t) => Number(/arrived (-?[\d.]+) ms after/.exec(t)![1]));
+      const median = [...lags].sort((a, b) => a - b)[Math.floor(lags.length / 2)]!;
+      expect(median).toBeGreaterThanOrEqual(200);
+      expect(median).toBeLessThanOrEqual(600);
+      expect(await page.locator('#chart-freshness svg line.threshold').count()).toBe(1);
+      expect(await page.textContent('#chart-freshness svg')).toContain('block height');
+
+      // The table: each candidate and the reference, with the verdict's figures.
+      const rows = page.locator('#freshness-table [data-testid="freshness-row"]');
+      expect(await rows.count()).toBe(3);
+      for (const c of f.candidates) {
+        const row = `#freshness-table tr[data-endpoint="${c.endpoint_name}"]`;
+        expect(await page.textContent(`${row} [data-field="missed"]`)).toBe(`${c.missed} of ${c.judged} (${c.missed_pct}%)`);
+        expect(await page.textContent(`${row} [data-field="late"]`)).toBe(String(c.late));
+        expect(await page.textContent(`${row} [data-field="longest_stall"]`)).toBe(`${(c.longest_stall_ms / 1000).toFixed(1)} s`);
+        expect(await page.textContent(`${row} [data-field="reconnects"]`)).toBe(String(c.reconnects));
+        expect(await page.getAttribute(`${row} [data-field="status"] .badge`, 'data-status')).toBe(c.status);
+        const p50 = displayMsInterval(c.lag_ms.p50);
+        expect(await page.textContent(`${row} [data-field="lag_p50"] [data-field="point"]`)).toBe(`${p50.point} ms`);
+        expect(await page.textContent(`${row} [data-field="lag_p50"] [data-field="interval"]`)).toBe(`[${p50.lower}–${p50.upper}]`);
+      }
+      expect(await page.textContent('#freshness-table tr[data-role="reference"]')).toContain(`${f.reference.heads} heads announced`);
+      expect(await page.textContent('#freshness-note')).toContain('Missed: not announced within 1500 ms (grace)');
+
+      await page.locator('#freshness-section').screenshot({ path: SCREENSHOT.replace('.png', '-freshness.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await delayed.close();
+      await dropping.close();
+      await anvil.close();
+    }
   });
 });

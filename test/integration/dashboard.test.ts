@@ -169,7 +169,7 @@ describe('run dashboard', () => {
     );
     await app.ready();
     try {
-      for (const url of [pageUrl, `/dashboard/api/runs/${runId}?token=${token}`, `/dashboard/api/runs/${runId}/suite?token=${token}`]) {
+      for (const url of [pageUrl, `/dashboard/api/runs/${runId}?token=${token}`, `/dashboard/api/runs/${runId}/suite?token=${token}`, `/dashboard/api/runs/${runId}/heads?token=${token}`]) {
         expect((await stack.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
         expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(403);
       }
@@ -188,6 +188,7 @@ describe('run dashboard', () => {
     // The other run's token does not open this run...
     const refused = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}?token=${otherToken}` });
     expect(refused.statusCode).toBe(403);
+    expect((await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}/heads?token=${otherToken}` })).statusCode).toBe(403);
     // ...and opens the other run with the other tenant's data, while it is still going (no verdict yet).
     const own = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${created.body.id}?token=${otherToken}` });
     expect(own.statusCode).toBe(200);

@@ -550,6 +550,9 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, 'GET', `/dashboard/api/runs/${slowRun.body.id}?token=${encodeURIComponent(cancelledToken)}`);
     await expectStatus(403, 'GET', `/dashboard/api/runs/${first.body.id}?token=${encodeURIComponent(token)}`);
     await expectStatus(200, 'GET', `/dashboard/api/runs/${second.body.id}/suite?token=${encodeURIComponent(token)}`);
+    await expectStatus(200, 'GET', `/dashboard/api/runs/${second.body.id}/heads?token=${encodeURIComponent(token)}&limit=10`);
+    await expectStatus(403, 'GET', `/dashboard/api/runs/${first.body.id}/heads?token=${encodeURIComponent(token)}`);
+    await expectStatus(400, 'GET', `/dashboard/api/runs/${second.body.id}/heads?token=${encodeURIComponent(token)}&limit=0`);
     await expectStatus(403, 'GET', `/dashboard/api/runs/${first.body.id}/suite?token=${encodeURIComponent(token)}`);
 
     // Errors.

@@ -53,7 +53,7 @@ suites:
 describe('loadRvsFile', () => {
   it('applies defaults and takes every ${NAME} from the environment', () => {
     const loaded = loadRvsFile(FILE, 'rvs.yaml', { KEY_A: 'k-123', TOKEN: 't-456' });
-    expect(loaded.secrets).toEqual([{ url: 'https://rpc.example.com/k-123', headers: { authorization: 'Bearer t-456' } }]);
+    expect(loaded.secrets).toEqual([{ url: 'https://rpc.example.com/k-123', wsUrl: null, headers: { authorization: 'Bearer t-456' } }]);
     expect(loaded.file.chains[0]).toEqual({ slug: 'devnet', name: 'Devnet', family: 'evm', chain_id: null, explorer_url: null });
     expect(loaded.file.endpoints[0]!.timeout_ms).toBe(10_000);
     expect(loaded.file.suites[0]).toMatchObject({ description: '', reference: null, thresholds: { latency_p95_max_ms: 500 }, workload: { requests_per_target: 100 } });

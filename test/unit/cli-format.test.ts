@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RunView, VerdictView } from '../../src/cli/client';
 import { formatJson, formatJunit, formatMarkdown, formatRun, formatText, formatVerdict, xmlEscape, type VerdictReport } from '../../src/cli/format';
+import type { CandidateFreshness } from '../../src/domain/freshness';
+import { computeVerdict } from '../../src/domain/verdict';
+import { input, reference, steady, THRESHOLDS } from './verdict/fixtures';
 
 const RUN_ID = '9c1d2e3f-aaaa-4bbb-8ccc-ddddeeeeffff';
 const DASHBOARD = `http://rvs.test/dashboard/runs/${RUN_ID}?token=abc&x=1`;
@@ -347,5 +350,114 @@ describe('formatRun', () => {
 
   it('json is the run as returned', () => {
     expect(JSON.parse(formatRun('json', created, url))).toEqual(created);
+  });
+});
+
+describe('the head watch (freshness_vs_reference) in text and JUnit', () => {
+  function measured(targetId: string, over: Partial<CandidateFreshness> & { lagsMs: number[] }): CandidateFreshness {
+    const { lagsMs, ...rest } = over;
+    return {
+      targetId,
+      announced: 100,
+      reorgs: 0,
+      duplicates: 0,
+      reconnects: 0,
+      disconnects: 0,
+      dropped: 0,
+      longestStallMs: 1_300,
+      judged: 100,
+      missed: 0,
+      late: 0,
+      unjudged: 2,
+      lagsUs: Float64Array.from(lagsMs.map((ms) => ms * 1000)).sort(),
+      ...rest,
+    };
+  }
+  const lags = (n: number, ms: number) => Array.from({ length: n }, (_, i) => ms + (i % 10));
+  /** A verdict as the service computes it and the API returns it (through JSON), with three candidates. */
+  function freshnessVerdict(thresholds = {}, via: 'subscribe' | 'poll' = 'subscribe'): VerdictView {
+    const r = steady(100);
+    const computed = computeVerdict(
+      input({
+        reference: reference(r.stats, r.latencies),
+        thresholds: { ...THRESHOLDS, ...thresholds },
+        freshness: {
+          via,
+          duration_s: 120,
+          grace_ms: 2_000,
+          late_ms: 1_000,
+          poll_interval_ms: 250,
+          measured: {
+            reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, longestStallMs: 1_100 },
+            candidates: [
+              measured('fast', { lagsMs: lags(100, 40) }),
+              measured('dropping', { missed: 7, late: 2, reconnects: 3, duplicates: 1, lagsMs: lags(93, 300) }),
+              measured('short', { judged: 8, announced: 8, longestStallMs: 41_000, lagsMs: lags(8, 20) }),
+              measured('young', { judged: 8, announced: 8, lagsMs: lags(8, 20) }),
+            ],
+            observerGaps: [{ fromMs: 30_000, toMs: 52_500 }],
+          },
+          endpoints: {
+            ref: { endpoint_id: 'e-ref', endpoint_name: 'ref-node' },
+            fast: { endpoint_id: 'e-fast', endpoint_name: 'fast-node' },
+            dropping: { endpoint_id: 'e-dropping', endpoint_name: 'dropping-node' },
+            short: { endpoint_id: 'e-short', endpoint_name: 'stalling-node' },
+            young: { endpoint_id: 'e-young', endpoint_name: 'young-node' },
+          },
+        },
+      }),
+    );
+    return JSON.parse(JSON.stringify({ ...computed, dashboard_url: DASHBOARD })) as VerdictView;
+  }
+
+  it('text: one row per candidate with lag p50 / p95 intervals, missed, late, stall, reorgs, duplicates, reconnects, and the observer gap', () => {
+    const text = formatText({ runId: RUN_ID, verdict: freshnessVerdict(), run });
+    const lines = text.split('\n');
+    const start = lines.findIndex((l) => l.startsWith('Head arrivals over 120 s via subscribe'));
+    expect(lines[start]).toBe('Head arrivals over 120 s via subscribe; the reference ref-node announced 102 heads. Lag behind it, p50 / p95 [95% confidence interval]:');
+    expect(lines.slice(start + 1, start + 7)).toEqual([
+      '  endpoint       lag p50           lag p95           missed         late  longest stall  reorgs  duplicates  reconnects',
+      '  fast-node      44 ms [43–46]     49 ms [48–49]     0 of 100 (0%)  0     1.3 s          0       0           0',
+      '  dropping-node  304 ms [303–305]  309 ms [308–309]  7 of 100 (7%)  2     1.3 s          0       1           3',
+      '  stalling-node  23 ms [20–27]     27 ms [25–∞]      0 of 8 (0%)    0     41.0 s         0       0           0',
+      '  young-node     23 ms [20–27]     27 ms [25–∞]      0 of 8 (0%)    0     1.3 s          0       0           0',
+      '  The observer was gone from 30.0 s to 52.5 s (a worker lost): heads then were not judged.',
+    ]);
+  });
+
+  it('JUnit: one testcase per candidate, a failure naming the endpoint and the figure beside its limit, inconclusive skipped', () => {
+    const doc = parseXml(formatJunit({ runId: RUN_ID, verdict: freshnessVerdict(), run }));
+    const testcases = all(doc, 'testcase').filter((t) => t.attrs.name!.startsWith('freshness_vs_reference'));
+    expect(testcases.map((t) => t.attrs.name)).toEqual([
+      'freshness_vs_reference: fast-node',
+      'freshness_vs_reference: dropping-node',
+      'freshness_vs_reference: stalling-node',
+      'freshness_vs_reference: young-node',
+    ]);
+    const [fast, dropping, stalling, young] = testcases;
+    expect(fast!.children).toEqual([]);
+    expect(dropping!.children.map((c) => c.name)).toEqual(['failure']);
+    expect(dropping!.children[0]!.attrs.message).toBe(
+      'dropping-node: lag p95 309 ms [308–309] (limit 500 ms), missed 7 of 100 (7%; limit 1%), longest stall 1.3 s (limit 30 s) — fail: missed more heads than allowed',
+    );
+    expect(JSON.parse(dropping!.children[0]!.text.slice(dropping!.children[0]!.text.indexOf('{')))).toMatchObject({ endpoint_name: 'dropping-node', missed: 7, judged: 100, reconnects: 3 });
+    expect(stalling!.children[0]!.attrs.message).toMatch(/^stalling-node: .*longest stall 41\.0 s \(limit 30 s\) — fail: stalled longer than allowed$/);
+    expect(young!.children.map((c) => c.name)).toEqual(['skipped']);
+    expect(young!.children[0]!.attrs.message).toMatch(/^young-node: lag p95 .* — inconclusive: the lag p95 interval straddles the limit/);
+    // The latency checks stay one testcase each; the counts cover every candidate's case.
+    const total = all(doc, 'testcase').length;
+    expect(doc.attrs).toMatchObject({ tests: String(total), failures: String(all(doc, 'failure').length), skipped: String(all(doc, 'skipped').length) });
+    expect(all(doc, 'failure')).toHaveLength(2);
+  });
+
+  it('text: a polled watch says its resolution is the poll interval', () => {
+    const text = formatText({ runId: RUN_ID, verdict: freshnessVerdict({}, 'poll'), run });
+    expect(text).toContain('Head arrivals over 120 s via poll (polled every 250 ms: arrivals are known to within that); the reference ref-node announced 102 heads.');
+  });
+
+  it('JUnit: a freshness check without per-candidate details stays one testcase', () => {
+    const v = verdict({ checks: [{ name: 'freshness_vs_reference', status: 'fail', message: 'old service: failed' }] });
+    const doc = parseXml(formatJunit({ runId: RUN_ID, verdict: v, run }));
+    expect(all(doc, 'testcase').map((t) => t.attrs.name)).toEqual(['freshness_vs_reference']);
   });
 });

@@ -41,7 +41,8 @@ function judgeCandidate(
   return { status: 'inconclusive', reason: 'lag_straddles_limit', missedPct, lagP95 };
 }
 
-const REASON_TEXT: Record<FreshnessReason, string> = {
+/** Each reason as the check's message ends its candidate's part (the CLI's JUnit testcases say it too). */
+export const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
   nothing_judged: 'inconclusive: no reference head could be judged',
   missed_above_limit: 'fail: missed more heads than allowed',
   stall_above_limit: 'fail: stalled longer than allowed',
@@ -106,7 +107,7 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
   };
   const parts = candidates.map((c) => {
     const p95 = c.lag_ms === null ? 'no lag measured' : `lag p95 ${showMs(c.lag_ms.p95.point)} ms [${showMs(c.lag_ms.p95.lower)}–${showMs(c.lag_ms.p95.upper)}]`;
-    return `${c.endpoint_name}: ${p95}, missed ${c.missed} of ${c.judged}, longest stall ${round1(c.longest_stall_ms / 1000)} s — ${REASON_TEXT[c.reason]}`;
+    return `${c.endpoint_name}: ${p95}, missed ${c.missed} of ${c.judged}, longest stall ${round1(c.longest_stall_ms / 1000)} s — ${FRESHNESS_REASON_TEXT[c.reason]}`;
   });
   const details: FreshnessDetails = {
     head_lag_p95_max_ms: limits.lagMs,

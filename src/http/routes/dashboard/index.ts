@@ -6,7 +6,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../../../errors';
 import type { Deps } from '../../../services/context';
-import { dashboardAccessAllowed, dashboardTenantEnabled, getDashboardData, getDashboardSuiteTrend } from '../../../services/dashboard';
+import { dashboardAccessAllowed, dashboardTenantEnabled, getDashboardData, getDashboardHeads, getDashboardSuiteTrend } from '../../../services/dashboard';
+import { listHeadsQuery } from '../../../services/runs/heads';
+import { HeadArrivalPage } from '../runs/schemas';
 import { limitDashboardRequest } from '../../rate-limit';
 import { exact } from '../shared/exact';
 import { operation } from '../shared/operation';
@@ -152,6 +154,40 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
         throw forbidden('this dashboard link is invalid or has expired');
       }
       return exact(DashboardSuiteTrend, await getDashboardSuiteTrend(deps, request.params.runId, tokenOf(request) as string));
+    },
+  );
+
+  // Loose: the link's token rides in the same query string (documented by the dashboardLink scheme).
+  const headsQuery = listHeadsQuery
+    .extend({
+      target_id: listHeadsQuery.shape.target_id.describe('only heads of this target'),
+    })
+    .loose();
+  app.get(
+    '/dashboard/api/runs/:runId/heads',
+    {
+      ...operation({
+        method: 'GET',
+        scope: 'public',
+        dashboardLink: true,
+        operationId: 'getDashboardHeads',
+        summary: 'The heads the run\'s head watch stored, for the run page\'s arrival-lag chart',
+        description:
+          'Read by the page at /dashboard/runs/{runId}?token=… when the run watched heads (config.freshness): the same pages as ' +
+          '`GET /v1/runs/{runId}/heads`, authorised by the run\'s link token (read-only, expiring).',
+        tag: 'dashboard',
+        params,
+        querystring: headsQuery,
+        success: { status: 200, description: 'a page of head arrivals', schema: HeadArrivalPage },
+      }),
+      ...dashboardHooks,
+    },
+    async (request) => {
+      if (!dashboardAccessAllowed(deps, request.params.runId, tokenOf(request))) {
+        throw forbidden('this dashboard link is invalid or has expired');
+      }
+      const { limit, offset, target_id } = request.query;
+      return exact(HeadArrivalPage, await getDashboardHeads(deps, request.params.runId, { limit, offset, target_id }));
     },
   );
 
