@@ -7,7 +7,7 @@ import {
   judgePersisting,
   PERSISTING_LIMIT_SD,
   PERSISTING_LOOKBACK,
-  PERSISTING_REFERENCE_SD,
+  PERSISTING_SINGLE_ALLOWANCE_SD,
   type BaselineModel,
   type HistoryDecision,
   type PersistingDecision,
@@ -139,25 +139,30 @@ describe('historyBand with a longer lookback for its spread', () => {
   });
 });
 
-describe('judgePersisting (sequential rule: a one-sided CUSUM over the candidate and the two newest passing runs)', () => {
+describe('judgePersisting (sequential rule: the windows of the last 1, 2 and 3 runs against up to 100 earlier runs)', () => {
   const EARLIER = [...TEN, ...TEN, ...TEN]; // 30 earlier runs around 80 ms
   const judge = (candidate: number, recent: number[], earlier = EARLIER) =>
     judgePersisting({ candidateP95Us: candidate, historyP95sUs: [...recent, ...earlier], maxPct: 20, floorMs: 5 });
   const logs = EARLIER.map(Math.log);
   const mean = logs.reduce((a, b) => a + b) / logs.length;
-  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
+  // Thirty earlier runs estimate the sd less well than a full lookback: the scale widens by t(29)/t(99).
+  const sd =
+    Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1)) *
+    (studentTQuantile(0.99, 29) / studentTQuantile(0.99, PERSISTING_LOOKBACK - 1));
   const z = (us: number) => (Math.log(us) - mean) / sd;
 
   it.each<[string, number, number[], number[], PersistingDecision['status'], PersistingDecision['reason'], number]>([
-    ['three runs ~27 % slower than thirty before', 104_000, [100_000, 102_000], EARLIER, 'fail', 'persisting', 3],
-    ['two slow runs after a normal one: the streak starts at the first slow one', 104_000, [102_000, 80_000], EARLIER, 'fail', 'persisting', 2],
-    ['the candidate back to normal ends the streak', 78_000, [100_000, 102_000], EARLIER, 'pass', 'not_slower', 3],
-    ['a slow candidate after normal runs is the band\'s to judge, not a streak', 150_000, [80_000, 81_000], EARLIER, 'pass', 'within_limit', 1],
-    ['streak 10 % slower: the CUSUM grows but stays under h', 89_000, [89_000, 89_000], EARLIER, 'pass', 'within_limit', 3],
-    ['runs only a little slower never start a streak', 86_000, [86_000, 86_000], EARLIER, 'pass', 'within_limit', 1],
-    ['streak 23 % slower but with 8 noisy runs before: within the widened scale', 99_000, [98_000, 100_000], [60_000, 110_000, 70_000, 95_000, 60_000, 110_000, 70_000, 95_000], 'pass', 'within_limit', 1],
-    ['fewer than 8 earlier runs: no rule', 104_000, [100_000, 102_000], TEN.slice(0, 7), 'pass', 'too_few_runs', 3],
-    ['no earlier passing run besides the pool', 104_000, [100_000], [], 'pass', 'too_few_runs', 2],
+    ['three runs ~27 % slower than thirty before: the longest failing window is shown', 104_000, [100_000, 102_000], EARLIER, 'fail', 'persisting', 3],
+    ['two slow runs after a normal one: the window of two', 104_000, [102_000, 80_000], EARLIER, 'fail', 'persisting', 2],
+    ['three runs 21 % slower, none unusual enough alone', 97_000, [97_000, 97_000], EARLIER, 'fail', 'persisting', 3],
+    ['the candidate alone 24 % slower, judged against the long lookback', 100_000, [80_000, 81_000], EARLIER, 'fail', 'persisting', 1],
+    ['the candidate alone 18 % slower: under its limit', 95_000, [80_000, 81_000], EARLIER, 'pass', 'within_limit', 1],
+    ['the candidate back to normal ends a regression', 78_000, [100_000, 102_000], EARLIER, 'pass', 'not_slower', 3],
+    ['three runs 11 % slower: under h', 89_000, [89_000, 89_000], EARLIER, 'pass', 'within_limit', 3],
+    ['two runs 16 % slower after a normal one: under h', 93_000, [93_000, 80_000], EARLIER, 'pass', 'within_limit', 2],
+    ['three runs 23 % slower but with 8 noisy runs before: within the widened scale', 99_000, [98_000, 100_000], [60_000, 110_000, 70_000, 95_000, 60_000, 110_000, 70_000, 95_000], 'pass', 'within_limit', 3],
+    ['fewer than 8 earlier runs: no rule', 104_000, [100_000, 102_000], TEN.slice(0, 7), 'pass', 'too_few_runs', 1],
+    ['no earlier passing run besides the window', 104_000, [100_000], [], 'pass', 'too_few_runs', 1],
   ])('%s → %s (%s)', (_name, candidate, recent, earlier, status, reason, runs) => {
     const d = judge(candidate, recent, earlier);
     expect(d.reason).toBe(reason);
@@ -165,32 +170,35 @@ describe('judgePersisting (sequential rule: a one-sided CUSUM over the candidate
     expect(d.runs).toBe(runs);
   });
 
-  it('the statistic is the CUSUM S = max(0, S + z − κ) over the streak, against the decision interval h', () => {
-    const d = judge(104_000, [100_000, 102_000]);
-    const expected = [102_000, 100_000, 104_000].reduce((s, v) => Math.max(0, s + z(v) - PERSISTING_REFERENCE_SD), 0);
-    expect(d.t).toBeCloseTo(expected, 9);
-    expect(d.limit).toBe(PERSISTING_LIMIT_SD);
+  it('a window of k runs is Σz/√k against h; the candidate alone against h − the single-run allowance', () => {
+    const three = judge(97_000, [97_000, 97_000]);
+    expect(three.t).toBeCloseTo((3 * z(97_000)) / Math.sqrt(3), 9);
+    expect(three.limit).toBe(PERSISTING_LIMIT_SD);
+    const one = judge(100_000, [80_000, 81_000]);
+    expect(one.t).toBeCloseTo(z(100_000), 9);
+    expect(one.limit).toBeCloseTo(PERSISTING_LIMIT_SD - PERSISTING_SINGLE_ALLOWANCE_SD, 12);
     // Just under h passes, just over fails: the same runs judged with h on either side of the statistic.
-    const at = (limitSd: number) => judgePersisting({ candidateP95Us: 104_000, historyP95sUs: [100_000, 102_000, ...EARLIER], maxPct: 20, floorMs: 5, limitSd });
-    expect(at(expected + 1e-6).reason).toBe('within_limit');
-    expect(at(expected - 1e-6).reason).toBe('persisting');
+    const at = (limitSd: number) => judgePersisting({ candidateP95Us: 97_000, historyP95sUs: [97_000, 97_000, ...EARLIER], maxPct: 20, floorMs: 5, limitSd });
+    expect(at(three.t + 1e-6).reason).toBe('within_limit');
+    expect(at(three.t - 1e-6).reason).toBe('persisting');
   });
 
-  it('a slow streak under max_pct or the floor passes however unusual', () => {
+  it('a slow window under max_pct or the floor passes however unusual', () => {
     const flat = Array.from({ length: 30 }, (_, i) => 80_000 + (i % 3) * 100);
     expect(judge(90_000, [90_000, 90_000], flat).reason).toBe('under_pct');
     const fast = Array.from({ length: 30 }, (_, i) => 2_000 + (i % 3) * 10);
     expect(judgePersisting({ candidateP95Us: 4_000, historyP95sUs: [4_000, 4_000, ...fast], maxPct: 20, floorMs: 5 }).reason).toBe('under_floor');
   });
 
-  it('compares with at most 30 earlier runs and names how many', () => {
-    const d = judge(104_000, [100_000, 102_000], [...EARLIER, ...EARLIER]);
+  it('compares with at most 100 earlier runs and names how many', () => {
+    const d = judge(104_000, [100_000, 102_000], [...EARLIER, ...EARLIER, ...EARLIER, ...EARLIER]);
     expect(d.runs).toBe(3);
     expect(d.reference_runs).toBe(PERSISTING_LOOKBACK);
+    expect(PERSISTING_LOOKBACK).toBe(100);
   });
 
   it('reads enough passing runs for both rules', () => {
-    expect(historyRunsToRead(10)).toBe(32);
-    expect(historyRunsToRead(50)).toBe(50);
+    expect(historyRunsToRead(10)).toBe(102);
+    expect(historyRunsToRead(150)).toBe(150);
   });
 });

@@ -116,9 +116,12 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
   const persists = judged.status !== 'fail' && judged.reason !== 'no_samples' && persisting.status === 'fail';
   const status = persists ? 'fail' : judged.status;
   const message = persists
-    ? `${what} — fail: regression persisting over ${persisting.runs} runs since run ${pooledIds.at(-1)} ` +
-      `(their p95s ${formatPct(round1(persisting.vs_median_pct))} over the median of the ${persisting.reference_runs} runs before, ` +
-      `CUSUM ${persisting.t.toFixed(2)} sd > ${persisting.limit.toFixed(2)}; this run alone was ${why.replace(/^pass: /, '')})`
+    ? persisting.runs === 1
+      ? `${what} — fail: ${formatPct(round1(persisting.vs_median_pct))} over the median of the ${persisting.reference_runs} passing runs before ` +
+        `the two newest (z ${persisting.t.toFixed(2)} sd > ${persisting.limit.toFixed(2)}; against its ${band.runs}-run window alone it was ${why.replace(/^pass: /, '')})`
+      : `${what} — fail: regression persisting over ${persisting.runs} runs since run ${pooledIds.at(-1)} ` +
+        `(their p95s ${formatPct(round1(persisting.vs_median_pct))} over the median of the ${persisting.reference_runs} runs before, ` +
+        `Σz/√${persisting.runs} ${persisting.t.toFixed(2)} sd > ${persisting.limit.toFixed(2)}; this run alone was ${why.replace(/^pass: /, '')})`
     : `${what} — ${why}`;
   const runIds = history.map((h) => h.run_id);
   const finite = (x: number, digits: number) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);

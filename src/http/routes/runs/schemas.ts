@@ -206,21 +206,21 @@ export const BaselineLimits = component(
     history_upper_ms: z.number().optional().describe('history: upper limit of the one-sided t prediction interval at `upper_boundary` (99.5 % by default)'),
     history_lower_ms: z.number().optional(),
     history_log_sd: z.number().optional(),
-    history_spread_runs: int.optional().describe('history: passing runs the log-scale sd was estimated from (the window, or the longer lookback of up to 32 runs)'),
+    history_spread_runs: int.optional().describe('history: passing runs the log-scale sd was estimated from (the window, or the longer lookback of up to 102 runs)'),
     upper_boundary: z.number().optional(),
     persisting: z
       .object({
         status: z.enum(['pass', 'fail']),
         reason: z.enum(['too_few_runs', 'not_slower', 'within_limit', 'under_pct', 'under_floor', 'persisting']),
-        run_ids: z.array(uuid).describe('this run and the passing runs pooled with it, newest first; the streak starts at the last'),
-        reference_runs: int.describe('earlier passing runs they were compared with (8 to 30)'),
-        t: z.number().nullable().describe('the one-sided CUSUM over the streak, in standard deviations of the earlier runs\' ln p95'),
-        limit: z.number().nullable().describe('the CUSUM\'s decision interval h, in standard deviations (calibrated so that the band and this rule together fail an unchanged endpoint on at most 1 − `level` of runs)'),
-        vs_median_pct: z.number().nullable().describe('the pooled runs\' geometric mean p95 over the earlier runs\' median'),
+        run_ids: z.array(uuid).describe('this run and the passing runs in the window shown with it (1 to 3), newest first; the regression starts at the last'),
+        reference_runs: int.describe('earlier passing runs they were compared with (8 to 100)'),
+        t: z.number().nullable().describe('the window\'s Σz/√k (k runs, each z in standard deviations of the earlier runs\' ln p95)'),
+        limit: z.number().nullable().describe('the window\'s limit: h for 2 or 3 runs, h − 0.3 for this run alone, in standard deviations (calibrated so that the band and this rule together fail an unchanged endpoint on at most 1 − `level` of runs)'),
+        vs_median_pct: z.number().nullable().describe('the window\'s geometric mean p95 over the earlier runs\' median'),
         level: z.number().describe('1 − the per-run false-fail budget the band and this rule share (0.99)'),
       })
       .optional()
-      .describe('history: the sequential rule that catches a regression persisting over several runs (absent from verdicts judged before it)'),
+      .describe('history: the sequential rule that catches a regression persisting over several runs, or one run slower than the long lookback allows (absent from verdicts judged before it)'),
     vs_baseline_interval_pct: intervalPct.optional().describe('previous_run / run: 95 % interval of the difference'),
     run_drift_sd: z.number().optional().describe('previous_run / run: log-scale run-drift allowance added to each side'),
   }),
