@@ -102,6 +102,21 @@ describe('computeVerdict: latency_vs_baseline', () => {
     expect(check(alone, 'latency_vs_baseline').status).toBe('pass');
   });
 
+  it('history: one run the 10-run band passes fails against the long lookback, and says so', () => {
+    // A hundred passing runs around 100 ms (±9 %), then eight at 118 ms that lift the band's centre, then two normal ones.
+    const earlier = Array.from({ length: 100 }, (_, i) => [100, 88, 114, 93, 108, 90, 112, 96, 104, 95][i % 10]!);
+    const lookback = historyOf([100, 100, ...Array<number>(8).fill(118), ...earlier]);
+    const history = lookback.slice(0, 10);
+    const c = steady(135);
+    const result = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history, lookback, previous: null } }));
+    const baseline = check(result, 'latency_vs_baseline');
+    expect(baseline.status).toBe('fail');
+    expect(baseline.details.reason).toBe('persisting');
+    expect(baseline.message).toContain('over the median of the 100 passing runs before the two newest');
+    expect(baseline.message).toContain('against its 10-run window alone it was within the band of the history');
+    expect(historyDetails(baseline).limits.persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID], reference_runs: 100 });
+  });
+
   it('history: a candidate with no successful call is inconclusive', () => {
     const result = computeVerdict(
       input({ candidate: noSuccess(100), baseline: { mode: 'history', minRuns: 5, history: steadyHistory(5), previous: null } }),
