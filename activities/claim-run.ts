@@ -3,6 +3,7 @@ import type { Sql } from '../src/db/client';
 import { claimRun as claimRunRow, findRun, findRunTargets } from '../src/db/runs';
 import { runSettingsOf } from '../src/domain/run-plan';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
+import { DEFAULT_VANTAGE_START_TIMEOUT_S } from '../src/domain/vantage';
 import type { ClaimRunResult } from './types';
 
 /**
@@ -27,5 +28,7 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
     durationMs: workload.duration_s === null ? null : workload.duration_s * 1000,
     ratePerSecond: workload.rate_per_second,
     freshnessDurationS: run.config_snapshot.suite.config.freshness?.duration_s ?? null,
+    vantagePoints: run.config_snapshot.suite.config.vantage_points ?? null,
+    vantageStartTimeoutMs: (run.config_snapshot.suite.config.vantage_start_timeout_s ?? DEFAULT_VANTAGE_START_TIMEOUT_S) * 1000,
   };
 }
