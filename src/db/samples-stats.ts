@@ -99,11 +99,12 @@ export async function successfulOrderStatistics(
  * Share of the 1 s buckets between the first and the last sample of the given targets in which
  * at least one call succeeded (empty seconds count); null when there is no sample.
  */
-export async function answeredSecondShare(sql: Queryable, runId: string, targetIds: readonly string[]): Promise<number | null> {
+export async function answeredSecondShare(sql: Queryable, runId: string, targetIds: readonly string[], region?: string): Promise<number | null> {
+  const only = region ?? null;
   const [row] = await sql<{ answered: number; seconds: number | null }[]>`
     select (count(distinct date_trunc('second', started_at)) filter (where ok))::int as answered,
       (extract(epoch from date_trunc('second', max(started_at)) - date_trunc('second', min(started_at))))::int + 1 as seconds
-    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[])`;
+    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and (${only}::text is null or region = ${only})`;
   if (!row || row.seconds === null) return null;
   return row.answered / row.seconds;
 }

@@ -29,7 +29,16 @@ import {
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { measureFreshness } from '../domain/freshness';
-import { computeVerdict, verdictRanks, type BaselineInput, type FreshnessWatchInput, type VerdictValue } from '../domain/verdict';
+import {
+  computeVerdict,
+  verdictRanks,
+  type BaselineInput,
+  type FreshnessWatchInput,
+  type RegionInput,
+  type VerdictInput,
+  type VerdictValue,
+} from '../domain/verdict';
+import { findUnavailableRegions } from '../db/vantage';
 import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
@@ -259,6 +268,59 @@ async function freshnessOfRun(
   return { ...config, measured, endpoints };
 }
 
+/**
+ * The verdict input restricted to each vantage point's samples (the run's checks are judged per
+ * region on these). What judges the run as a whole — baseline, correctness, the head watch, the
+ * per-method and pairing figures — is not repeated per region.
+ */
+async function regionInputs(
+  sql: postgres.TransactionSql,
+  runId: string,
+  vantagePoints: readonly string[],
+  run: VerdictInput,
+  t: { primaryDone: readonly RunTargetRow[]; reference: RunTargetRow | undefined; targets: readonly RunTargetRow[] },
+): Promise<RegionInput[]> {
+  const primaryIds = t.primaryDone.map((p) => p.id);
+  const unavailable = await findUnavailableRegions(sql, runId);
+  const names = new Map(t.targets.map((target) => [target.id, target.endpoint_name]));
+  const out: RegionInput[] = [];
+  for (const region of vantagePoints) {
+    const measured = await aggregateLatency(sql, runId, primaryIds, region);
+    const targetLatencies = [];
+    for (const p of t.primaryDone) {
+      targetLatencies.push({
+        endpoint_id: p.endpoint_id,
+        endpoint_name: p.endpoint_name,
+        stats: (await aggregateLatency(sql, runId, [p.id], region)).calls,
+        latencies: await successfulOrderStatistics(sql, runId, [p.id], verdictRanks, region),
+      });
+    }
+    const ref = t.reference;
+    out.push({
+      region,
+      unavailableEndpoints: (unavailable.get(region) ?? []).map((id) => names.get(id) ?? id),
+      input: {
+        ...run,
+        candidate: { ...measured, tests: run.candidate.tests },
+        candidateLatencies: await successfulOrderStatistics(sql, runId, primaryIds, verdictRanks, region),
+        targets: targetLatencies,
+        candidateAnsweredShare: await answeredSecondShare(sql, runId, primaryIds, region),
+        reference:
+          ref && run.reference
+            ? {
+                endpoint_id: ref.endpoint_id,
+                endpoint_name: ref.endpoint_name,
+                stats: { ...emptyStats(), ...(await aggregateLatency(sql, runId, [ref.id], region)) },
+                latencies: await successfulOrderStatistics(sql, runId, [ref.id], verdictRanks, region),
+                answeredShare: await answeredSecondShare(sql, runId, [ref.id], region),
+              }
+            : null,
+      },
+    });
+  }
+  return out;
+}
+
 async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
@@ -311,7 +373,7 @@ async function finalizeLocked(
     }
   }
   const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
-  const verdict = computeVerdict({
+  const verdictInput: VerdictInput = {
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
     source: { branch: run.branch, commit: run.commit_sha, baselineBranch: baselineBranchOfRun(run) },
@@ -336,7 +398,10 @@ async function finalizeLocked(
     correctness:
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
     ...(freshness ? { freshness } : {}),
-  });
+  };
+  const vantagePoints = run.config_snapshot.suite.config.vantage_points;
+  const regions = judgedAtAll && vantagePoints ? await regionInputs(sql, run.id, vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
+  const verdict = computeVerdict(verdictInput, regions);
   const ended = await finishRun(sql, run.id, {
     status: input.status,
     failureReason: input.failureReason,
