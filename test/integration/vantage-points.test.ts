@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VANTAGE_HEADER } from '../../activities/endpoint-client';
 import { workflowIdForRun } from '../../src/temporal/constants';
@@ -115,6 +117,27 @@ describe('vantage points: a worker per region, each on its own probe queue', () 
     expect(verdict.body.verdict).toBe('pass');
     expect(verdict.body.markdown_summary).toContain('| Region | Status | Calls | Failed | p95 | latency_p95 | availability |');
     expect(verdict.body.markdown_summary).toContain(`| ${b} | ✅ pass | ${planned} | 0 | ${byRegion[b]!.latency.p95_ms} ms | ✅ pass |`);
+
+    // The dashboard's run page shows the region × check table (Debian's chromium, as dashboard-browser.test.ts).
+    await stack.app.listen({ host: '127.0.0.1', port: 0 });
+    const origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
+    const link = new URL(run.dashboard_url as string);
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${origin}${link.pathname}${link.search}`);
+      await page.waitForSelector('#app[data-state="loaded"]');
+      expect(await page.isVisible('#regions-section')).toBe(true);
+      const rows = await page.$$eval('#regions-table tbody tr', (trs) =>
+        trs.map((tr) => [tr.getAttribute('data-region'), tr.getAttribute('data-status'), tr.querySelector('[data-check="latency_p95"] [data-status]')?.getAttribute('data-status')]),
+      );
+      expect(rows).toEqual([
+        [a, 'pass', 'pass'],
+        [b, 'pass', 'pass'],
+      ]);
+    } finally {
+      await browser.close();
+    }
 
     // The Temporal UI can filter runs by region.
     await until(async () => {
