@@ -90,6 +90,16 @@ describe('vantage points: a worker per region, each on its own probe queue', () 
       { region: a, n: planned, distinct_seq: planned },
       { region: b, n: planned, distinct_seq: planned },
     ]);
+    // The samples API says where each call came from and filters by region.
+    const fromRegion = await get<{ data: { region: string }[]; pagination: { total: number } }>(
+      stack.app,
+      `/v1/runs/${run.id}/samples?region=${b}&limit=5`,
+      auth,
+    );
+    expect(fromRegion.status).toBe(200);
+    expect(fromRegion.body.pagination.total).toBe(planned);
+    expect(new Set(fromRegion.body.data.map((sample) => sample.region))).toEqual(new Set([b]));
+    expect((await get(stack.app, `/v1/runs/${run.id}/samples?region=B%20C`, auth)).status).toBe(400);
     // The run's stats pool both regions.
     expect(run.stats.calls.total).toBe(2 * planned);
     // Each region's calls reached the node from its own worker, saying where they came from.

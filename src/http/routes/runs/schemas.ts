@@ -523,6 +523,7 @@ export const Sample = component(
       .string()
       .nullable()
       .describe('invalid_response only: why the answer was unusable, a fixed text (e.g. "result nested deeper than 64 levels"), never bytes of the answer'),
+    region: z.string().describe('the vantage point that sent the call (suite vantage_points); "local" for runs without'),
   }),
 );
 
