@@ -157,6 +157,45 @@ describe('vantage points: a worker per region, each on its own probe queue', () 
     }, 30_000, 'the run listed under its region');
   });
 
+  it('pairs a candidate\'s call with the reference\'s call of the same seq from the same region', { timeout: 120_000 }, async () => {
+    const planned = 60;
+    startRegion(a);
+    startRegion(b);
+    const referenceNode = await startFakeNode(fartherFrom(b, FAR_MS));
+    try {
+      const { auth } = await stack.newTenant();
+      const setup = await createSuite(stack.app, auth, {
+        candidates: [node.url],
+        reference: referenceNode.url,
+        config: {
+          // Open loop with a reference: both sides share one schedule, so each seq is a pair.
+          workload: { requests_per_target: planned, rate_per_second: 60, concurrency: 8, warmup_requests: 0, timeout_ms: 2_000 },
+          thresholds: { latency_p95_max_ms: 1_000, correctness_enabled: true },
+          vantage_points: [a, b],
+          vantage_start_timeout_s: 30,
+        },
+      });
+      const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const run = await waitForRun(stack.app, auth, created.body.id, 90_000);
+      expect(run.status, run.failure_reason ?? '').toBe('success');
+      const verdict = await get<{
+        regions: RegionVerdict[];
+        reference_comparison: { pairing: { method: string; pairs: number } };
+        checks: { name: string; details: { compared?: number } }[];
+      }>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+      // One pair per seq and region: never a's candidate call against b's reference call.
+      expect(verdict.body.reference_comparison.pairing).toMatchObject({ method: 'paired', pairs: 2 * planned });
+      expect(verdict.body.checks.find((c) => c.name === 'correctness')!.details.compared).toBe(2 * planned);
+      // Each region compares its candidate with its own reference: both 40 ms farther from b, so neither drifts.
+      for (const region of verdict.body.regions) {
+        expect(region.checks.map((c) => c.name)).toEqual(['latency_p95', 'latency_vs_reference', 'availability']);
+      }
+    } finally {
+      await referenceNode.close();
+    }
+  });
+
   it('region b\'s worker stopped mid-run: b ends as vantage_unavailable within its timeout, a completes, the run passes', { timeout: 150_000 }, async () => {
     const planned = 1_500;
     startRegion(a);
