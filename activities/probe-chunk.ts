@@ -103,7 +103,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       runId: input.runId,
       targetId: input.targetId,
       endpointId: null,
-      activity: 'probeChunk',
+      // A vantage point's chunk is its own execution: its attempts are told apart from another region's of the same seqs.
+      activity: input.region === undefined ? 'probeChunk' : `probeChunk@${input.region}`,
       chunkSeq: input.fromSeq,
       retry: input.retry,
     },
