@@ -14,7 +14,7 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   const targets = await findRunTargets(sql, run.id);
-  const { retry, workload } = runSettingsOf(run);
+  const { retry, workload, freshness, vantagePoints, vantageStartTimeoutMs } = runSettingsOf(run);
   return {
     outcome: claimed ? 'claimed' : TERMINAL_RUN_STATUSES.includes(run.status) ? 'terminal' : 'already_claimed',
     targets: targets.map((t) => ({ targetId: t.id, role: t.role })),
@@ -26,6 +26,8 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
     },
     durationMs: workload.duration_s === null ? null : workload.duration_s * 1000,
     ratePerSecond: workload.rate_per_second,
-    freshnessDurationS: run.config_snapshot.suite.config.freshness?.duration_s ?? null,
+    freshnessDurationS: freshness?.duration_s ?? null,
+    vantagePoints,
+    vantageStartTimeoutMs,
   };
 }

@@ -54,16 +54,30 @@ export function decryptEndpoint(box: SecretBox, endpoint: EndpointRow): { url: s
   };
 }
 
+/** Sent with every call of a run with vantage_points: the region of the worker that sent it. */
+export const VANTAGE_HEADER = 'x-rvs-vantage';
+
 /** Opens a client to the endpoint through the transport of its protocol and the workload's transport. */
 export function openEndpointClient(
   deps: { box: SecretBox; allowPrivateTargets: boolean },
   endpoint: EndpointRow,
-  options: { timeoutMs: number; connections: number; chain: ChainAdapter; fingerprintResults?: boolean; transport?: WorkloadTransport; batchSize?: number },
+  options: {
+    timeoutMs: number;
+    connections: number;
+    chain: ChainAdapter;
+    fingerprintResults?: boolean;
+    transport?: WorkloadTransport;
+    batchSize?: number;
+    /** A vantage point's probe says where it comes from (VANTAGE_HEADER), so the endpoint's operator can tell regions apart. */
+    vantage?: string;
+  },
 ): JsonRpcClient {
   try {
     const open = transportFor(endpoint.protocol, options.transport);
+    const decrypted = decryptEndpoint(deps.box, endpoint);
+    const headers = options.vantage === undefined ? decrypted.headers : { ...decrypted.headers, [VANTAGE_HEADER]: options.vantage };
     return open(
-      { ...decryptEndpoint(deps.box, endpoint), timeoutMs: options.timeoutMs },
+      { ...decrypted, headers, timeoutMs: options.timeoutMs },
       {
         connections: options.connections,
         allowPrivateTargets: deps.allowPrivateTargets,

@@ -7,6 +7,7 @@ import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
+import { recordVantageUnavailable } from '../src/db/vantage';
 import { TenantAttempts } from './tenant-attempts';
 import { watchFreshness } from './watch-freshness';
 import type { ActivityDeps } from './deps';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
     explainMismatches: (input) => explainRunMismatches(deps, input),
     finalizeRun: (input) => finalizeRun(deps, input),
+    recordVantageUnavailable: (input) => recordVantageUnavailable(deps.sql, input),
     enqueueWebhooks: (input) => enqueueWebhooks(deps, input),
     deliverWebhook: (input) => deliverWebhook(webhookDeps, input),
     markWebhookDeliveryFailed: (input) => markWebhookDeliveryFailed(deps, input),

@@ -12,6 +12,7 @@ import {
   recordHead,
 } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
+import { DEFAULT_REGION } from '../src/domain/vantage';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
 import { recordSamples } from '../src/metrics/registry';
@@ -45,10 +46,11 @@ export interface ProbeDeps {
   clients: ClientCache;
 }
 
-function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: ProbedCall, paired: boolean): SampleRow {
+function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: ProbedCall, paired: boolean, region: string): SampleRow {
   return {
     run_id: runId,
     target_id: targetId,
+    region,
     seq: r.seq,
     role,
     method: r.method,
@@ -102,7 +104,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       runId: input.runId,
       targetId: input.targetId,
       endpointId: null,
-      activity: 'probeChunk',
+      // A vantage point's chunk is its own execution: its attempts are told apart from another region's of the same seqs.
+      activity: input.region === undefined ? 'probeChunk' : `probeChunk@${input.region}`,
       chunkSeq: input.fromSeq,
       retry: input.retry,
     },
@@ -143,6 +146,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
             chain,
             // Answers are fingerprinted only when finalize will compare them with the reference.
             fingerprintResults: observeHeads && thresholds.correctness_enabled,
+            ...(input.region === undefined ? {} : { vantage: input.region }),
           }),
         );
         // Warm-up opens the keep-alive connections of a new pool; it is never recorded or counted.
@@ -167,6 +171,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
         let writing: Promise<void> = Promise.resolve();
         // A shared anchor (paired open loop) also puts each call's send lag on record.
         const paired = typeof input.scheduleAnchorMs === 'number' && Boolean(workload.rate_per_second);
+        // The task queue it came from is the region's (the workflow routes by vantage point).
+        const region = input.region ?? DEFAULT_REGION;
         try {
           if (progress.nextSeq < chunkEnd && Date.now() < deadlineMs && !signal.aborted) {
             await probeRange({
@@ -185,8 +191,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
               onBatch: (results, fromSeq, toSeq) => {
                 // A cancelled chunk keeps what it committed before the cancel request, nothing after.
                 if (signal.aborted) return;
-                const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r, paired));
-                const batch = { runId: run.id, targetId: target.id, fromSeq, toSeq };
+                const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r, paired, region));
+                const batch = { runId: run.id, targetId: target.id, region, fromSeq, toSeq };
                 writing = writing
                   .then(() => writeSampleChunk(sql, batch, rows))
                   .then(() => {

@@ -18,6 +18,10 @@ export interface ClaimRunResult {
   ratePerSecond?: number | null;
   /** The head watch's length (config.freshness); null without one (absent from claims recorded before it existed). */
   freshnessDurationS?: number | null;
+  /** The suite's vantage_points; absent or null: probed on the main queue as region 'local'. */
+  vantagePoints?: string[] | null;
+  /** How long a region's probe task may wait for a worker of the region (vantage_start_timeout_s). */
+  vantageStartTimeoutMs?: number;
 }
 
 /** Heartbeat details of a head watch: where a resumed attempt continues. */
@@ -53,6 +57,8 @@ export interface ProbeChunkInput {
    * alike (a retried chunk too). Absent or null: each chunk schedules from its own start (unpaired).
    */
   scheduleAnchorMs?: number | null;
+  /** Vantage points: the region whose probe queue this chunk was sent to; absent: 'local'. */
+  region?: string;
 }
 
 export interface ProbeChunkResult {
@@ -124,6 +130,8 @@ export interface Activities {
   /** Asks both sides the listed mismatches' calls once more and stores what differs. */
   explainMismatches(input: { runId: string }): Promise<{ explained: number }>;
   finalizeRun(input: FinalizeRunInput): Promise<FinalizeRunResult>;
+  /** A region took none of a target's probe tasks within the schedule-to-start timeout: recorded as vantage_unavailable. */
+  recordVantageUnavailable(input: { runId: string; region: string; targetId: string }): Promise<void>;
   enqueueWebhooks(input: { runId: string }): Promise<{ deliveries: number }>;
   deliverWebhook(input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }>;
   markWebhookDeliveryFailed(input: { deliveryId: string }): Promise<void>;

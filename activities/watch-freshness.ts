@@ -5,6 +5,7 @@ import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { findWatchSegments, recordHeadArrivals, upsertWatchSegments, type NewHeadArrival } from '../src/db/head-arrivals';
 import { findRun, findRunTargets, type RunTargetRow } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
+import { runSettingsOf } from '../src/domain/run-plan';
 import { HeadWatchUnavailableError, openHeadWatch, type HeadWatchEndpoint } from '../src/probe/transports';
 import type { HeadWatch } from '../src/probe/watch-heads';
 import { asActivityFailure, decryptEndpoint } from './endpoint-client';
@@ -48,7 +49,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
   const { sql } = deps;
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
-  const freshness = run.config_snapshot.suite.config.freshness;
+  const { freshness } = runSettingsOf(run);
   if (!freshness || TERMINAL_RUN_STATUSES.includes(run.status)) return { heads: 0, segment: null };
   const { chain } = runPlanOrFail(run);
   const targets = await findRunTargets(sql, run.id);

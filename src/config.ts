@@ -2,6 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_REGION, regionName } from './domain/vantage';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -53,6 +54,8 @@ const envSchema = z.object({
     .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('rvs-runs'),
+  // The worker's vantage point: it also polls rvs-probe-<region> (DESIGN.md §14).
+  RVS_REGION: regionName.default(DEFAULT_REGION),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   // A Temporal cluster beyond the dev server: the names are those of Temporal's own client
   // environment configuration, so the `temporal` CLI in the same shell reaches the same cluster.
@@ -206,6 +209,8 @@ export interface Config {
     /** A secret: never logged, never in an error message. */
     apiKey: string | undefined;
   };
+  /** The worker's region (RVS_REGION): it polls the region's probe queue besides temporal.taskQueue. */
+  region: string;
   dataDir: string;
   publicUrl: string;
   secretKey: string | undefined;
@@ -281,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
           : null,
       apiKey: e.TEMPORAL_API_KEY,
     },
+    region: e.RVS_REGION,
     dataDir: path.resolve(e.RVS_DATA_DIR),
     publicUrl: (e.RVS_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     secretKey: e.RVS_SECRET_KEY,

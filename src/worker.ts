@@ -13,6 +13,8 @@ import { exitOnUncaughtError, onShutdownSignal, SHUTDOWN_DEADLINE_MS } from './r
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
 import { connectTemporal } from './temporal/connection';
+import { probeTaskQueueForRegion } from './temporal/constants';
+import { ClientCache } from '../activities/client-cache';
 
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
@@ -63,18 +65,43 @@ export async function createRunWorker(options: {
   taskQueue: string;
   deps: ActivityDeps;
   workflowBundle?: WorkflowBundle;
+  /** Shared with the region's probe worker of the same process (createRegionWorker). */
+  clients?: ClientCache;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle ?? { codePath: await bundleWorkflowsInChildProcess() },
-    activities: createActivities(options.deps),
+    activities: createActivities(options.deps, options.clients),
     interceptors: { activity: [activityMetricsInterceptor] },
     // Probing is I/O-bound; this bounds how many targets one worker probes at once.
     maxConcurrentActivityTaskExecutions: 20,
     // Heartbeats carry the last committed sequence number: sent at most a second late (the
     // default throttle is 80% of the heartbeat timeout), a killed worker loses at most a second.
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
+  });
+}
+
+/**
+ * The worker's vantage point (DESIGN.md §14): activities only, on rvs-probe-<region>, where a run
+ * with vantage_points sends the region's probe chunks. Same limits as the main worker's.
+ */
+export async function createRegionWorker(options: {
+  connection: NativeConnection;
+  namespace: string;
+  region: string;
+  deps: ActivityDeps;
+  clients?: ClientCache;
+}): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: probeTaskQueueForRegion(options.region),
+    activities: createActivities(options.deps, options.clients),
+    interceptors: { activity: [activityMetricsInterceptor] },
+    maxConcurrentActivityTaskExecutions: 20,
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
   });
@@ -96,12 +123,10 @@ async function main(): Promise<void> {
   // A schedule's fire triggers its run as the API does, which starts the run workflow with a client.
   const clientConnection = await connectTemporal(target, (options) => Connection.connect(options));
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
-  const worker = await createRunWorker({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    deps: activityDepsFromConfig(config, sql, box, temporal),
-  });
+  const deps = activityDepsFromConfig(config, sql, box, temporal);
+  const clients = new ClientCache();
+  const worker = await createRunWorker({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps, clients });
+  const regionWorker = await createRegionWorker({ connection, namespace: config.temporal.namespace, region: config.region, deps, clients });
   const metrics = await serveMetrics({
     registry: workerMetricsRegistry(),
     host: config.metricsHost,
@@ -124,9 +149,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS).unref();
     worker.shutdown();
+    regionWorker.shutdown();
   });
-  logger.info({ taskQueue: config.temporal.taskQueue }, 'worker started');
-  await worker.run();
+  logger.info({ taskQueue: config.temporal.taskQueue, region: config.region, probeTaskQueue: probeTaskQueueForRegion(config.region) }, 'worker started');
+  await Promise.all([worker.run(), regionWorker.run()]);
   await metrics?.close();
   await clientConnection.close();
   await connection.close();

@@ -1,18 +1,20 @@
 import {
   ActivityFailure,
+  type ActivityOptions,
   ApplicationFailure,
   CancellationScope,
   continueAsNew,
   isCancellation,
   patched,
   proxyActivities,
+  TimeoutFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
 import { INFRASTRUCTURE_BACKOFF, RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
+import { probeTaskQueueForRegion, SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 
 export interface RunWorkflowInput {
   runId: string;
@@ -26,6 +28,9 @@ export interface RunWorkflowInput {
 }
 
 const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
+
+/** Where a vantage point's progress on a target is kept in nextSeq (carried across continue-as-new). */
+const vantageKey = (targetId: string, region: string): string => `${targetId}@${region}`;
 
 /** Marks executions that enqueue the run's webhooks after finalizing. */
 export const WEBHOOKS_PATCH = 'webhooks';
@@ -48,6 +53,15 @@ export const PAIRED_ANCHOR_PATCH = 'paired-anchor';
  * calls late, and the pairing skew in the verdict shows it.
  */
 export const PAIRED_ANCHOR_LEAD_MS = 1_500;
+
+/**
+ * Marks executions that probe a suite's vantage_points: each target once per region, on the
+ * region's probe queue (rvs-probe-<region>). A region whose worker takes no task within the
+ * schedule-to-start timeout is recorded as vantage_unavailable and the others go on.
+ */
+export const VANTAGE_POINTS_PATCH = 'vantage-points';
+/** Schedule-to-start of a region's probe task when the claim names none. */
+export const VANTAGE_START_TIMEOUT_MS = 60_000;
 
 // Temporal retries every activity on the infrastructure policy: our own outages (database
 // unreachable, a worker lost) are waited out without an attempt limit. The endpoint's budget —
@@ -74,13 +88,27 @@ const finalizing = proxyActivities<Activities>({
   retry: INFRASTRUCTURE_RETRY,
 });
 
-const probes = proxyActivities<Activities>({
+const PROBE_OPTIONS: ActivityOptions = {
   // A chunk probes for at most 30 s; the rest is warm-up, writing and slow answers.
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '15 seconds',
   cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'] },
-});
+};
+const probes = proxyActivities<Activities>(PROBE_OPTIONS);
+
+/**
+ * A region's probe activities: on its queue, and failing with a schedule-to-start timeout when no
+ * worker of the region takes one in time (Temporal does not retry that timeout: a retry would wait
+ * on the same queue). It applies to each attempt, so a region whose worker dies mid-chunk ends the
+ * same way once the heartbeat timeout has sent the chunk back to the queue.
+ */
+const regionalProbes = (region: string, startTimeoutMs: number) =>
+  proxyActivities<Activities>({ ...PROBE_OPTIONS, taskQueue: probeTaskQueueForRegion(region), scheduleToStartTimeout: startTimeoutMs });
+
+function isVantageUnavailable(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'SCHEDULE_TO_START';
+}
 
 // A head watch lasts its duration_s (at most an hour) and heartbeats every second it writes; a
 // lost worker is noticed within the heartbeat timeout and the watch resumes on another.
@@ -128,23 +156,37 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
   };
-  const probeTarget = async (retry: RetrySummary, targetId: string) => {
+  // A vantage point probes the target on its region's queue, its progress kept under its own key.
+  const probeTarget = async (retry: RetrySummary, targetId: string, vantage?: { region: string; startTimeoutMs: number }) => {
+    const key = vantage ? vantageKey(targetId, vantage.region) : targetId;
+    const activities = vantage ? regionalProbes(vantage.region, vantage.startTimeoutMs) : probes;
     for (;;) {
       if (rollover) return;
-      const chunk = await probes.probeChunk({
+      const chunk = await activities.probeChunk({
         runId,
         targetId,
         retry,
-        fromSeq: nextSeq[targetId] ?? 0,
+        fromSeq: nextSeq[key] ?? 0,
         campaignEndsAtMs,
         ...(scheduleAnchorMs === null ? {} : { scheduleAnchorMs }),
+        ...(vantage ? { region: vantage.region } : {}),
       });
-      nextSeq[targetId] = chunk.nextSeq;
+      nextSeq[key] = chunk.nextSeq;
       if (chunk.done) {
-        nextSeq[targetId] = Number.MAX_SAFE_INTEGER;
+        nextSeq[key] = Number.MAX_SAFE_INTEGER;
         return;
       }
       if (historyFull()) rollover = true;
+    }
+  };
+  // A region without a worker is its own outcome, never the endpoint's failure: recorded, and done.
+  const probeFromRegion = async (retry: RetrySummary, targetId: string, region: string, startTimeoutMs: number) => {
+    try {
+      await probeTarget(retry, targetId, { region, startTimeoutMs });
+    } catch (error) {
+      if (!isVantageUnavailable(error)) throw error;
+      nextSeq[vantageKey(targetId, region)] = Number.MAX_SAFE_INTEGER;
+      await bookkeeping.recordVantageUnavailable({ runId, region, targetId });
     }
   };
 
@@ -170,8 +212,17 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
         // A duration-bound campaign lasts its duration from the first scheduled call.
         if (claim.durationMs !== null) campaignEndsAtMs = scheduleAnchorMs + claim.durationMs;
       }
-      const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
-      const running = pending.map((t) => probeTarget(claim.retry, t.targetId));
+      const regions = claim.vantagePoints && patched(VANTAGE_POINTS_PATCH) ? claim.vantagePoints : null;
+      const startTimeoutMs = claim.vantageStartTimeoutMs ?? VANTAGE_START_TIMEOUT_MS;
+      const running = regions
+        ? claim.targets.flatMap((t) =>
+            regions
+              .filter((region) => (nextSeq[vantageKey(t.targetId, region)] ?? 0) !== Number.MAX_SAFE_INTEGER)
+              .map((region) => probeFromRegion(claim.retry, t.targetId, region, startTimeoutMs)),
+          )
+        : claim.targets
+            .filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER)
+            .map((t) => probeTarget(claim.retry, t.targetId));
       // The head watch runs beside the probes, started once per run (never again after continue-as-new:
       // the probes wait for it before rolling over).
       if (!input.resume && claim.freshnessDurationS && patched(FRESHNESS_WATCH_PATCH)) {

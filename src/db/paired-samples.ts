@@ -11,7 +11,7 @@ import type { Queryable } from './client';
 // scans in seq order (see withMergeJoin).
 const PAIRS = (sql: Queryable, runId: string, candidateTargetId: string, referenceTargetId: string) => sql`
   from run_samples c
-  join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId} and r.seq = c.seq
+  join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId} and r.seq = c.seq and r.region = c.region
   where c.run_id = ${runId} and c.target_id = ${candidateTargetId}
     and c.send_lag_us is not null and r.send_lag_us is not null`;
 

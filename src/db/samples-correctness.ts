@@ -41,7 +41,7 @@ export async function compareWithReference(
     set matches_reference = case when c.ok and r.ok then c.response_hash = r.response_hash end
     from run_samples r
     where c.run_id = ${runId} and c.target_id = any(${candidates}::uuid[])
-      and r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.method = c.method
+      and r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
       and c.matches_reference is distinct from (case when c.ok and r.ok then c.response_hash = r.response_hash end)`;
   return sql<MethodPairTotals[]>`
     select method,
@@ -100,7 +100,7 @@ function differingPairs(
             or (m.target_id = r.target_id and r.started_at >= m.from_at and r.started_at < m.to_at)
         ) as head_moved
       from run_samples c
-      join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq
+      join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region
       where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
         and ${differs}
     )`;

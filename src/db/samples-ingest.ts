@@ -3,6 +3,7 @@ import { finished } from 'node:stream/promises';
 import type { Sql } from './client';
 import type { TargetRole } from '../domain/run-model';
 import type { SampleOutcome } from '../domain/sample-outcome';
+import { DEFAULT_REGION } from '../domain/vantage';
 
 /*
  * Writing a run's samples: one row per probe call, written per batch with COPY while the probe
@@ -28,6 +29,8 @@ export interface SampleRow {
   reason?: string | null;
   /** Paired open loop only: actual send time − intended instant, µs (migration 014); else null. */
   send_lag_us?: number | null;
+  /** The vantage point that sent the call (migration 023); absent: 'local'. */
+  region?: string;
 }
 
 export const SAMPLE_COLUMNS = [
@@ -46,6 +49,7 @@ export const SAMPLE_COLUMNS = [
   'matches_reference',
   'reason',
   'send_lag_us',
+  'region',
 ] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
@@ -67,13 +71,16 @@ function copyField(value: unknown): string {
  */
 export async function writeSampleChunk(
   sql: Sql,
-  chunk: { runId: string; targetId: string; fromSeq: number; toSeq: number },
+  chunk: { runId: string; targetId: string; fromSeq: number; toSeq: number; region?: string },
   samples: readonly SampleRow[],
 ): Promise<void> {
+  // A chunk is one region's: another region's rows of the same seqs are not this chunk's to replace.
+  const region = chunk.region ?? DEFAULT_REGION;
   await sql.begin(async (tx) => {
     await tx`
       delete from run_samples
-      where run_id = ${chunk.runId} and target_id = ${chunk.targetId} and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq}`;
+      where run_id = ${chunk.runId} and target_id = ${chunk.targetId} and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq}
+        and region = ${region}`;
     if (samples.length === 0) return;
     const stream = await tx`copy run_samples (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}) from stdin`.writable();
     let buffer = '';
@@ -83,7 +90,7 @@ export async function writeSampleChunk(
         `${copyField(s.run_id)}\t${copyField(s.target_id)}\t${copyField(s.seq)}\t${copyField(s.role)}\t` +
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
-        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\n`;
+        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';

@@ -21,14 +21,16 @@ interface StatsRow {
 }
 
 /**
- * Aggregates the samples of the given targets in Postgres. percentile_disc is nearest-rank:
+ * Aggregates the samples of the given targets (of one region, when given) in Postgres. percentile_disc is nearest-rank:
  * the first value whose cumulative share reaches the fraction.
  */
 export async function aggregateLatency(
   sql: Queryable,
   runId: string,
   targetIds: readonly string[],
+  region?: string,
 ): Promise<Pick<RunStats, 'calls' | 'latency'>> {
+  const only = region ?? null;
   const [row] = await sql<StatsRow[]>`
     select
       count(*)::int as total,
@@ -43,7 +45,7 @@ export async function aggregateLatency(
       coalesce(round((percentile_disc(0.95) within group (order by latency_us)) / 1000.0), 0)::int as a_p95,
       coalesce(round((percentile_disc(0.99) within group (order by latency_us)) / 1000.0), 0)::int as a_p99
     from run_samples
-    where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[])`;
+    where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and (${only}::text is null or region = ${only})`;
   const r = row!;
   const summary = (avg: number, p50: number, p95: number, p99: number, n: number): LatencySummary => ({
     avg_ms: avg,
@@ -72,10 +74,13 @@ export async function successfulOrderStatistics(
   runId: string,
   targetIds: readonly string[],
   ranksFor: (n: number) => readonly number[],
+  region?: string,
 ): Promise<ArrayLike<number>> {
   const ids = targetIds as string[];
+  const only = region ?? null;
   const [count] = await sql<{ n: number }[]>`
-    select count(*)::int as n from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok`;
+    select count(*)::int as n from run_samples
+    where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and (${only}::text is null or region = ${only})`;
   const n = count!.n;
   const sample: { length: number; [rank: number]: number } = { length: n };
   const ranks = [...new Set(ranksFor(n))].filter((r) => r >= 1 && r <= n);
@@ -83,7 +88,7 @@ export async function successfulOrderStatistics(
   const rows = await sql<{ rank: number; latency_us: number }[]>`
     select rank::int, latency_us from (
       select latency_us, row_number() over (order by latency_us) as rank
-      from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok
+      from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and (${only}::text is null or region = ${only})
     ) ordered
     where rank = any(${ranks}::bigint[])`;
   for (const r of rows) sample[r.rank - 1] = Number(r.latency_us);
@@ -94,11 +99,12 @@ export async function successfulOrderStatistics(
  * Share of the 1 s buckets between the first and the last sample of the given targets in which
  * at least one call succeeded (empty seconds count); null when there is no sample.
  */
-export async function answeredSecondShare(sql: Queryable, runId: string, targetIds: readonly string[]): Promise<number | null> {
+export async function answeredSecondShare(sql: Queryable, runId: string, targetIds: readonly string[], region?: string): Promise<number | null> {
+  const only = region ?? null;
   const [row] = await sql<{ answered: number; seconds: number | null }[]>`
     select (count(distinct date_trunc('second', started_at)) filter (where ok))::int as answered,
       (extract(epoch from date_trunc('second', max(started_at)) - date_trunc('second', min(started_at))))::int + 1 as seconds
-    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[])`;
+    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and (${only}::text is null or region = ${only})`;
   if (!row || row.seconds === null) return null;
   return row.answered / row.seconds;
 }

@@ -12,15 +12,16 @@ export async function countRunSamples(sql: Queryable, runId: string): Promise<nu
 export async function listSamples(
   sql: Queryable,
   runId: string,
-  filter: { targetId: string | null; method: string | null; outcome: SampleOutcome | null; limit: number; offset: number },
+  filter: { targetId: string | null; method: string | null; outcome: SampleOutcome | null; region?: string | null; limit: number; offset: number },
 ): Promise<{ rows: SampleRow[]; total: number }> {
   const where = sql`
     where run_id = ${runId}
     ${filter.targetId ? sql`and target_id = ${filter.targetId}` : sql``}
     ${filter.method ? sql`and method = ${filter.method}` : sql``}
-    ${filter.outcome ? sql`and outcome = ${filter.outcome}` : sql``}`;
+    ${filter.outcome ? sql`and outcome = ${filter.outcome}` : sql``}
+    ${filter.region ? sql`and region = ${filter.region}` : sql``}`;
   const rows = await sql<SampleRow[]>`
-    select * from run_samples ${where} order by target_id, seq limit ${filter.limit} offset ${filter.offset}`;
+    select * from run_samples ${where} order by target_id, seq, region limit ${filter.limit} offset ${filter.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from run_samples ${where}`;
   return { rows, total: count!.n };
 }

@@ -1,5 +1,6 @@
 import type { TargetRole } from './run-model';
 import type { RetryPolicy, SuiteConfig, Workload } from './suite-config';
+import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
 
 /**
  * What a run executes, read once from its row: the suite config as snapshotted when the run was
@@ -17,6 +18,12 @@ export interface RunSettings {
   seed: number;
   /** Null until planRun pinned it, and for a workload without templated params. */
   pinnedBlock: number | null;
+  /** The head watch, when the suite has one. */
+  freshness: SuiteConfig['freshness'] | null;
+  /** The regions each target is probed from; null: the main queue only (recorded as `local`). */
+  vantagePoints: string[] | null;
+  /** How long a region's probe may wait for a worker before the region is vantage_unavailable. */
+  vantageStartTimeoutMs: number;
 }
 
 /** The part of a run row the settings are read from (bigint columns come back as strings). */
@@ -36,6 +43,9 @@ export function runSettingsOf(run: RunSettingsSource): RunSettings {
     baseline: config.baseline,
     seed: Number(run.seed),
     pinnedBlock: run.pinned_block === null ? null : Number(run.pinned_block),
+    freshness: config.freshness ?? null,
+    vantagePoints: config.vantage_points ?? null,
+    vantageStartTimeoutMs: (config.vantage_start_timeout_s ?? DEFAULT_VANTAGE_START_TIMEOUT_S) * 1000,
   };
 }
 

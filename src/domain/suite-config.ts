@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { vantagePointsSchema } from './vantage';
 import { branchName, DEFAULT_BASELINE_BRANCH } from './branch';
 import { exceedsJsonDepth } from './canonical-json';
 import { MAX_JSON_DEPTH } from './json-bounds';
@@ -187,6 +188,12 @@ export const suiteConfigSchema = z
     freshness: freshnessSchema.optional(),
     // Absent: the family's default level (and configs stored before it stay as they were).
     commitment: z.enum(COMMITMENT_LEVELS).optional(),
+    // Regions whose workers probe every target (DESIGN.md §14). Absent: probed from wherever a
+    // worker of the main queue runs, recorded as region 'local' (configs stored before it stay as they were).
+    vantage_points: vantagePointsSchema.optional(),
+    // How long a region's probe task waits for a worker of the region before the region is
+    // vantage_unavailable (Temporal's schedule-to-start timeout). Absent: DEFAULT_VANTAGE_START_TIMEOUT_S.
+    vantage_start_timeout_s: z.number().int().min(1).max(3_600).optional(),
   })
   .superRefine((config, ctx) => {
     const ids = config.targets.map((t) => t.endpoint_id);

@@ -60,7 +60,7 @@ export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: stri
  * reads the run's branch and commit from the run.
  */
 function withoutLink(verdict: VerdictResponse): ComputedVerdict {
-  const { summary, checks, reference_comparison, baseline_comparison, freshness_comparison, thresholds, markdown_summary, exit_code } = verdict;
+  const { summary, checks, reference_comparison, baseline_comparison, freshness_comparison, thresholds, markdown_summary, exit_code, regions } = verdict;
   return {
     verdict: verdict.verdict,
     summary,
@@ -71,6 +71,8 @@ function withoutLink(verdict: VerdictResponse): ComputedVerdict {
     thresholds,
     markdown_summary,
     exit_code,
+    // The region × check table of a run with vantage points.
+    ...(regions ? { regions } : {}),
   };
 }
 

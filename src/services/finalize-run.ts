@@ -30,7 +30,17 @@ import {
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { measureFreshness } from '../domain/freshness';
-import { computeVerdict, verdictRanks, type BaselineInput, type EndpointBatchLimit, type FreshnessWatchInput, type VerdictValue } from '../domain/verdict';
+import {
+  computeVerdict,
+  verdictRanks,
+  type BaselineInput,
+  type EndpointBatchLimit,
+  type FreshnessWatchInput,
+  type RegionInput,
+  type VerdictInput,
+  type VerdictValue,
+} from '../domain/verdict';
+import { findUnavailableRegions } from '../db/vantage';
 import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
@@ -234,7 +244,7 @@ async function freshnessOfRun(
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<FreshnessWatchInput | undefined> {
-  const config = run.config_snapshot.suite.config.freshness;
+  const config = runSettingsOf(run).freshness;
   if (!config) return undefined;
   const [arrivals, segments] = [await findHeadArrivals(sql, run.id), await findWatchSegments(sql, run.id)];
   const measured = measureFreshness({
@@ -268,6 +278,59 @@ function batchLimitsOf(targets: readonly RunTargetRow[]): EndpointBatchLimit[] {
       const limit = batchLimitOf(t);
       return limit ? [{ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, role: t.role, ...limit }] : [];
     });
+}
+
+/**
+ * The verdict input restricted to each vantage point's samples (the run's checks are judged per
+ * region on these). What judges the run as a whole — baseline, correctness, the head watch, the
+ * per-method and pairing figures — is not repeated per region.
+ */
+async function regionInputs(
+  sql: postgres.TransactionSql,
+  runId: string,
+  vantagePoints: readonly string[],
+  run: VerdictInput,
+  t: { primaryDone: readonly RunTargetRow[]; reference: RunTargetRow | undefined; targets: readonly RunTargetRow[] },
+): Promise<RegionInput[]> {
+  const primaryIds = t.primaryDone.map((p) => p.id);
+  const unavailable = await findUnavailableRegions(sql, runId);
+  const names = new Map(t.targets.map((target) => [target.id, target.endpoint_name]));
+  const out: RegionInput[] = [];
+  for (const region of vantagePoints) {
+    const measured = await aggregateLatency(sql, runId, primaryIds, region);
+    const targetLatencies = [];
+    for (const p of t.primaryDone) {
+      targetLatencies.push({
+        endpoint_id: p.endpoint_id,
+        endpoint_name: p.endpoint_name,
+        stats: (await aggregateLatency(sql, runId, [p.id], region)).calls,
+        latencies: await successfulOrderStatistics(sql, runId, [p.id], verdictRanks, region),
+      });
+    }
+    const ref = t.reference;
+    out.push({
+      region,
+      unavailableEndpoints: (unavailable.get(region) ?? []).map((id) => names.get(id) ?? id),
+      input: {
+        ...run,
+        candidate: { ...measured, tests: run.candidate.tests },
+        candidateLatencies: await successfulOrderStatistics(sql, runId, primaryIds, verdictRanks, region),
+        targets: targetLatencies,
+        candidateAnsweredShare: await answeredSecondShare(sql, runId, primaryIds, region),
+        reference:
+          ref && run.reference
+            ? {
+                endpoint_id: ref.endpoint_id,
+                endpoint_name: ref.endpoint_name,
+                stats: { ...emptyStats(), ...(await aggregateLatency(sql, runId, [ref.id], region)) },
+                latencies: await successfulOrderStatistics(sql, runId, [ref.id], verdictRanks, region),
+                answeredShare: await answeredSecondShare(sql, runId, [ref.id], region),
+              }
+            : null,
+      },
+    });
+  }
+  return out;
 }
 
 async function finalizeLocked(
@@ -322,7 +385,7 @@ async function finalizeLocked(
     }
   }
   const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
-  const verdict = computeVerdict({
+  const verdictInput: VerdictInput = {
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
     source: { branch: run.branch, commit: run.commit_sha, baselineBranch: baselineBranchOfRun(run) },
@@ -348,7 +411,9 @@ async function finalizeLocked(
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
     ...(freshness ? { freshness } : {}),
     batchLimits: batchLimitsOf(finishedTargets),
-  });
+  };
+  const regions = judgedAtAll && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
+  const verdict = computeVerdict(verdictInput, regions);
   const ended = await finishRun(sql, run.id, {
     status: input.status,
     failureReason: input.failureReason,

@@ -10,6 +10,12 @@ export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 /** One Temporal Schedule per suite with a schedule; each fire starts scheduledTriggerWorkflow (src/temporal/schedules.ts). */
 export const scheduleIdForSuite = (suiteId: string): string => `suite-${suiteId}`;
 
+/**
+ * The probe queue of a region (DESIGN.md §14): every worker polls its own region's besides the
+ * main queue, and a run with vantage_points sends each region's probe activities there.
+ */
+export const probeTaskQueueForRegion = (region: string): string => `rvs-probe-${region}`;
+
 /** Typed search attributes, registered on the dev server at start (docs/operations.md for a cluster). */
 export const SEARCH_ATTRIBUTE_KEYS = {
   tenantId: defineSearchAttributeKey('RvsTenantId', SearchAttributeType.KEYWORD),
@@ -17,4 +23,6 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   chain: defineSearchAttributeKey('RvsChain', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('RvsStatus', SearchAttributeType.KEYWORD),
   verdict: defineSearchAttributeKey('RvsVerdict', SearchAttributeType.KEYWORD),
+  /** The run's vantage points (a run without vantage_points sets none). */
+  regions: defineSearchAttributeKey('RvsRegions', SearchAttributeType.KEYWORD_LIST),
 } as const;

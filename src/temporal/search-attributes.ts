@@ -1,8 +1,12 @@
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE_KEYS } from './constants';
 
-/** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD; every key we define is a Keyword. */
-const INDEXED_VALUE_TYPE_KEYWORD = 2;
+/** temporal.api.enums.v1.IndexedValueType of the types our keys use (Keyword, and KeywordList for RvsRegions). */
+const INDEXED_VALUE_TYPE: Partial<Record<SearchAttributeType, number>> = {
+  [SearchAttributeType.KEYWORD]: 2,
+  [SearchAttributeType.KEYWORD_LIST]: 7,
+};
 /** gRPC status ALREADY_EXISTS: another process registered the same attribute in between. */
 const GRPC_ALREADY_EXISTS = 6;
 
@@ -14,17 +18,15 @@ const GRPC_ALREADY_EXISTS = 6;
  */
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
-  const missing = Object.values(SEARCH_ATTRIBUTE_KEYS)
-    .map((key) => key.name)
-    .filter((name) => !(name in (listed.customAttributes ?? {})));
+  const missing = Object.values(SEARCH_ATTRIBUTE_KEYS).filter((key) => !(key.name in (listed.customAttributes ?? {})));
   if (missing.length === 0) return [];
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: Object.fromEntries(missing.map((name) => [name, INDEXED_VALUE_TYPE_KEYWORD])),
+      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, INDEXED_VALUE_TYPE[key.type]!])),
     });
   } catch (error) {
     if (!(isGrpcServiceError(error) && error.code === GRPC_ALREADY_EXISTS)) throw error;
   }
-  return missing;
+  return missing.map((key) => key.name);
 }

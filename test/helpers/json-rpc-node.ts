@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /** How the fake node answers one request; `count` is the 1-based number of the request. */
-export type Behaviour = (request: { method: string; id: unknown; count: number }, res: ServerResponse) => void | Promise<void>;
+export type Behaviour = (
+  request: { method: string; id: unknown; count: number; headers?: IncomingMessage['headers'] },
+  res: ServerResponse,
+) => void | Promise<void>;
 
 export const answers = {
   ok: (result: unknown = '0x10'): Behaviour => (req, res) => json(res, 200, { jsonrpc: '2.0', id: req.id, result }),
@@ -62,7 +65,7 @@ export async function startFakeNode(behaviour: Behaviour = answers.ok()): Promis
         // answered by the behaviour like anything else
       }
       requests.push({ method: message.method ?? '', params: message.params, headers: req.headers });
-      await current({ method: message.method ?? '', id: message.id ?? null, count: requests.length }, res);
+      await current({ method: message.method ?? '', id: message.id ?? null, count: requests.length, headers: req.headers }, res);
     })();
   });
   let connections = 0;

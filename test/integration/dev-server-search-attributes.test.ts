@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/constants';
 import { startDevServer } from '../../src/temporal/dev-server';
@@ -38,7 +39,9 @@ async function startWithSearchAttributes(address: string): Promise<void> {
       workflowId: `search-attributes-${randomUUID()}`,
       taskQueue: `nobody-${randomUUID()}`,
       args: [{ runId: randomUUID() }],
-      typedSearchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => ({ key, value: 'x' })),
+      typedSearchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) =>
+        key.type === SearchAttributeType.KEYWORD_LIST ? { key, value: ['x'] } : { key, value: 'x' },
+      ),
     });
     await handle.terminate('test');
   } finally {

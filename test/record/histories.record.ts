@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, inject, it } from 'vitest';
+import { NativeConnection } from '@temporalio/worker';
+import { activityDepsFromConfig } from '../../activities';
 import { workflowIdForRun } from '../../src/temporal/constants';
+import { createRegionWorker } from '../../src/worker';
 import { createSuite, post, runWithHistoryBudget, waitForRun } from '../helpers/api';
 import { answers, startFakeNode } from '../helpers/json-rpc-node';
 import { startStack } from '../helpers/stack';
@@ -85,6 +89,42 @@ describe('record workflow histories', () => {
     } finally {
       await candidate.close();
       await reference.close();
+      await stack.close();
+    }
+  });
+
+  // Recorded on its own (`npm run record:histories -- -t vantage`): one region probed by its
+  // worker's probe queue, one with no worker ending as vantage_unavailable (patch vantage-points).
+  it('records a run with vantage points, one of them unavailable (patch vantage-points)', { timeout: 120_000 }, async () => {
+    const stack = await startStack();
+    const candidate = await startFakeNode(answers.delay(2));
+    const region = `rec-${randomBytes(3).toString('hex')}`;
+    const connection = await NativeConnection.connect({ address: stack.config.temporal.address! });
+    const regionWorker = await createRegionWorker({
+      connection,
+      namespace: stack.config.temporal.namespace,
+      region,
+      deps: activityDepsFromConfig(stack.config, stack.sql, stack.box, stack.client),
+    });
+    const regionRun = regionWorker.run();
+    try {
+      const { auth } = await stack.newTenant();
+      const suite = await createSuite(stack.app, auth, {
+        candidates: [candidate.url],
+        config: {
+          workload: { requests_per_target: 20, concurrency: 2, warmup_requests: 0 },
+          vantage_points: [region, `${region}-nobody`],
+          vantage_start_timeout_s: 2,
+        },
+      });
+      const run = await post<{ id: string }>(stack.app, `/v1/suites/${suite.suiteId}/runs`, auth);
+      await waitForRun(stack.app, auth, run.body.id);
+      await exportHistory('vantage-points.json', workflowIdForRun(run.body.id));
+    } finally {
+      regionWorker.shutdown();
+      await regionRun;
+      await connection.close();
+      await candidate.close();
       await stack.close();
     }
   });

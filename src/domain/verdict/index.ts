@@ -1,5 +1,6 @@
 import { CHECKS, type Check } from './checks';
 import { verdictMarkdown } from './markdown';
+import { combineRegions, judgeRegion, regionsMarkdown, type RegionInput, type RegionVerdict } from './regions';
 import type { BaselineComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
 export type { Check, CheckName } from './checks';
@@ -12,6 +13,7 @@ export type { FreshnessDetails, FreshnessVsReferenceCheck } from './freshness-vs
 export { baselineModel } from './latency-vs-baseline';
 export { driftPct } from './format';
 export { verdictRanks } from './ranks';
+export type { RegionInput, RegionStatus, RegionVerdict } from './regions';
 export {
   DEFAULT_REGRESSION_MIN_MS,
   DEFAULT_SUCCESS_RATE_MIN_PCT,
@@ -52,13 +54,33 @@ export interface ComputedVerdict {
   freshness_comparison?: FreshnessComparison;
   /** The batch limits the run found (its batches refused for their size); absent when none was. */
   batch_limits?: EndpointBatchLimit[];
+  /** A run with vantage_points: each region judged on its own samples (absent for runs without). */
+  regions?: RegionVerdict[];
   thresholds: Thresholds;
   markdown_summary: string;
   exit_code: 0 | 1 | 2;
 }
 
-/** Pure: judges a finished run. No I/O, so every boundary is a table-driven unit test. */
-export function computeVerdict(input: VerdictInput): ComputedVerdict {
+/**
+ * Pure: judges a finished run. No I/O, so every boundary is a table-driven unit test. A run with
+ * vantage points passes `regions` (the input restricted to each region's samples): each is judged
+ * on its own too, and the verdict fails if any of them fails.
+ */
+export function computeVerdict(input: VerdictInput, regions?: readonly RegionInput[]): ComputedVerdict {
+  const judged = judgeRun(input);
+  if (!regions || judged.verdict === 'error') return judged;
+  const byRegion = regions.map((r) => judgeRegion(r, judgeRun));
+  const combined = combineRegions(judged, byRegion);
+  const markdown = verdictMarkdown(input, combined.verdict, combined.summary, judged.checks, judged.freshness_comparison);
+  return {
+    ...judged,
+    ...combined,
+    regions: byRegion,
+    markdown_summary: [markdown, '', `Per region (vantage points):`, '', ...regionsMarkdown(byRegion)].join('\n'),
+  };
+}
+
+function judgeRun(input: VerdictInput): ComputedVerdict {
   const { run, thresholds } = input;
   if (run.status !== 'success') {
     const summary = `Run ${run.status}: ${run.failure_reason ?? 'no reason recorded'}; nothing to judge.`;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SAMPLE_OUTCOMES } from '../../domain/sample-outcome';
+import { DEFAULT_REGION, regionName } from '../../domain/vantage';
 import { findRun } from '../../db/runs';
 import { listSamples as listSampleRows } from '../../db/samples';
 import type { Ctx } from '../context';
@@ -10,6 +11,7 @@ export const listSamplesQuery = paginationQuery.extend({
   target_id: z.uuid().optional(),
   method: z.string().max(100).optional(),
   outcome: z.enum(SAMPLE_OUTCOMES).optional(),
+  region: regionName.optional(),
 });
 
 export async function listRunSamples({
@@ -25,6 +27,7 @@ export async function listRunSamples({
     targetId: query.target_id ?? null,
     method: query.method ?? null,
     outcome: query.outcome ?? null,
+    region: query.region ?? null,
     limit: query.limit,
     offset: query.offset,
   });
@@ -42,6 +45,7 @@ export async function listRunSamples({
     response_hash: s.response_hash,
     matches_reference: s.matches_reference,
     reason: s.reason ?? null,
+    region: s.region ?? DEFAULT_REGION,
   }));
   return page(data, total, query.limit, query.offset);
 }

@@ -15,6 +15,7 @@ export async function startRunWorkflow(
   deps: Pick<Deps, 'temporal' | 'config'>,
   run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot'>,
 ): Promise<void> {
+  const vantagePoints = run.config_snapshot.suite.config.vantage_points;
   await deps.temporal.workflow.start(runWorkflow, {
     workflowId: run.workflow_id,
     taskQueue: deps.config.temporal.taskQueue,
@@ -26,6 +27,8 @@ export async function startRunWorkflow(
       { key: SEARCH_ATTRIBUTE_KEYS.suiteId, value: run.test_suite_id },
       { key: SEARCH_ATTRIBUTE_KEYS.chain, value: run.config_snapshot.chain.slug },
       { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'queued' },
+      // The Temporal UI filters runs by region (RvsRegions = 'eu-west'); runs without vantage_points set none.
+      ...(vantagePoints ? [{ key: SEARCH_ATTRIBUTE_KEYS.regions, value: vantagePoints }] : []),
     ],
   });
 }

@@ -466,6 +466,22 @@ export const FreshnessComparison = component(
   }),
 );
 
+export const RegionVerdict = component(
+  'RegionVerdict',
+  z
+    .object({
+      region: z.string(),
+      status: z.enum(['pass', 'fail', 'vantage_unavailable']).describe('vantage_unavailable: no worker of the region took its probes in time; not judged, never the endpoint\'s failure'),
+      message: z.string(),
+      calls: z.object(stats.calls.shape),
+      latency: LatencySummary.describe('the candidates\' successful calls from this region'),
+      reference_p95_ms: int.nullable(),
+      checks: z.array(Check).describe('the run\'s checks on this region\'s samples (baseline, correctness and head watch judge the run as a whole); empty when unavailable'),
+      unavailable_endpoints: z.array(z.string()).optional(),
+    })
+    .describe('One vantage point of the run (suite vantage_points): judged on its own samples.'),
+);
+
 export const verdictFields = {
   verdict: z.enum(['pass', 'fail', 'error']).describe('`error`: the run failed or was cancelled, nothing to judge'),
   summary: z.string(),
@@ -477,6 +493,7 @@ export const verdictFields = {
     .array(BatchLimit.extend({ endpoint_id: uuid, endpoint_name: z.string(), role }))
     .optional()
     .describe('the batch limit of each endpoint whose batches (workload.batch_size) were refused as a whole for their size; absent when none was'),
+  regions: z.array(RegionVerdict).optional().describe('per vantage point (suite vantage_points); the verdict fails if any region fails; absent for runs without vantage_points'),
   thresholds: Thresholds,
   markdown_summary: z.string(),
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
@@ -534,6 +551,7 @@ export const Sample = component(
       .string()
       .nullable()
       .describe('invalid_response only: why the answer was unusable, a fixed text (e.g. "result nested deeper than 64 levels"), never bytes of the answer'),
+    region: z.string().describe('the vantage point that sent the call (suite vantage_points); "local" for runs without'),
   }),
 );
 

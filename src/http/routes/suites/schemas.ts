@@ -92,6 +92,13 @@ export const SuiteConfig = component(
         .enum(COMMITMENT_LEVELS)
         .optional()
         .describe('Solana only (400 on other families): the commitment level of the head read and of every "{{commitment}}" in params; absent means "finalized"'),
+      vantage_points: z
+        .array(z.string())
+        .optional()
+        .describe('regions (RVS_REGION of a worker) every target is probed from, each on its queue rvs-probe-<region>; absent: probed by any worker, recorded as region "local" (docs/regions.md)'),
+      vantage_start_timeout_s: int
+        .optional()
+        .describe('how long a region\'s probe task waits for a worker of the region before the region is vantage_unavailable (1–3,600, default 60)'),
     })
     .describe('A suite configuration as stored: every default applied, a workload preset resolved into its methods.'),
 );
