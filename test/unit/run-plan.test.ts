@@ -40,6 +40,9 @@ describe('run plan', () => {
       baseline: config.baseline,
       seed: 12345,
       pinnedBlock: 840_000,
+      freshness: null,
+      vantagePoints: null,
+      vantageStartTimeoutMs: 60_000,
     });
     expect(runSettingsOf(runRow('evm', null)).pinnedBlock).toBeNull();
   });
