@@ -62,6 +62,7 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
     reason: r.reason,
     // Only a shared anchor makes the lags of two targets comparable (null = unpaired).
     send_lag_us: paired ? r.sendLagUs : null,
+    context_slot: r.contextSlot ?? null,
   };
 }
 

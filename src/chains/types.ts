@@ -112,6 +112,12 @@ export interface ChainAdapter {
    * MAX_RESULT_DEPTH deep; must not modify its input.
    */
   normalize(method: string, result: unknown, options: NormalizeOptions): unknown;
+  /**
+   * The slot or block an answer says it was read at (Solana: `context.slot`), null when it says
+   * none. Two answers that both name one are compared only when it is the same (else they are
+   * re-asked, then `not_comparable`). Absent: no answer of the family names one.
+   */
+  contextSlot?(result: unknown): number | null;
   /** Method names a workload may use on this family (on top of the schema's bounds). */
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */

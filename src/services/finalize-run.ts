@@ -17,7 +17,7 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
-import { classifyDifferingSamples, compareWithReference } from '../db/samples-correctness';
+import { classifyDifferingSamples, compareWithReference, contextSlotPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import {
   MAX_LISTED_MISMATCHES,
@@ -172,7 +172,9 @@ async function tallyCorrectness(
   reference: RunTargetRow,
 ): Promise<CorrectnessTally> {
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
-  if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, []);
+  // Pairs answered at different context slots (Solana): only families whose answers name one.
+  const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
+  if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, [], [], atSlots);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);
   const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
@@ -192,7 +194,7 @@ async function tallyCorrectness(
       ...explained,
     };
   });
-  return tallyFromCounts(counts, classified.counts, examples);
+  return tallyFromCounts(counts, classified.counts, examples, atSlots);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
-import { normalizeSolanaResult } from './answers';
+import { normalizeSolanaResult, solanaContextSlot } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
 import { COMMITMENT_TEMPLATE, DEFAULT_COMMITMENT, PINNED_SLOT_TEMPLATE, renderSolanaSlot, solanaHeadAt, solanaPinContext } from './head';
 import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
@@ -24,6 +24,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     isHeadDependent: isSolanaHeadDependent,
     pinForRecheck: pinSolanaParams,
     normalize: normalizeSolanaResult,
+    contextSlot: solanaContextSlot,
     // Solana's method table: camelCase names (getAccountInfo, isBlockhashValid, …).
     methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
     defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],

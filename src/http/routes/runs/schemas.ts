@@ -257,6 +257,12 @@ export const Check = component(
         recheck_confirmed: count.optional().describe('re-checks that still differed: counted in mismatched'),
         recheck_failed: count.optional(),
         recheck_limit: count.optional(),
+        not_comparable: count
+          .optional()
+          .describe('pairs answered at different context slots (Solana) that a bounded re-ask never got to one slot: neither match nor mismatch, not in the rate'),
+        context_rechecked: count.optional().describe('pairs at different context slots re-asked at one slot'),
+        context_resolved: count.optional().describe('re-asked at one slot and equal: counted in matched'),
+        context_confirmed: count.optional().describe('re-asked at one slot and different: counted in mismatched'),
         match_rate_pct: z.number().nullable().describe('null when nothing could be compared'),
         min_pct: z.number(),
         mismatches: z.array(CorrectnessMismatch).max(10).describe('at most 10, spread round-robin over the mismatching methods'),
