@@ -131,10 +131,11 @@ export interface ChainAdapter {
   /**
    * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
    * naming none reads at, and the adapter at a level: its head read at that level and
-   * "{{commitment}}" in params rendered as it. Absent: the family has no such levels, and a suite
-   * naming one is refused.
+   * "{{commitment}}" in params rendered as it. `watchDefault`: the level the head watch
+   * (config.freshness) reads at when the suite names none (else `default`). Absent: the family has
+   * no such levels, and a suite naming one is refused.
    */
-  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
+  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; watchDefault?: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 /*
  * A Solana JSON-RPC node for tests, on 127.0.0.1, answering from the request/response examples
@@ -17,7 +18,14 @@ import path from 'node:path';
  *    examples show, their data rendered in the asked encoding; the other methods answer their
  *    example for the example's params;
  *  - a lying variant (lamports altered, an account dropped) and an honest one that returns
- *    getProgramAccounts in another order (its order is undefined).
+ *    getProgramAccounts in another order (its order is undefined);
+ *  - a WebSocket on the same port (`wsUrl`) answering the same calls, and `slotSubscribe` /
+ *    `rootSubscribe` as the published pages show them (content/docs/en/rpc/websocket/
+ *    slotsubscribe.mdx, rootsubscribe.mdx; the examples are in the fixture's `websocket`): the
+ *    subscription id as the result, then `slotNotification` with `{ parent, root, slot }` for
+ *    every processed slot the clock reaches (skipped slots never notified), `rootNotification`
+ *    with the new root (the finalized slot) whenever it moves; `slotUnsubscribe` /
+ *    `rootUnsubscribe` answer true.
  */
 
 type Json = Record<string, unknown>;
@@ -71,6 +79,8 @@ export interface SolanaReplayOptions {
 
 export interface SolanaReplayNode {
   url: string;
+  /** The same node over WebSocket (calls and subscriptions). */
+  wsUrl: string;
   /** Every request received, in order. */
   requests: { method: string; params: unknown[] }[];
   /** This node's slot at a commitment level now. */
@@ -287,15 +297,80 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
       res.end(JSON.stringify(out));
     });
   });
+  // Subscriptions: per socket, id → kind. Notifications are sent from one slot clock timer.
+  const wss = new WebSocketServer({ server });
+  const subscriptions = new Map<WebSocket, Map<number, 'slot' | 'root'>>();
+  let nextSubscription = 0;
+  const SUBSCRIBE: Readonly<Record<string, 'slot' | 'root'>> = { slotSubscribe: 'slot', rootSubscribe: 'root' };
+  const UNSUBSCRIBE: Readonly<Record<string, 'slot' | 'root'>> = { slotUnsubscribe: 'slot', rootUnsubscribe: 'root' };
+  function wsReply(socket: WebSocket, request: unknown): Json {
+    const { id = null, method, params } = isRecord(request) ? request : {};
+    const own = subscriptions.get(socket)!;
+    if (typeof method === 'string' && SUBSCRIBE[method]) {
+      requests.push({ method, params: Array.isArray(params) ? params : [] });
+      const subscription = nextSubscription++;
+      own.set(subscription, SUBSCRIBE[method]);
+      return { jsonrpc: '2.0', result: subscription, id };
+    }
+    if (typeof method === 'string' && UNSUBSCRIBE[method]) {
+      requests.push({ method, params: Array.isArray(params) ? params : [] });
+      const subscription = Array.isArray(params) ? params[0] : undefined;
+      if (typeof subscription !== 'number' || own.get(subscription) !== UNSUBSCRIBE[method]) {
+        return { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid subscription id.' }, id };
+      }
+      own.delete(subscription);
+      return { jsonrpc: '2.0', result: true, id };
+    }
+    return reply(request);
+  }
+  wss.on('connection', (socket) => {
+    subscriptions.set(socket, new Map());
+    socket.on('close', () => subscriptions.delete(socket));
+    socket.on('message', (data) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(String(data));
+      } catch {
+        socket.send(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null }));
+        return;
+      }
+      socket.send(JSON.stringify(Array.isArray(body) ? body.map((r) => wsReply(socket, r)) : wsReply(socket, body)));
+    });
+  });
+  const notify = (kind: 'slot' | 'root', result: unknown) => {
+    for (const [socket, own] of subscriptions) {
+      for (const [subscription, k] of own) {
+        if (k === kind) socket.send(JSON.stringify({ jsonrpc: '2.0', method: `${kind}Notification`, params: { result, subscription } }));
+      }
+    }
+  };
+  let [lastSlot, lastRoot] = [slotAt('processed'), slotAt('finalized')];
+  const clock = setInterval(() => {
+    const [slot, root] = [slotAt('processed'), slotAt('finalized')];
+    // Every processed slot reached since the last tick, in order (a late timer skips none).
+    let parent = lastSlot;
+    for (let s = lastSlot + 1; s <= slot; s++) {
+      if (isSkipped(s)) continue;
+      notify('slot', { parent, root: Math.min(root, s), slot: s });
+      parent = s;
+    }
+    if (root > lastRoot) notify('root', root);
+    [lastSlot, lastRoot] = [Math.max(lastSlot, slot), Math.max(lastRoot, root)];
+  }, Math.max(5, Math.floor(o.slotMs / 8)));
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('replay node has no port');
   return {
     url: `http://127.0.0.1:${address.port}/`,
+    wsUrl: `ws://127.0.0.1:${address.port}/`,
     requests,
     slotAt,
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(clock);
+        for (const socket of wss.clients) socket.terminate();
+        wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -2,7 +2,17 @@ import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
 import { normalizeSolanaResult, solanaContextSlot } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
-import { COMMITMENT_TEMPLATE, DEFAULT_COMMITMENT, PINNED_SLOT_TEMPLATE, renderSolanaSlot, solanaHeadAt, solanaPinContext } from './head';
+import {
+  COMMITMENT_TEMPLATE,
+  DEFAULT_COMMITMENT,
+  PINNED_SLOT_TEMPLATE,
+  renderSolanaSlot,
+  solanaHeadAt,
+  solanaPinContext,
+  solanaRootSubscription,
+  solanaSlotSubscription,
+  WATCH_COMMITMENT,
+} from './head';
 import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
 
 const COMMITMENT_LEVELS: readonly CommitmentLevel[] = ['processed', 'confirmed', 'finalized'];
@@ -18,6 +28,8 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     family: 'solana',
     envelope: 'json-rpc-2.0',
     head: solanaHeadAt(level ?? DEFAULT_COMMITMENT),
+    // Pushed heads: roots for a finalized watch, processed slots otherwise (neither takes a commitment).
+    headSubscription: level === 'finalized' ? solanaRootSubscription : solanaSlotSubscription,
     renderPinned: renderSolanaSlot,
     pinnedTemplates: level === null ? pinnedTemplates : { ...pinnedTemplates, [COMMITMENT_TEMPLATE]: () => level },
     pinContext: solanaPinContext,
@@ -31,7 +43,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
     // "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot.
     behindErrorCodes: [-32016],
-    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, at: solanaAdapterAt },
+    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
   };
 }
 
