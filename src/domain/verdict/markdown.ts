@@ -56,8 +56,10 @@ export function verdictMarkdown(
   }
   const cell = (point: number, latencies: SortedSamples | undefined, p: 'p50' | 'p95' | 'p99') =>
     latencies ? showPercentile(intervalsMs(latencies)[p], latencies.length, point) : `${point} ms`;
+  // Behind: answered "not there yet" (Solana's -32016), a freshness matter shown apart from the other failures.
+  const failed = (s: RunStats) => `${s.calls.failed}${s.calls.behind ? ` (${s.calls.behind} behind)` : ''}`;
   const row = (name: string, s: RunStats, latencies: SortedSamples | undefined) =>
-    `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
+    `| ${name} | ${s.calls.total} | ${failed(s)} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
     `${cell(s.latency.successful.p95_ms, latencies, 'p95')} | ${cell(s.latency.successful.p99_ms, latencies, 'p99')} |`;
   lines.push(
     '| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |',
@@ -75,6 +77,9 @@ export function verdictMarkdown(
     }
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
+  if ([input.candidate, input.reference?.stats].some((s) => s?.calls.behind)) {
+    lines.push('', '> **behind**: answered -32016 "Minimum context slot has not been reached" — the node had not reached the slot asked for. Counted as failed calls (availability), never as mismatches.');
+  }
   if (freshness) lines.push('', ...freshnessMarkdown(freshness, escape));
   const correctness = checks.find((c): c is CorrectnessCheck => c.name === 'correctness')?.details;
   const mismatches = correctness?.mismatches ?? [];

@@ -306,6 +306,7 @@ export const Check = component(
       z.object({
         calls: count,
         successful: count,
+        behind: count.optional().describe('of the failed calls, those answered "not there yet" (Solana -32016): absent when none'),
         success_rate_pct: z.number().nullable(),
         success_rate_interval_pct: z.object({ lower: z.number(), upper: z.number() }).describe('95 % Wilson interval'),
         min_pct: z.number(),
