@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
 import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../helpers/solana-replay-node';
 import { startStack, type Stack } from '../helpers/stack';
+import { SOLANA_WORKLOAD_PRESETS } from '../../src/chains/solana/presets';
 
 /*
  * Runs of a `solana` chain end to end (HTTP, Temporal, Postgres, the probe client) against replay
@@ -53,7 +54,8 @@ describe('runs of a solana chain against replay nodes', () => {
     return started;
   }
 
-  async function runSuite(auth: Auth, candidate: SolanaReplayNode, reference: SolanaReplayNode, methods: Json[], requests: number) {
+  /** `methods`, or `{ preset }`: a catalog workload preset by slug. */
+  async function runSuite(auth: Auth, candidate: SolanaReplayNode, reference: SolanaReplayNode, methods: Json[] | { preset: string }, requests: number) {
     const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Replay', slug: `replay-${Date.now()}-${Math.random().toString(36).slice(2)}`, family: 'solana' });
     expect(chain.status, JSON.stringify(chain.body)).toBe(201);
     const endpoint = async (name: string, url: string) => {
@@ -67,7 +69,7 @@ describe('runs of a solana chain against replay nodes', () => {
       config: {
         targets: [{ endpoint_id: await endpoint('candidate', candidate.url) }],
         reference_endpoint_id: await endpoint('reference', reference.url),
-        workload: { methods, requests_per_target: requests, concurrency: 4, warmup_requests: 2, timeout_ms: 5_000, block_lag: 5 },
+        workload: { ...(Array.isArray(methods) ? { methods } : methods), requests_per_target: requests, concurrency: 4, warmup_requests: 2, timeout_ms: 5_000, block_lag: 5 },
         retry: { max_attempts: 2, initial_interval_ms: 200 },
         thresholds: { correctness_enabled: true, correctness_min_pct: 100, latency_p95_max_ms: 5_000, latency_vs_reference_max_pct: 10_000 },
       },
@@ -154,6 +156,38 @@ describe('runs of a solana chain against replay nodes', () => {
     expect(correctness.details.context_rechecked).toBe(nullPairs);
     const pinned = liar.requests.filter((r) => r.params.some((p) => p !== null && typeof p === 'object' && 'minContextSlot' in p));
     expect(pinned.length).toBeGreaterThanOrEqual(correctness.details.context_rechecked);
+  });
+
+  it('the solana-standard preset runs end to end: every call answered, correctness 100 %', async () => {
+    const { auth } = await stack.newTenant();
+    const FROZEN = 341_197_500;
+    const [a, b] = [await node({ frozenSlot: FROZEN }), await node({ frozenSlot: FROZEN })];
+    const { run, verdict, samples, correctness } = await runSuite(auth, b, a, { preset: 'solana-standard' }, 120);
+    expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
+    const preset = SOLANA_WORKLOAD_PRESETS.find((p) => p.slug === 'solana-standard')!;
+    const presetMethods = preset.workload.methods as { method: string; params: unknown[] }[];
+    const candidate = await samples('primary');
+    expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
+    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(presetMethods.map((m) => m.method)));
+    expect(correctness).toMatchObject({ status: 'pass', details: { compared: 120, matched: 120, mismatched: 0, not_comparable: 0, match_rate_pct: 100 } });
+    expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
+    // The pinned slot is finalized − block_lag, and its block is answered (not skipped).
+    const finalized = FROZEN - 32;
+    const blocks = b.requests.filter((r) => r.method === 'getBlock');
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const r of blocks) expect(r.params[0]).toBe(finalized - 5);
+    // The pinned signature (the vote program's newest finalized one) is read at planning and asked for.
+    const signature = (SOLANA_EXAMPLES.getSignaturesForAddress!.result as { signature: string }[])[0]!.signature;
+    expect(b.requests.filter((r) => r.method === 'getTransaction').every((r) => r.params[0] === signature)).toBe(true);
+    // What the nodes answered is real content, not nulls: ask one as the run did.
+    const ask = async (method: string, params: unknown[]) =>
+      ((await (await fetch(a.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as Json).result;
+    const rendered = (method: string) => JSON.parse(JSON.stringify(presetMethods.find((m) => m.method === method)!.params).replaceAll('"{{commitment}}"', '"finalized"').replaceAll('"{{pinned_signature}}"', JSON.stringify(signature)).replaceAll('"{{pinned_slot}}"', String(finalized - 5)));
+    expect((await ask('getAccountInfo', rendered('getAccountInfo'))).value).not.toBeNull();
+    expect((await ask('getMultipleAccounts', rendered('getMultipleAccounts'))).value.every((v: unknown) => v !== null)).toBe(true);
+    expect((await ask('getTransaction', rendered('getTransaction'))).slot).toBe(430);
+    expect((await ask('getSignatureStatuses', rendered('getSignatureStatuses'))).value[0]).toMatchObject({ confirmationStatus: 'finalized' });
+    expect(await ask('getBlock', rendered('getBlock'))).toMatchObject({ parentSlot: finalized - 6, signatures: [expect.any(String)] });
   });
 
   it('getProgramAccounts answered in another order passes', async () => {
