@@ -440,6 +440,17 @@ export async function medianHeadLag(
   return row?.lag ?? null;
 }
 
+/**
+ * The target's measured head interval over the run: ms per block/slot, from its first and last
+ * head reads (run_heads). Null when the head did not move (or was read fewer than twice).
+ */
+export async function headIntervalMs(sql: Queryable, runId: string, targetId: string): Promise<number | null> {
+  const [row] = await sql<{ ms: number | null }[]>`
+    select (extract(epoch from max(observed_at) - min(observed_at)) * 1000 / nullif(max(head) - min(head), 0))::float8 as ms
+    from run_heads where run_id = ${runId} and target_id = ${targetId}::uuid`;
+  return row?.ms ?? null;
+}
+
 /** One finished run of a suite as its trend shows it (see listSuiteTrend). */
 export interface SuiteTrendRow {
   id: string;

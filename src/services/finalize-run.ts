@@ -12,6 +12,7 @@ import {
   finishRun,
   finishTarget,
   lockRunForFinalize,
+  headIntervalMs,
   medianHeadLag,
   type RunRow,
   type RunTargetRow,
@@ -228,6 +229,18 @@ export async function listMismatches(
   return { classified, listed };
 }
 
+/**
+ * The candidates' head lag behind the reference in blocks (slots on Solana) and in ms: the lag
+ * times the reference's measured head interval over the run (ms per block or slot, from its first
+ * and last head reads). The ms figure is an estimate from head reads made every probe chunk; the
+ * freshness watch (config.freshness) measures arrival lag per head directly.
+ */
+async function headLag(sql: Queryable, runId: string, primaryIds: readonly string[], referenceId: string) {
+  const headLagBlocks = await medianHeadLag(sql, runId, primaryIds, referenceId);
+  const interval = headLagBlocks === null ? null : await headIntervalMs(sql, runId, referenceId);
+  return { headLagBlocks, headLagMs: headLagBlocks === null || interval === null ? null : Math.round(headLagBlocks * interval) };
+}
+
 /** The run's head watch measured from its stored arrivals; undefined when the suite watches no heads. */
 async function freshnessOfRun(
   sql: postgres.TransactionSql,
@@ -330,7 +343,7 @@ async function finalizeLocked(
           latencies: judged ? await successfulOrderStatistics(sql, run.id, [reference.id], verdictRanks) : undefined,
           answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
           byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
-          headLagBlocks: judged ? await medianHeadLag(sql, run.id, primaryIds, reference.id) : null,
+          ...(judged ? await headLag(sql, run.id, primaryIds, reference.id) : { headLagBlocks: null, headLagMs: null }),
           pairing: judged ? await loadPairing(sql, { runId: run.id, openLoop, candidateTargetIds: primaryIds, referenceTargetId: reference.id }) : undefined,
         }
       : null,

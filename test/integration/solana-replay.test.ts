@@ -104,6 +104,8 @@ describe('runs of a solana chain against replay nodes', () => {
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 150, matched: 150, mismatched: 0, match_rate_pct: 100 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
     expect(verdict.reference_comparison.head_lag_blocks).toBe(0);
+    // Frozen slots: no slot time measured, so no lag in ms.
+    expect(verdict.reference_comparison.head_lag_ms).toBeNull();
     for (const evm of ['eth_', 'gwei', 'block tag', 'latest']) expect(verdict.markdown_summary).not.toContain(evm);
     // The head is the finalized slot.
     expect(a.requests.some((r) => r.method === 'getSlot' && JSON.stringify(r.params) === JSON.stringify([{ commitment: 'finalized' }]))).toBe(true);
@@ -123,6 +125,10 @@ describe('runs of a solana chain against replay nodes', () => {
     // Candidate − reference, each read at its own moment while the slots tick every 100 ms.
     expect(verdict.reference_comparison.head_lag_blocks).toBeLessThanOrEqual(-2);
     expect(verdict.reference_comparison.head_lag_blocks).toBeGreaterThanOrEqual(-6);
+    // In ms: the slot lag times the reference's measured slot time (about 100 ms here).
+    const msPerSlot = verdict.reference_comparison.head_lag_ms / verdict.reference_comparison.head_lag_blocks;
+    expect(msPerSlot).toBeGreaterThanOrEqual(70);
+    expect(msPerSlot).toBeLessThanOrEqual(140);
   });
 
   it('a lying node (lamports altered, an account dropped) fails correctness, naming the methods and paths', async () => {

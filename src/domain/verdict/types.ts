@@ -151,6 +151,13 @@ export interface ReferenceComparison {
    * nearest in time), in blocks; positive = candidate ahead. Null when nothing was observed.
    */
   head_lag_blocks: number | null;
+  /**
+   * head_lag_blocks × the reference's measured head interval (ms per block or slot over the run's
+   * head reads), rounded; null when there is no lag figure or the reference's head did not move.
+   * An estimate: the freshness watch measures arrival lag per head. Absent from verdicts judged
+   * before it existed.
+   */
+  head_lag_ms?: number | null;
   latency: {
     candidate_p50_ms: number;
     candidate_p95_ms: number;
@@ -333,6 +340,8 @@ export interface VerdictInput {
     byMethod?: readonly MethodLatency[];
     /** See ReferenceComparison.head_lag_blocks; null when omitted. */
     headLagBlocks?: number | null;
+    /** See ReferenceComparison.head_lag_ms; null when omitted. */
+    headLagMs?: number | null;
     /** Paired (open loop on a shared anchor) or why not; omitted: unpaired, reason unknown. */
     pairing?: { method: 'paired'; latencies: PairedLatencies } | { method: 'unpaired'; reason: UnpairedReason };
   } | null;

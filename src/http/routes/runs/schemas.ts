@@ -367,7 +367,12 @@ export const ReferenceComparison = component(
     endpoint_id: uuid,
     endpoint_name: z.string(),
     status: checkStatus,
-    head_lag_blocks: z.number().nullable().describe('median candidate head − reference head, in blocks; null when not observed'),
+    head_lag_blocks: z.number().nullable().describe('median candidate head − reference head, in blocks (slots on Solana); null when not observed'),
+    head_lag_ms: z
+      .number()
+      .nullable()
+      .optional()
+      .describe("head_lag_blocks × the reference's measured block/slot interval over the run, ms; null when its head did not move"),
     latency: z.object({
       candidate_p50_ms: int,
       candidate_p95_ms: int,
