@@ -87,6 +87,11 @@ export interface ChainAdapter {
   family: string;
   envelope: AnswerEnvelope;
   head: HeadRead;
+  /**
+   * Read right after `head` when the head is not a block height (Solana: the slot; getBlockHeight
+   * at the same commitment), reported beside it. Absent: the head is the height.
+   */
+  heightRead?: HeadRead;
   /** New heads pushed over a WebSocket; a family without it is watched by polling `head` only. */
   headSubscription?: HeadSubscription;
   /**

@@ -13,6 +13,7 @@ import {
   finishTarget,
   lockRunForFinalize,
   headIntervalMs,
+  lastHeads,
   medianHeadLag,
   type RunRow,
   type RunTargetRow,
@@ -241,6 +242,16 @@ async function headLag(sql: Queryable, runId: string, primaryIds: readonly strin
   return { headLagBlocks, headLagMs: headLagBlocks === null || interval === null ? null : Math.round(headLagBlocks * interval) };
 }
 
+/** Each target's last head read with the block height beside it; none when no head read names a height (the head is the height). */
+async function lastHeadsOf(sql: Queryable, runId: string, targets: readonly RunTargetRow[]) {
+  const heads = await lastHeads(sql, runId, targets.map((t) => t.id));
+  if (heads.every((h) => h.height === null)) return undefined;
+  return targets.flatMap((t) => {
+    const h = heads.find((x) => x.target_id === t.id);
+    return h ? [{ endpoint_name: t.endpoint_name, role: t.role, head: h.head, block_height: h.height }] : [];
+  });
+}
+
 /** The run's head watch measured from its stored arrivals; undefined when the suite watches no heads. */
 async function freshnessOfRun(
   sql: postgres.TransactionSql,
@@ -344,6 +355,7 @@ async function finalizeLocked(
           answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
           byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
           ...(judged ? await headLag(sql, run.id, primaryIds, reference.id) : { headLagBlocks: null, headLagMs: null }),
+          ...(judged ? { lastHeads: await lastHeadsOf(sql, run.id, [...primaries, reference]) } : {}),
           pairing: judged ? await loadPairing(sql, { runId: run.id, openLoop, candidateTargetIds: primaryIds, referenceTargetId: reference.id }) : undefined,
         }
       : null,

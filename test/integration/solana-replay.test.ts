@@ -129,6 +129,12 @@ describe('runs of a solana chain against replay nodes', () => {
     const msPerSlot = verdict.reference_comparison.head_lag_ms / verdict.reference_comparison.head_lag_blocks;
     expect(msPerSlot).toBeGreaterThanOrEqual(70);
     expect(msPerSlot).toBeLessThanOrEqual(140);
+    // The block height beside each last slot read (getBlockHeight at the same commitment): slot − 1 here (no skipped slots, heightGap 1).
+    const heads = verdict.reference_comparison.last_heads as Json[];
+    expect(heads.map((h) => h.role).sort()).toEqual(['primary', 'reference']);
+    for (const h of heads) expect(h.head - h.block_height).toBeGreaterThanOrEqual(0);
+    for (const h of heads) expect(h.head - h.block_height).toBeLessThanOrEqual(3);
+    expect(verdict.markdown_summary).toContain('Last heads read (slot · block height)');
   });
 
   it('a lying node (lamports altered, an account dropped) fails correctness, naming the methods and paths', async () => {

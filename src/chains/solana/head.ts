@@ -16,6 +16,13 @@ export const solanaHeadAt = (commitment: CommitmentLevel): HeadRead => ({
 /** The level reads (and the pinned slot) default to when the suite names none. */
 export const DEFAULT_COMMITMENT: CommitmentLevel = 'finalized';
 
+/** The block height at a commitment level, read beside the slot (ChainAdapter.heightRead): skipped slots make the two differ. */
+export const solanaHeightAt = (commitment: CommitmentLevel): HeadRead => ({
+  method: 'getBlockHeight',
+  params: [{ commitment }],
+  parse: (result) => headOf(slotOf(result)),
+});
+
 /**
  * The level the head watch (config.freshness) defaults to: `confirmed`, the slot a cluster's
  * supermajority voted on (about 400 ms behind processed). Finalized trails processed by ~32 slots

@@ -8,6 +8,7 @@ import {
   PINNED_SLOT_TEMPLATE,
   renderSolanaSlot,
   solanaHeadAt,
+  solanaHeightAt,
   solanaPinContext,
   solanaRootSubscription,
   solanaSlotSubscription,
@@ -28,6 +29,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     family: 'solana',
     envelope: 'json-rpc-2.0',
     head: solanaHeadAt(level ?? DEFAULT_COMMITMENT),
+    heightRead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
     // Pushed heads: roots for a finalized watch, processed slots otherwise (neither takes a commitment).
     headSubscription: level === 'finalized' ? solanaRootSubscription : solanaSlotSubscription,
     renderPinned: renderSolanaSlot,

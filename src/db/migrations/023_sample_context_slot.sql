@@ -8,3 +8,7 @@ alter table run_samples add column context_slot bigint;
 -- slot: neither match nor mismatch.
 alter table run_rechecks drop constraint run_rechecks_outcome_check;
 alter table run_rechecks add constraint run_rechecks_outcome_check check (outcome in ('resolved', 'confirmed', 'failed', 'not_comparable'));
+
+-- Beside a head that is not a block height (Solana's slot: skipped slots have no block), the
+-- block height read right after it at the same commitment; null for families whose head is one.
+alter table run_heads add column height bigint;

@@ -123,6 +123,7 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
     status: check.status,
     head_lag_blocks: reference.headLagBlocks ?? null,
     head_lag_ms: reference.headLagMs ?? null,
+    ...(reference.lastHeads ? { last_heads: reference.lastHeads } : {}),
     latency: {
       candidate_p50_ms: input.candidate.latency.successful.p50_ms,
       candidate_p95_ms: candidateP95,

@@ -77,6 +77,13 @@ export function verdictMarkdown(
     }
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
+  const heads = input.reference?.lastHeads;
+  if (heads && heads.length > 0) {
+    const one = (h: (typeof heads)[number]) => `${h.role === 'reference' ? 'reference' : 'candidate'} (${escape(h.endpoint_name)}) ${h.head} · ${h.block_height ?? '–'}`;
+    const lag = input.reference?.headLagBlocks;
+    const ms = input.reference?.headLagMs;
+    lines.push('', `Last heads read (slot · block height): ${heads.map(one).join('; ')}.${lag === null || lag === undefined ? '' : ` Head lag ${lag} slots${ms === null || ms === undefined ? '' : ` (≈ ${ms} ms)`}.`}`);
+  }
   if ([input.candidate, input.reference?.stats].some((s) => s?.calls.behind)) {
     lines.push('', '> **behind**: answered -32016 "Minimum context slot has not been reached" — the node had not reached the slot asked for. Counted as failed calls (availability), never as mismatches.');
   }

@@ -142,6 +142,14 @@ export interface PairedLatencies {
   skew_us: { p50: number; p95: number; max: number };
 }
 
+export interface LastHeadView {
+  endpoint_name: string;
+  role: 'primary' | 'reference';
+  /** The head as the family reads it (a slot on Solana). */
+  head: number;
+  block_height: number | null;
+}
+
 export interface ReferenceComparison {
   endpoint_id: string;
   endpoint_name: string;
@@ -158,6 +166,12 @@ export interface ReferenceComparison {
    * before it existed.
    */
   head_lag_ms?: number | null;
+  /**
+   * Each target's last head read when the head is not a block height (Solana: the slot at the
+   * run's commitment) with the block height read beside it (null: that read failed). Absent for
+   * families whose head is the height.
+   */
+  last_heads?: LastHeadView[];
   latency: {
     candidate_p50_ms: number;
     candidate_p95_ms: number;
@@ -342,6 +356,8 @@ export interface VerdictInput {
     headLagBlocks?: number | null;
     /** See ReferenceComparison.head_lag_ms; null when omitted. */
     headLagMs?: number | null;
+    /** See ReferenceComparison.last_heads; absent: not reported. */
+    lastHeads?: LastHeadView[];
     /** Paired (open loop on a shared anchor) or why not; omitted: unpaired, reason unknown. */
     pairing?: { method: 'paired'; latencies: PairedLatencies } | { method: 'unpaired'; reason: UnpairedReason };
   } | null;

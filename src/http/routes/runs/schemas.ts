@@ -373,6 +373,10 @@ export const ReferenceComparison = component(
       .nullable()
       .optional()
       .describe("head_lag_blocks × the reference's measured block/slot interval over the run, ms; null when its head did not move"),
+    last_heads: z
+      .array(z.object({ endpoint_name: z.string(), role: z.enum(['primary', 'reference']), head: z.number(), block_height: z.number().nullable() }))
+      .optional()
+      .describe('each target\'s last head read with the block height beside it, when the head is not a height (Solana: the slot); absent otherwise'),
     latency: z.object({
       candidate_p50_ms: int,
       candidate_p95_ms: int,
