@@ -132,7 +132,8 @@ describe('runs of a solana chain against replay nodes', () => {
     // The block height beside each last slot read (getBlockHeight at the same commitment): slot − 1 here (no skipped slots, heightGap 1).
     const heads = verdict.reference_comparison.last_heads as Json[];
     expect(heads.map((h) => h.role).sort()).toEqual(['primary', 'reference']);
-    for (const h of heads) expect(h.head - h.block_height).toBeGreaterThanOrEqual(0);
+    // Read one after the other while slots tick every 100 ms: the height may be a slot or two newer.
+    for (const h of heads) expect(h.head - h.block_height).toBeGreaterThanOrEqual(-2);
     for (const h of heads) expect(h.head - h.block_height).toBeLessThanOrEqual(3);
     expect(verdict.markdown_summary).toContain('Last heads read (slot · block height)');
   });
