@@ -219,8 +219,15 @@ export interface CorrectnessTally {
   mismatchesByMethod: MethodMismatchCount[];
   /** Re-checks of head-moved differences; `confirmed` ones are already in `mismatched`. */
   recheck: RecheckCounts;
-  /** Pairs at different context slots: resolved ones are in `matched`, confirmed ones in `mismatched`. */
-  context: { not_comparable: number; rechecked: number; resolved: number; confirmed: number };
+  /** Pairs at different context slots: resolved ones are in `matched`, confirmed ones in `mismatched`. Absent: none. */
+  context?: ContextCounts;
+}
+
+export interface ContextCounts {
+  not_comparable: number;
+  rechecked: number;
+  resolved: number;
+  confirmed: number;
 }
 
 export const emptyTally = (): CorrectnessTally => ({
@@ -231,7 +238,6 @@ export const emptyTally = (): CorrectnessTally => ({
   mismatches: [],
   mismatchesByMethod: [],
   recheck: { resolved: 0, confirmed: 0, failed: 0 },
-  context: { not_comparable: 0, rechecked: 0, resolved: 0, confirmed: 0 },
 });
 
 /**
@@ -326,12 +332,13 @@ export function tallyFromCounts(
     // Pairs at different context slots have no matches_reference, so SQL counted them as skipped.
     tally.skipped += c.skipped - (context ? context.resolved + context.confirmed + context.not_comparable : 0);
   }
+  if (contextPairs.length > 0) tally.context = { not_comparable: 0, rechecked: 0, resolved: 0, confirmed: 0 };
   for (const c of contextPairs) {
     tally.mismatched += c.confirmed;
-    tally.context.not_comparable += c.not_comparable;
-    tally.context.rechecked += c.rechecked;
-    tally.context.resolved += c.resolved;
-    tally.context.confirmed += c.confirmed;
+    tally.context!.not_comparable += c.not_comparable;
+    tally.context!.rechecked += c.rechecked;
+    tally.context!.resolved += c.resolved;
+    tally.context!.confirmed += c.confirmed;
   }
   const matchedOf = new Map(pairs.map((c) => [c.method, c.matched + (contextOf.get(c.method)?.resolved ?? 0)]));
   const confirmedOf = new Map(contextPairs.map((c) => [c.method, c.confirmed]));
@@ -377,7 +384,7 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
   const compared = matched + mismatched;
   const { resolved, confirmed, failed } = tally.recheck;
   const rechecked = resolved + confirmed + failed;
-  const context = tally.context;
+  const context = tally.context ?? { not_comparable: 0, rechecked: 0, resolved: 0, confirmed: 0 };
   const extras = [
     inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
     context.not_comparable > 0 ? `${context.not_comparable} not comparable (answered at different context slots)` : null,

@@ -125,7 +125,8 @@ function ok(rules: AnswerRules, result: unknown, method: string | null): Classif
     outcome: 'ok',
     rpcErrorCode: null,
     responseHash: method === null ? null : fingerprintWith(rules.normalize, method, result),
-    contextSlot: rules.contextSlot?.(result) ?? null,
+    // Only families whose answers name a slot say one (the others' classification is unchanged).
+    ...(rules.contextSlot ? { contextSlot: rules.contextSlot(result) } : {}),
     reason: null,
   };
 }
