@@ -305,3 +305,43 @@ export async function contextSlotPairs(
       and c.ok and r.ok and c.context_slot <> r.context_slot
     group by c.method order by c.method`;
 }
+
+/**
+ * Examples of pairs at different context slots whose re-ask at one slot still differed
+ * (run_rechecks `confirmed`): distinct per method and pair of re-asked answers (the first by seq,
+ * with their number in `occurrences`), up to `limit` per method, shaped as classifyDifferingSamples'
+ * examples with the re-ask as their `recheck` (the slot asked at and the re-asked answers' hashes).
+ */
+export async function contextConfirmedExamples(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  limit: number,
+): Promise<ClassifiedMismatch[]> {
+  const rows = await sql<(DifferingSample & { target_id: string; occurrences: number; block: string; recheck_candidate_hash: string; recheck_reference_hash: string })[]>`
+    select seq, target_id, method, candidate_hash, reference_hash, occurrences, block, recheck_candidate_hash, recheck_reference_hash from (
+      select p.*, row_number() over (partition by method order by seq, target_id) as rank from (
+        select c.seq, c.target_id, c.method, c.response_hash as candidate_hash, r.response_hash as reference_hash, rc.block::text as block,
+          rc.candidate_hash as recheck_candidate_hash, rc.reference_hash as recheck_reference_hash,
+          row_number() over (partition by c.method, rc.candidate_hash, rc.reference_hash order by c.seq, c.target_id) as pair_rank,
+          (count(*) over (partition by c.method, rc.candidate_hash, rc.reference_hash))::int as occurrences
+        from run_rechecks rc
+        join run_samples c on c.run_id = rc.run_id and c.target_id = rc.target_id and c.seq = rc.seq
+        join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.method = c.method
+        where rc.run_id = ${runId} and rc.outcome = 'confirmed' and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+          and c.ok and r.ok and c.context_slot <> r.context_slot
+      ) p where pair_rank = 1
+    ) ranked
+    where rank <= ${limit}
+    order by method, seq, target_id`;
+  return rows.map((row) => ({
+    seq: row.seq,
+    target_id: row.target_id,
+    method: row.method,
+    candidate_hash: row.candidate_hash,
+    reference_hash: row.reference_hash,
+    occurrences: row.occurrences,
+    recheck: { block: row.block, candidate_hash: row.recheck_candidate_hash, reference_hash: row.recheck_reference_hash },
+  }));
+}

@@ -19,7 +19,7 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
-import { classifyDifferingSamples, compareWithReference, contextSlotPairs } from '../db/samples-correctness';
+import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import {
   MAX_LISTED_MISMATCHES,
@@ -176,7 +176,7 @@ async function tallyCorrectness(
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
   // Pairs answered at different context slots (Solana): only families whose answers name one.
   const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
-  if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, [], [], atSlots);
+  if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);
   const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
@@ -212,17 +212,21 @@ export async function listMismatches(
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<{ classified: Awaited<ReturnType<typeof classifyDifferingSamples>>; listed: (MismatchToExplain & { occurrences: number })[] }> {
-  const classified = await classifyDifferingSamples(sql, run.id, candidates.map((t) => t.id), reference.id, {
+  const ids = candidates.map((t) => t.id);
+  const classified = await classifyDifferingSamples(sql, run.id, ids, reference.id, {
     headDependentMethods: [...headDependentMethods(plan)],
     limit: MAX_LISTED_MISMATCHES,
   });
+  // Pairs at different context slots whose re-ask at one slot still differed are mismatches too.
+  const atOneSlot = plan.chain.contextSlot === undefined ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
-  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
-  const listed = spreadMismatches(classified.examples).map((d) => ({
+  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned
+  // (a call that takes no pin as it was).
+  const listed = spreadMismatches([...classified.examples, ...atOneSlot]).map((d) => ({
     targetId: d.target_id,
     seq: d.seq,
     method: d.method,
-    params: d.recheck ? plan.chain.pinForRecheck(d.method, plan.requestAt(d.seq).params, BigInt(d.recheck.block)) : plan.requestAt(d.seq).params,
+    params: (d.recheck ? plan.chain.pinForRecheck(d.method, plan.requestAt(d.seq).params, BigInt(d.recheck.block)) : null) ?? plan.requestAt(d.seq).params,
     candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
     referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
     occurrences: d.occurrences,

@@ -112,4 +112,33 @@ describe('solana answers at different context slots', () => {
     expect(correctness.message).toContain(`${balances} not comparable (answered at different context slots)`);
     expect(verdict.markdown_summary).toContain(`${balances} not comparable`);
   });
+
+  it('a lying candidate 3 slots behind: every pair is re-asked at one slot, still differs there, and is listed naming the method and path', { timeout: 180_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const genesisMs = Date.now();
+    const reference = await node({ genesisMs, slotMs: 400 });
+    const liar = await node({ genesisMs, slotMs: 400, lagSlots: 3, lamportsDelta: 1 });
+    const { correctness, verdict } = await runSuite(auth, liar, reference, ACCOUNT_READS, 18);
+    expect(correctness.details, JSON.stringify(correctness)).toMatchObject({
+      mismatched: 18,
+      not_comparable: 0,
+      context_rechecked: 18,
+      context_confirmed: 18,
+      context_resolved: 0,
+      compared: 18,
+      matched: 0,
+    });
+    expect(verdict).toMatchObject({ verdict: 'fail', exit_code: 1 });
+    expect(correctness.details.mismatches_by_method.map((m: Json) => m.method).sort()).toEqual(['getAccountInfo', 'getBalance', 'getMultipleAccounts']);
+    // Listed as re-asked: with minContextSlot, the differences read from both sides again.
+    const listed = (method: string) => correctness.details.mismatches.find((m: Json) => m.method === method);
+    for (const method of CONTEXT_METHODS) {
+      const config = (listed(method).params as unknown[]).find((p) => p !== null && typeof p === 'object' && !Array.isArray(p)) as Json;
+      expect(config.minContextSlot, method).toEqual(expect.any(Number));
+      expect(listed(method).differences_status, method).toBe('shown');
+    }
+    expect(listed('getBalance').differences.map((d: Json) => d.path)).toEqual(['$.value']);
+    expect(listed('getAccountInfo').differences.map((d: Json) => d.path)).toEqual(['$.value.lamports']);
+    expect(listed('getMultipleAccounts').differences.map((d: Json) => d.path)).toEqual(['$.value[0].lamports', '$.value[1].lamports']);
+  });
 });
