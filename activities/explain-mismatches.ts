@@ -2,7 +2,7 @@ import type { Queryable } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { explanationKey, insertExplanations, storedExplanations, type ExplanationRow } from '../src/db/mismatch-explanations';
 import type { RunTargetRow } from '../src/db/runs';
-import { compareWithReference } from '../src/db/samples-correctness';
+import { compareWithReference, contextSlotPairs } from '../src/db/samples-correctness';
 import { answerDifferences } from '../src/domain/answer-diff';
 import { fingerprintAnswer, type RunPlan } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
@@ -42,7 +42,9 @@ export async function explainRunMismatches(deps: RecheckDeps, input: { runId: st
     const { run, plan, candidates, reference } = judged;
     const listed = await deps.sql.begin(async (tx) => {
       const counts = await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
-      if (counts.every((c) => c.differing === 0)) return [];
+      // Mismatches are differing samples, or pairs at different context slots their re-ask confirmed.
+      const atSlots = plan.chain.contextSlot === undefined ? [] : await contextSlotPairs(tx, run.id, candidates.map((t) => t.id), reference.id);
+      if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return [];
       return (await listMismatches(tx, run, plan, candidates, reference)).listed;
     });
     const stored = await storedExplanations(deps.sql, run.id);

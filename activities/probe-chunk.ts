@@ -65,6 +65,7 @@ function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r
     reason: r.reason,
     // Only a shared anchor makes the lags of two targets comparable (null = unpaired).
     send_lag_us: paired ? r.sendLagUs : null,
+    context_slot: r.contextSlot ?? null,
   };
 }
 
@@ -86,7 +87,17 @@ async function observeHead(sql: Sql, chain: ChainAdapter, client: JsonRpcClient,
   if (head === null) return;
   // The middle of the round trip is the best estimate of when the node answered.
   const observedAt = new Date(Math.round((sentAt + Date.now()) / 2));
-  await recordHead(sql, { runId, targetId, observedAt, head: head.number });
+  await recordHead(sql, { runId, targetId, observedAt, head: head.number, height: await readHeight(chain, client) });
+}
+
+/** The block height beside a head that is not one (ChainAdapter.heightRead); null when there is none or the read failed. */
+async function readHeight(chain: ChainAdapter, client: JsonRpcClient): Promise<bigint | null> {
+  if (chain.heightRead === undefined) return null;
+  try {
+    return chain.heightRead.parse(await client.result(chain.heightRead.method, chain.heightRead.params))?.number ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -4,12 +4,12 @@ import type { Queryable, Sql } from '../src/db/client';
 import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
-import { compareWithReference, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
+import { compareWithReference, selectContextSlotPairs, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
 import { renderParams, type RunPlan } from '../src/chains/registry';
 import { MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
 import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
-import { recheckAll, type RecheckCall } from '../src/probe/head-recheck';
+import { recheckAll, recheckAllAtOneSlot, type RecheckAnswer, type RecheckCall, type SlotRecheckCall } from '../src/probe/head-recheck';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
 import { runPlanOrFail } from './run-plan';
@@ -66,8 +66,12 @@ export async function loadJudgedRun(sql: Queryable, runId: string): Promise<Judg
   return { run, plan: runPlanOrFail(run), candidates, reference };
 }
 
-/** A pair to re-send, with its block and pinned params. */
-type PlannedRecheck = RecheckPair & { block: string; params: unknown[] };
+/**
+ * A pair to re-send, with its block and pinned params. `atOneSlot`: a pair answered at different
+ * context slots, re-asked until both sides answer at one slot (recheckAtOneSlot); `block` is the
+ * higher slot and `params` the call's own (pinned per ask).
+ */
+type PlannedRecheck = RecheckPair & { block: string; params: unknown[]; atOneSlot?: boolean };
 
 /**
  * The run step between probing and finalize (its own activity, so the history shows it and
@@ -81,9 +85,10 @@ export async function recheckHeadMoved(deps: RecheckDeps, input: { runId: string
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { rechecked: 0 };
     const { run, plan, candidates, reference } = judged;
-    // Nothing the workload asks can be pinned: no comparison here (the explanation step and
-    // finalize compare anyway; on a million samples each pass costs seconds).
-    if (pinnableMethods(plan).length === 0) return { rechecked: 0 };
+    // Nothing the workload asks can be pinned, and no answer names a context slot: no comparison
+    // here (the explanation step and finalize compare anyway; on a million samples each pass
+    // costs seconds).
+    if (pinnableMethods(plan).length === 0 && plan.chain.contextSlot === undefined) return { rechecked: 0 };
     const planned = await deps.sql.begin(async (tx) => {
       await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
       return planRechecks(tx, run, plan, candidates, reference);
@@ -128,24 +133,27 @@ async function planRechecks(
 ): Promise<{ todo: PlannedRecheck[]; endpoints: Map<string, EndpointRow | undefined> }> {
   const endpoints = new Map<string, EndpointRow | undefined>();
   const methods = pinnableMethods(plan);
-  if (methods.length === 0) return { todo: [], endpoints };
-  const pairs = await selectRecheckPairs(
-    tx,
-    run.id,
-    candidates.map((t) => t.id),
-    reference.id,
-    { headDependentMethods: methods, limit: MAX_RECHECKS_PER_RUN },
-  );
-  if (pairs.length === 0) return { todo: [], endpoints };
+  const ids = candidates.map((t) => t.id);
+  const pairs = methods.length === 0 ? [] : await selectRecheckPairs(tx, run.id, ids, reference.id, { headDependentMethods: methods, limit: MAX_RECHECKS_PER_RUN });
+  // Pairs at different context slots share the per-run bound with the head-moved ones.
+  const slotPairs =
+    plan.chain.contextSlot === undefined ? [] : await selectContextSlotPairs(tx, run.id, ids, reference.id, MAX_RECHECKS_PER_RUN - pairs.length);
+  if (pairs.length === 0 && slotPairs.length === 0) return { todo: [], endpoints };
   const stored = await storedRecheckKeys(tx, run.id);
   const { chain } = plan;
-  const todo = pairs.flatMap((pair) => {
+  const headMoved: PlannedRecheck[] = pairs.flatMap((pair) => {
     const block = pair.block ?? run.pinned_block;
     if (stored.has(recheckKey(pair.target_id, pair.seq)) || block === null) return [];
     const planned = plan.requestAt(pair.seq);
     const params = planned.method === pair.method ? chain.pinForRecheck(pair.method, planned.params, BigInt(block)) : null;
     return params === null ? [] : [{ ...pair, block, params }];
   });
+  const atOneSlot: PlannedRecheck[] = slotPairs.flatMap((pair) => {
+    const planned = plan.requestAt(pair.seq);
+    if (stored.has(recheckKey(pair.target_id, pair.seq)) || planned.method !== pair.method) return [];
+    return [{ ...pair, params: planned.params, atOneSlot: true }];
+  });
+  const todo = [...headMoved, ...atOneSlot];
   if (todo.length === 0) return { todo, endpoints };
   for (const target of [reference, ...candidates]) {
     if (target === reference || todo.some((p) => p.target_id === target.id)) endpoints.set(target.id, await findEndpoint(tx, target.endpoint_id));
@@ -186,14 +194,27 @@ async function sendRechecks(
     for (const target of candidates) if (endpoints.has(target.id)) open(target);
     for (let from = 0; from < todo.length && Date.now() < deadlineMs; from += STORE_EVERY) {
       const batch = todo.slice(from, from + STORE_EVERY);
-      const calls: RecheckCall[] = batch.map((p) => ({
-        seq: p.seq,
-        method: p.method,
-        params: p.params,
-        candidate: clients.get(p.target_id) ?? null,
-        reference: clients.get(reference.id) ?? null,
-      }));
-      const answers = await recheckAll(calls, RECHECK_CONCURRENCY, deadlineMs);
+      const sides = (p: PlannedRecheck) => ({ candidate: clients.get(p.target_id) ?? null, reference: clients.get(reference.id) ?? null });
+      const calls: RecheckCall[] = batch.filter((p) => !p.atOneSlot).map((p) => ({ seq: p.seq, method: p.method, params: p.params, ...sides(p) }));
+      const slotCalls: SlotRecheckCall[] = batch
+        .filter((p) => p.atOneSlot)
+        .map((p) => ({
+          seq: p.seq,
+          method: p.method,
+          slot: Number(p.block),
+          // A call that takes no minContextSlot (getSignatureStatuses) is re-asked as it was.
+          paramsAt: (slot: number) => chain.pinForRecheck(p.method, p.params, slot) ?? p.params,
+          ...sides(p),
+        }));
+      const [plain, atSlot] = await Promise.all([
+        recheckAll(calls, RECHECK_CONCURRENCY, deadlineMs),
+        recheckAllAtOneSlot(slotCalls, RECHECK_CONCURRENCY, deadlineMs),
+      ]);
+      const answerOf = new Map<PlannedRecheck, RecheckAnswer | undefined>([
+        ...batch.filter((p) => !p.atOneSlot).map((p, i) => [p, plain[i]] as const),
+        ...batch.filter((p) => p.atOneSlot).map((p, i) => [p, atSlot[i]] as const),
+      ]);
+      const answers = batch.map((p) => answerOf.get(p));
       const rows: RecheckRow[] = batch.flatMap((p, i) => {
         const answer = answers[i];
         if (!answer) return [];

@@ -51,7 +51,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   const { freshness } = runSettingsOf(run);
   if (!freshness || TERMINAL_RUN_STATUSES.includes(run.status)) return { heads: 0, segment: null };
-  const { chain } = runPlanOrFail(run);
+  const { watchChain: chain } = runPlanOrFail(run);
   const targets = await findRunTargets(sql, run.id);
 
   const context = currentContext();

@@ -78,6 +78,11 @@ export function planRequests(
 /** A run's settings with its chain adapter and request planner: what the steps that plan, probe, re-check and compare read. */
 export interface RunPlan extends RunSettings {
   chain: ChainAdapter;
+  /**
+   * The adapter the head watch (config.freshness) reads with: `chain` at the family's watch level
+   * when the suite names no commitment (Solana: confirmed, while reads default to finalized).
+   */
+  watchChain: ChainAdapter;
   /** The request sent at a seq: a pure function of the seed and the seq, the pinned block rendered by the family. */
   requestAt: (seq: number) => PlannedCall;
   /** The values read beside the pinned block at planning time (null: none read, or a run planned before they were). */
@@ -87,17 +92,25 @@ export interface RunPlan extends RunSettings {
 /** The part of a run row a plan is read from. */
 export type RunPlanSource = RunSettingsSource & { config_snapshot: { chain: { family?: string } }; pinned_context?: PinnedContext | null };
 
-/** The adapter reading at a suite's commitment level (the family's default when it names none); a family without levels as it is. */
-export function atCommitment(chain: ChainAdapter, level: CommitmentLevel | undefined): ChainAdapter {
-  return chain.commitments === undefined ? chain : chain.commitments.at(level ?? chain.commitments.default);
+/**
+ * The adapter reading at a suite's commitment level, or when it names none at the family's
+ * default for reads (`use: 'reads'`) or for the head watch (`'watch'`); a family without levels
+ * as it is.
+ */
+export function atCommitment(chain: ChainAdapter, level: CommitmentLevel | undefined, use: 'reads' | 'watch' = 'reads'): ChainAdapter {
+  if (chain.commitments === undefined) return chain;
+  const { default: reads, watchDefault } = chain.commitments;
+  return chain.commitments.at(level ?? (use === 'watch' ? (watchDefault ?? reads) : reads));
 }
 
 /** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */
 export function runPlanOf(run: RunPlanSource, chains: ChainRegistry = CHAINS): RunPlan {
   const settings = runSettingsOf(run);
-  const chain = atCommitment(chainOfRun(run, chains), run.config_snapshot.suite.config.commitment);
+  const family = chainOfRun(run, chains);
+  const level = run.config_snapshot.suite.config.commitment;
+  const chain = atCommitment(family, level);
   const pinnedContext = run.pinned_context ?? null;
-  return { ...settings, chain, pinnedContext, requestAt: planRequests(chain, settings.workload, settings.seed, settings.pinnedBlock, pinnedContext) };
+  return { ...settings, chain, watchChain: atCommitment(family, level, 'watch'), pinnedContext, requestAt: planRequests(chain, settings.workload, settings.seed, settings.pinnedBlock, pinnedContext) };
 }
 
 /** A workload entry's params as sent: templates rendered by the family (and the run's pinned context, when given). */

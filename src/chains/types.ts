@@ -87,6 +87,11 @@ export interface ChainAdapter {
   family: string;
   envelope: AnswerEnvelope;
   head: HeadRead;
+  /**
+   * Read right after `head` when the head is not a block height (Solana: the slot; getBlockHeight
+   * at the same commitment), reported beside it. Absent: the head is the height.
+   */
+  heightRead?: HeadRead;
   /** New heads pushed over a WebSocket; a family without it is watched by polling `head` only. */
   headSubscription?: HeadSubscription;
   /**
@@ -112,6 +117,12 @@ export interface ChainAdapter {
    * MAX_RESULT_DEPTH deep; must not modify its input.
    */
   normalize(method: string, result: unknown, options: NormalizeOptions): unknown;
+  /**
+   * The slot or block an answer says it was read at (Solana: `context.slot`), null when it says
+   * none. Two answers that both name one are compared only when it is the same (else they are
+   * re-asked, then `not_comparable`). Absent: no answer of the family names one.
+   */
+  contextSlot?(result: unknown): number | null;
   /** Method names a workload may use on this family (on top of the schema's bounds). */
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */
@@ -125,10 +136,11 @@ export interface ChainAdapter {
   /**
    * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
    * naming none reads at, and the adapter at a level: its head read at that level and
-   * "{{commitment}}" in params rendered as it. Absent: the family has no such levels, and a suite
-   * naming one is refused.
+   * "{{commitment}}" in params rendered as it. `watchDefault`: the level the head watch
+   * (config.freshness) reads at when the suite names none (else `default`). Absent: the family has
+   * no such levels, and a suite naming one is refused.
    */
-  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
+  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; watchDefault?: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }

@@ -426,11 +426,28 @@ export async function findRetriesOfRuns(sql: Queryable, runIds: readonly string[
 /** Records one observation of a target's chain head (see migration 005_run_heads.sql). */
 export async function recordHead(
   sql: Queryable,
-  head: { runId: string; targetId: string; observedAt: Date; head: bigint },
+  head: { runId: string; targetId: string; observedAt: Date; head: bigint; height?: bigint | null },
 ): Promise<void> {
+  const height = head.height === undefined || head.height === null ? null : head.height.toString();
   await sql`
-    insert into run_heads (run_id, target_id, observed_at, head)
-    values (${head.runId}, ${head.targetId}, ${head.observedAt}, ${head.head.toString()})`;
+    insert into run_heads (run_id, target_id, observed_at, head, height)
+    values (${head.runId}, ${head.targetId}, ${head.observedAt}, ${head.head.toString()}, ${height})`;
+}
+
+/** A target's last head read of the run: the head (a slot on Solana) and the block height read beside it (null: none). */
+export interface LastHead {
+  target_id: string;
+  head: number;
+  height: number | null;
+  observed_at: Date;
+}
+
+/** The last head read of each of the targets (run_heads); targets never read are left out. */
+export async function lastHeads(sql: Queryable, runId: string, targetIds: readonly string[]): Promise<LastHead[]> {
+  return sql<LastHead[]>`
+    select distinct on (target_id) target_id, head::float8 as head, height::float8 as height, observed_at
+    from run_heads where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[])
+    order by target_id, observed_at desc`;
 }
 
 /**
@@ -456,6 +473,17 @@ export async function medianHeadLag(
     ) r
     where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])`;
   return row?.lag ?? null;
+}
+
+/**
+ * The target's measured head interval over the run: ms per block/slot, from its first and last
+ * head reads (run_heads). Null when the head did not move (or was read fewer than twice).
+ */
+export async function headIntervalMs(sql: Queryable, runId: string, targetId: string): Promise<number | null> {
+  const [row] = await sql<{ ms: number | null }[]>`
+    select (extract(epoch from max(observed_at) - min(observed_at)) * 1000 / nullif(max(head) - min(head), 0))::float8 as ms
+    from run_heads where run_id = ${runId} and target_id = ${targetId}::uuid`;
+  return row?.ms ?? null;
 }
 
 /** One finished run of a suite as its trend shows it (see listSuiteTrend). */

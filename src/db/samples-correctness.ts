@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { DifferingTotals, MethodPairTotals } from '../domain/correctness';
+import type { ContextSlotTotals, DifferingTotals, MethodPairTotals } from '../domain/correctness';
 
 /*
  * The correctness SQL: candidate samples compared with the reference sample of the same seq, the
@@ -16,11 +16,18 @@ export interface DifferingSample {
 }
 
 /**
+ * Two answers are compared only when they were read at the same context slot (DESIGN.md §11), or
+ * when either names none. `c` the candidate sample, `r` the reference's.
+ */
+const SAME_CONTEXT = 'not (c.context_slot is not null and r.context_slot is not null and c.context_slot <> r.context_slot)';
+
+/**
  * Compares every candidate sample with the reference sample of the same seq — the same request,
  * since the request at a seq is a pure function of the run's seed — entirely in Postgres (a run
  * may hold a million samples per target). Sets `matches_reference` on the candidate samples
  * (true: both ok, equal hash; false: both ok, different hash; null: either side not ok, or no
- * reference sample) and returns the candidate samples counted per method. Idempotent. Runs in
+ * reference sample, or answers read at different context slots: see contextSlotPairs) and returns
+ * the candidate samples counted per method. Idempotent. Runs in
  * the caller's transaction (finalize's, which holds the run's finalize lock).
  */
 export async function compareWithReference(
@@ -38,11 +45,11 @@ export async function compareWithReference(
   await sql`set local enable_nestloop = off`;
   await sql`
     update run_samples c
-    set matches_reference = case when c.ok and r.ok then c.response_hash = r.response_hash end
+    set matches_reference = case when c.ok and r.ok and ${sql.unsafe(SAME_CONTEXT)} then c.response_hash = r.response_hash end
     from run_samples r
     where c.run_id = ${runId} and c.target_id = any(${candidates}::uuid[])
       and r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
-      and c.matches_reference is distinct from (case when c.ok and r.ok then c.response_hash = r.response_hash end)`;
+      and c.matches_reference is distinct from (case when c.ok and r.ok and ${sql.unsafe(SAME_CONTEXT)} then c.response_hash = r.response_hash end)`;
   return sql<MethodPairTotals[]>`
     select method,
       (count(*) filter (where matches_reference))::int as matched,
@@ -94,7 +101,8 @@ function differingPairs(
     differing as (
       select c.seq, c.target_id, c.method, c.started_at, r.started_at as reference_started_at,
         c.response_hash as candidate_hash, r.response_hash as reference_hash,
-        c.method = any(${headDependentMethods as string[]}::text[]) and exists (
+        -- Two answers read at the same context slot (both name one) differ whatever the heads did.
+        (c.context_slot is null or r.context_slot is null) and c.method = any(${headDependentMethods as string[]}::text[]) and exists (
           select 1 from moved m
           where (m.target_id = c.target_id and c.started_at >= m.from_at and c.started_at < m.to_at)
             or (m.target_id = r.target_id and r.started_at >= m.from_at and r.started_at < m.to_at)
@@ -234,4 +242,106 @@ export async function selectRecheckPairs(
     ) p
     order by p.rank, p.method, p.seq, p.target_id
     limit ${options.limit}`;
+}
+
+/** A pair of answers read at different context slots (both ok): the candidate sample and the slot to re-ask both at. */
+export interface ContextSlotPair {
+  target_id: string;
+  seq: number;
+  method: string;
+  /** The higher of the two context slots (bigint as text): the re-ask's minContextSlot. */
+  block: string;
+}
+
+/**
+ * Up to `limit` pairs answered at different context slots (both sides ok, both naming a slot) not
+ * re-asked yet, spread over methods round-robin like selectRecheckPairs (the same pairs on every
+ * call), each with the higher of the two slots.
+ */
+export async function selectContextSlotPairs(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  limit: number,
+): Promise<ContextSlotPair[]> {
+  if (limit <= 0) return [];
+  return sql<ContextSlotPair[]>`
+    select target_id, seq, method, block from (
+      select c.target_id, c.seq, c.method, greatest(c.context_slot, r.context_slot)::text as block,
+        row_number() over (partition by c.method order by c.seq, c.target_id) as rank
+      from run_samples c
+      join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
+      where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+        and c.ok and r.ok and c.context_slot <> r.context_slot
+    ) p
+    order by rank, method, seq, target_id
+    limit ${limit}`;
+}
+
+/**
+ * Per method, the pairs answered at different context slots (counted as `skipped` by
+ * compareWithReference, whose matches_reference is null for them) and what their re-asks
+ * (run_rechecks) found: both sides at one slot with equal answers (`resolved`) or different ones
+ * (`confirmed`); everything else — never re-asked, a side failed, or never at one slot — is
+ * `not_comparable`. Only methods with such pairs are returned.
+ */
+export async function contextSlotPairs(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+): Promise<ContextSlotTotals[]> {
+  return sql<ContextSlotTotals[]>`
+    select c.method,
+      (count(*) filter (where rc.outcome = 'resolved'))::int as resolved,
+      (count(*) filter (where rc.outcome = 'confirmed'))::int as confirmed,
+      (count(*) filter (where rc.outcome is null or rc.outcome not in ('resolved', 'confirmed')))::int as not_comparable,
+      (count(*) filter (where rc.outcome is not null))::int as rechecked
+    from run_samples c
+    join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
+    left join run_rechecks rc on rc.run_id = c.run_id and rc.target_id = c.target_id and rc.seq = c.seq
+    where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+      and c.ok and r.ok and c.context_slot <> r.context_slot
+    group by c.method order by c.method`;
+}
+
+/**
+ * Examples of pairs at different context slots whose re-ask at one slot still differed
+ * (run_rechecks `confirmed`): distinct per method and pair of re-asked answers (the first by seq,
+ * with their number in `occurrences`), up to `limit` per method, shaped as classifyDifferingSamples'
+ * examples with the re-ask as their `recheck` (the slot asked at and the re-asked answers' hashes).
+ */
+export async function contextConfirmedExamples(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  limit: number,
+): Promise<ClassifiedMismatch[]> {
+  const rows = await sql<(DifferingSample & { target_id: string; occurrences: number; block: string; recheck_candidate_hash: string; recheck_reference_hash: string })[]>`
+    select seq, target_id, method, candidate_hash, reference_hash, occurrences, block, recheck_candidate_hash, recheck_reference_hash from (
+      select p.*, row_number() over (partition by method order by seq, target_id) as rank from (
+        select c.seq, c.target_id, c.method, c.response_hash as candidate_hash, r.response_hash as reference_hash, rc.block::text as block,
+          rc.candidate_hash as recheck_candidate_hash, rc.reference_hash as recheck_reference_hash,
+          row_number() over (partition by c.method, rc.candidate_hash, rc.reference_hash order by c.seq, c.target_id) as pair_rank,
+          (count(*) over (partition by c.method, rc.candidate_hash, rc.reference_hash))::int as occurrences
+        from run_rechecks rc
+        join run_samples c on c.run_id = rc.run_id and c.target_id = rc.target_id and c.seq = rc.seq
+        join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
+        where rc.run_id = ${runId} and rc.outcome = 'confirmed' and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+          and c.ok and r.ok and c.context_slot <> r.context_slot
+      ) p where pair_rank = 1
+    ) ranked
+    where rank <= ${limit}
+    order by method, seq, target_id`;
+  return rows.map((row) => ({
+    seq: row.seq,
+    target_id: row.target_id,
+    method: row.method,
+    candidate_hash: row.candidate_hash,
+    reference_hash: row.reference_hash,
+    occurrences: row.occurrences,
+    recheck: { block: row.block, candidate_hash: row.recheck_candidate_hash, reference_hash: row.recheck_reference_hash },
+  }));
 }

@@ -31,6 +31,8 @@ export interface SampleRow {
   send_lag_us?: number | null;
   /** The vantage point that sent the call (migration 023); absent: 'local'. */
   region?: string;
+  /** The slot the answer says it was read at (Solana's context.slot, migration 024); else null. */
+  context_slot?: number | null;
 }
 
 export const SAMPLE_COLUMNS = [
@@ -50,6 +52,7 @@ export const SAMPLE_COLUMNS = [
   'reason',
   'send_lag_us',
   'region',
+  'context_slot',
 ] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
@@ -90,7 +93,7 @@ export async function writeSampleChunk(
         `${copyField(s.run_id)}\t${copyField(s.target_id)}\t${copyField(s.seq)}\t${copyField(s.role)}\t` +
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
-        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\n`;
+        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\t${copyField(s.context_slot)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';

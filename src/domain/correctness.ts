@@ -97,9 +97,11 @@ export function fingerprintWith(normalize: NormalizeResult, method: string, resu
 /**
  * How the re-check of a head-dependent difference ended: `resolved` (the answers matched at the
  * fixed block: the head explained it), `confirmed` (they still differed: a mismatch) or `failed`
- * (a side's re-sent call failed: the pair stays inconclusive).
+ * (a side's re-sent call failed: the pair stays inconclusive). A pair answered at different context
+ * slots (Solana) is re-asked until both sides answer at one slot: `resolved` / `confirmed` as
+ * above, or `not_comparable` when they never did within the bound.
  */
-export type RecheckOutcome = 'resolved' | 'confirmed' | 'failed';
+export type RecheckOutcome = 'resolved' | 'confirmed' | 'failed' | 'not_comparable';
 
 /** At most this many head-dependent differences of a run are re-sent; the rest stay inconclusive. */
 export const MAX_RECHECKS_PER_RUN = 200;
@@ -171,6 +173,18 @@ export type CorrectnessDetails = {
   recheck_limit: number;
   /** Pairs where the candidate or the reference failed (no hash): not compared. */
   skipped: number;
+  /**
+   * Pairs answered at different context slots (Solana's `context.slot`) that a bounded re-ask
+   * never got both sides to answer at one slot: neither a match nor a mismatch, excluded from the
+   * rate (DESIGN.md §11). Pairs the re-ask resolved are in `matched`, those it confirmed in
+   * `mismatched`. Absent from verdicts judged before the field existed; 0 on families without
+   * context slots.
+   */
+  not_comparable: number;
+  /** Pairs at different context slots re-asked at one slot (context_resolved + context_confirmed + the re-asked ones still not comparable). */
+  context_rechecked: number;
+  context_resolved: number;
+  context_confirmed: number;
   /** matched / compared × 100 truncated to one decimal; null when nothing was compared. */
   match_rate_pct: number | null;
   min_pct: number;
@@ -205,6 +219,15 @@ export interface CorrectnessTally {
   mismatchesByMethod: MethodMismatchCount[];
   /** Re-checks of head-moved differences; `confirmed` ones are already in `mismatched`. */
   recheck: RecheckCounts;
+  /** Pairs at different context slots: resolved ones are in `matched`, confirmed ones in `mismatched`. Absent: none. */
+  context?: ContextCounts;
+}
+
+export interface ContextCounts {
+  not_comparable: number;
+  rechecked: number;
+  resolved: number;
+  confirmed: number;
 }
 
 export const emptyTally = (): CorrectnessTally => ({
@@ -247,6 +270,18 @@ export function spreadMismatches<T extends { method: string }>(mismatches: reado
   return picked;
 }
 
+/** Per method, the pairs answered at different context slots (db/samples-correctness.ts contextSlotPairs); counted in MethodPairTotals.skipped. */
+export interface ContextSlotTotals {
+  method: string;
+  /** Re-asked and answered at one slot with equal answers: a match. */
+  resolved: number;
+  /** Re-asked and answered at one slot with different answers: a mismatch. */
+  confirmed: number;
+  /** Never answered at one slot (not re-asked, a side failed, or still different slots). */
+  not_comparable: number;
+  rechecked: number;
+}
+
 /** Per method, the candidate/reference pairs as counted in SQL (db/samples-correctness.ts compareWithReference). */
 export interface MethodPairTotals {
   method: string;
@@ -287,22 +322,39 @@ export function tallyFromCounts(
   pairs: readonly MethodPairTotals[],
   differing: readonly DifferingTotals[],
   examples: readonly CorrectnessMismatch[] = [],
+  contextPairs: readonly ContextSlotTotals[] = [],
 ): CorrectnessTally {
   const tally = emptyTally();
+  const contextOf = new Map(contextPairs.map((c) => [c.method, c]));
   for (const c of pairs) {
-    tally.matched += c.matched;
-    tally.skipped += c.skipped;
+    const context = contextOf.get(c.method);
+    tally.matched += c.matched + (context?.resolved ?? 0);
+    // Pairs at different context slots have no matches_reference, so SQL counted them as skipped.
+    tally.skipped += c.skipped - (context ? context.resolved + context.confirmed + context.not_comparable : 0);
   }
-  const matchedOf = new Map(pairs.map((c) => [c.method, c.matched]));
+  if (contextPairs.length > 0) tally.context = { not_comparable: 0, rechecked: 0, resolved: 0, confirmed: 0 };
+  for (const c of contextPairs) {
+    tally.mismatched += c.confirmed;
+    tally.context!.not_comparable += c.not_comparable;
+    tally.context!.rechecked += c.rechecked;
+    tally.context!.resolved += c.resolved;
+    tally.context!.confirmed += c.confirmed;
+  }
+  const matchedOf = new Map(pairs.map((c) => [c.method, c.matched + (contextOf.get(c.method)?.resolved ?? 0)]));
+  const confirmedOf = new Map(contextPairs.map((c) => [c.method, c.confirmed]));
   for (const d of differing) {
+    const confirmedAtSlot = confirmedOf.get(d.method) ?? 0;
+    confirmedOf.delete(d.method);
     tally.mismatched += d.mismatched;
     tally.inconclusive += d.head_moved;
     tally.recheck.confirmed += d.confirmed;
     tally.recheck.resolved += d.resolved;
     tally.recheck.failed += d.recheck_failed;
-    if (d.mismatched > 0) {
-      tally.mismatchesByMethod.push({ method: d.method, mismatched: d.mismatched, compared: (matchedOf.get(d.method) ?? 0) + d.mismatched });
-    }
+    const mismatched = d.mismatched + confirmedAtSlot;
+    if (mismatched > 0) tally.mismatchesByMethod.push({ method: d.method, mismatched, compared: (matchedOf.get(d.method) ?? 0) + mismatched });
+  }
+  for (const [method, confirmed] of confirmedOf) {
+    if (confirmed > 0) tally.mismatchesByMethod.push({ method, mismatched: confirmed, compared: (matchedOf.get(method) ?? 0) + confirmed });
   }
   tally.mismatches = examples.slice(0, MAX_LISTED_MISMATCHES);
   return tally;
@@ -332,21 +384,31 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
   const compared = matched + mismatched;
   const { resolved, confirmed, failed } = tally.recheck;
   const rechecked = resolved + confirmed + failed;
+  const context = tally.context ?? { not_comparable: 0, rechecked: 0, resolved: 0, confirmed: 0 };
   const extras = [
     inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
+    context.not_comparable > 0 ? `${context.not_comparable} not comparable (answered at different context slots)` : null,
     skipped > 0 ? `${skipped} skipped (a side failed)` : null,
   ].filter((part): part is string => part !== null);
   const recheckNote =
     rechecked > 0
       ? `; ${rechecked} head-moved ${rechecked === 1 ? 'difference' : 'differences'} re-checked at a fixed block: ${resolved} resolved, ${confirmed} confirmed${failed > 0 ? `, ${failed} failed` : ''}`
       : '';
-  const suffix = `${extras.length > 0 ? `; ${extras.join(', ')}` : ''}${recheckNote}`;
+  const contextNote =
+    context.rechecked > 0
+      ? `; ${context.rechecked} ${context.rechecked === 1 ? 'pair' : 'pairs'} at different context slots re-asked at one slot: ${context.resolved} resolved, ${context.confirmed} confirmed`
+      : '';
+  const suffix = `${extras.length > 0 ? `; ${extras.join(', ')}` : ''}${recheckNote}${contextNote}`;
   const recheckDetails = {
     rechecked,
     recheck_resolved: resolved,
     recheck_confirmed: confirmed,
     recheck_failed: failed,
     recheck_limit: MAX_RECHECKS_PER_RUN,
+    not_comparable: context.not_comparable,
+    context_rechecked: context.rechecked,
+    context_resolved: context.resolved,
+    context_confirmed: context.confirmed,
   };
 
   if (compared === 0) {

@@ -114,6 +114,7 @@ export function createBatchClient(
         httpStatus,
         rpcErrorCode: c.rpcErrorCode,
         responseHash: c.responseHash,
+        contextSlot: c.contextSlot ?? null,
         reason: c.reason,
       });
     try {

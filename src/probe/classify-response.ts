@@ -4,7 +4,7 @@ import { fingerprintWith } from '../domain/correctness';
 import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
 
 /** What classification needs of a chain family: its envelope and its comparison rules. */
-export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes'>;
+export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes' | 'contextSlot'>;
 
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
@@ -27,6 +27,8 @@ export interface Classified {
   outcome: SampleOutcome;
   rpcErrorCode: number | null;
   responseHash: string | null;
+  /** The slot an ok answer says it was read at (AnswerRules.contextSlot); absent or null: none. */
+  contextSlot?: number | null;
   /** Set for invalid_response only. */
   reason: InvalidReason | null;
 }
@@ -123,6 +125,8 @@ function ok(rules: AnswerRules, result: unknown, method: string | null): Classif
     outcome: 'ok',
     rpcErrorCode: null,
     responseHash: method === null ? null : fingerprintWith(rules.normalize, method, result),
+    // Only families whose answers name a slot say one (the others' classification is unchanged).
+    ...(rules.contextSlot ? { contextSlot: rules.contextSlot(result) } : {}),
     reason: null,
   };
 }

@@ -25,6 +25,8 @@ export interface CallResult {
   httpStatus: number | null;
   rpcErrorCode: number | null;
   responseHash: string | null;
+  /** The slot an ok answer says it was read at (Solana's `context.slot`); absent or null: none. */
+  contextSlot?: number | null;
   /** Why the answer was invalid_response: a fixed text, never bytes of the answer. */
   reason: InvalidReason | null;
 }
@@ -494,6 +496,7 @@ class CallHandler extends ResponseCollector {
       httpStatus: this.status,
       rpcErrorCode: classified.rpcErrorCode,
       responseHash: classified.responseHash,
+      contextSlot: classified.contextSlot ?? null,
       reason: classified.reason,
     });
   }

@@ -113,6 +113,7 @@ class WsCallClient implements JsonRpcClient {
       httpStatus: null,
       rpcErrorCode: classified.rpcErrorCode,
       responseHash: classified.responseHash,
+      contextSlot: classified.contextSlot ?? null,
       reason: classified.reason,
     };
   }

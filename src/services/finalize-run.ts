@@ -13,12 +13,14 @@ import {
   finishRun,
   finishTarget,
   lockRunForFinalize,
+  headIntervalMs,
+  lastHeads,
   medianHeadLag,
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
-import { classifyDifferingSamples, compareWithReference } from '../db/samples-correctness';
+import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import {
   MAX_LISTED_MISMATCHES,
@@ -183,7 +185,9 @@ async function tallyCorrectness(
   reference: RunTargetRow,
 ): Promise<CorrectnessTally> {
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
-  if (counts.every((c) => c.differing === 0)) return tallyFromCounts(counts, []);
+  // Pairs answered at different context slots (Solana): only families whose answers name one.
+  const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
+  if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);
   const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
@@ -203,7 +207,7 @@ async function tallyCorrectness(
       ...explained,
     };
   });
-  return tallyFromCounts(counts, classified.counts, examples);
+  return tallyFromCounts(counts, classified.counts, examples, atSlots);
 }
 
 /**
@@ -219,22 +223,48 @@ export async function listMismatches(
   candidates: readonly RunTargetRow[],
   reference: RunTargetRow,
 ): Promise<{ classified: Awaited<ReturnType<typeof classifyDifferingSamples>>; listed: (MismatchToExplain & { occurrences: number })[] }> {
-  const classified = await classifyDifferingSamples(sql, run.id, candidates.map((t) => t.id), reference.id, {
+  const ids = candidates.map((t) => t.id);
+  const classified = await classifyDifferingSamples(sql, run.id, ids, reference.id, {
     headDependentMethods: [...headDependentMethods(plan)],
     limit: MAX_LISTED_MISMATCHES,
   });
+  // Pairs at different context slots whose re-ask at one slot still differed are mismatches too.
+  const atOneSlot = plan.chain.contextSlot === undefined ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
-  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned.
-  const listed = spreadMismatches(classified.examples).map((d) => ({
+  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned
+  // (a call that takes no pin as it was).
+  const listed = spreadMismatches([...classified.examples, ...atOneSlot]).map((d) => ({
     targetId: d.target_id,
     seq: d.seq,
     method: d.method,
-    params: d.recheck ? plan.chain.pinForRecheck(d.method, plan.requestAt(d.seq).params, BigInt(d.recheck.block)) : plan.requestAt(d.seq).params,
+    params: (d.recheck ? plan.chain.pinForRecheck(d.method, plan.requestAt(d.seq).params, BigInt(d.recheck.block)) : null) ?? plan.requestAt(d.seq).params,
     candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
     referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
     occurrences: d.occurrences,
   }));
   return { classified, listed };
+}
+
+/**
+ * The candidates' head lag behind the reference in blocks (slots on Solana) and in ms: the lag
+ * times the reference's measured head interval over the run (ms per block or slot, from its first
+ * and last head reads). The ms figure is an estimate from head reads made every probe chunk; the
+ * freshness watch (config.freshness) measures arrival lag per head directly.
+ */
+async function headLag(sql: Queryable, runId: string, primaryIds: readonly string[], referenceId: string) {
+  const headLagBlocks = await medianHeadLag(sql, runId, primaryIds, referenceId);
+  const interval = headLagBlocks === null ? null : await headIntervalMs(sql, runId, referenceId);
+  return { headLagBlocks, headLagMs: headLagBlocks === null || interval === null ? null : Math.round(headLagBlocks * interval) };
+}
+
+/** Each target's last head read with the block height beside it; none when no head read names a height (the head is the height). */
+async function lastHeadsOf(sql: Queryable, runId: string, targets: readonly RunTargetRow[]) {
+  const heads = await lastHeads(sql, runId, targets.map((t) => t.id));
+  if (heads.every((h) => h.height === null)) return undefined;
+  return targets.flatMap((t) => {
+    const h = heads.find((x) => x.target_id === t.id);
+    return h ? [{ endpoint_name: t.endpoint_name, role: t.role, head: h.head, block_height: h.height }] : [];
+  });
 }
 
 /** The run's head watch measured from its stored arrivals; undefined when the suite watches no heads. */
@@ -402,7 +432,8 @@ async function finalizeLocked(
           latencies: judged ? await successfulOrderStatistics(sql, run.id, [reference.id], verdictRanks) : undefined,
           answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
           byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
-          headLagBlocks: judged ? await medianHeadLag(sql, run.id, primaryIds, reference.id) : null,
+          ...(judged ? await headLag(sql, run.id, primaryIds, reference.id) : { headLagBlocks: null, headLagMs: null }),
+          ...(judged ? { lastHeads: await lastHeadsOf(sql, run.id, [...primaries, reference]) } : {}),
           pairing: judged ? await loadPairing(sql, { runId: run.id, openLoop, candidateTargetIds: primaryIds, referenceTargetId: reference.id }) : undefined,
         }
       : null,

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 /*
  * A Solana JSON-RPC node for tests, on 127.0.0.1, answering from the request/response examples
@@ -16,8 +18,19 @@ import path from 'node:path';
  *  - accounts (getBalance, getAccountInfo, getMultipleAccounts) served from the accounts the
  *    examples show, their data rendered in the asked encoding; the other methods answer their
  *    example for the example's params;
+ *  - for the solana-standard preset (the fixture's `preset`, stand-ins that are NOT from the
+ *    documentation): the native program accounts it reads, a block at every finalized slot built
+ *    from the getBlock example, and getTransaction / getSignatureStatuses for the signature the
+ *    getSignaturesForAddress example names;
  *  - a lying variant (lamports altered, an account dropped) and an honest one that returns
- *    getProgramAccounts in another order (its order is undefined).
+ *    getProgramAccounts in another order (its order is undefined);
+ *  - a WebSocket on the same port (`wsUrl`) answering the same calls, and `slotSubscribe` /
+ *    `rootSubscribe` as the published pages show them (content/docs/en/rpc/websocket/
+ *    slotsubscribe.mdx, rootsubscribe.mdx; the examples are in the fixture's `websocket`): the
+ *    subscription id as the result, then `slotNotification` with `{ parent, root, slot }` for
+ *    every processed slot the clock reaches (skipped slots never notified), `rootNotification`
+ *    with the new root (the finalized slot) whenever it moves; `slotUnsubscribe` /
+ *    `rootUnsubscribe` answer true.
  */
 
 type Json = Record<string, unknown>;
@@ -29,9 +42,39 @@ export interface RecordedExample {
   result: unknown;
 }
 
-export const SOLANA_EXAMPLES: Readonly<Record<string, RecordedExample>> = (
-  JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'solana', 'rpc-examples.json'), 'utf8')) as { examples: Record<string, RecordedExample> }
-).examples;
+const FIXTURE = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'solana', 'rpc-examples.json'), 'utf8')) as {
+  examples: Record<string, RecordedExample>;
+  websocket: Record<string, unknown>;
+  preset: { accounts: Record<string, Record<string, unknown>> };
+};
+
+export const SOLANA_EXAMPLES: Readonly<Record<string, RecordedExample>> = FIXTURE.examples;
+
+/** The published subscription examples (slotSubscribe, rootSubscribe, …): request params, result and notification. */
+export const SOLANA_WS_EXAMPLES = FIXTURE.websocket as Readonly<Record<string, { page: string; params: unknown[]; result: unknown; notification?: Record<string, unknown> }>>;
+
+/** The signature the getSignaturesForAddress example names: the one a solana-standard run pins (the vote program's newest). */
+const LISTED_SIGNATURE = (SOLANA_EXAMPLES.getSignaturesForAddress!.result as { signature: string; slot: number; confirmationStatus: string }[])[0]!;
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Base-58 of our own bytes (a synthesized blockhash): never used to read anything. */
+function base58(bytes: Uint8Array): string {
+  let n = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
+  let out = '';
+  while (n > 0n) {
+    out = BASE58[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+/** A blockhash for a synthesized block: 32 bytes derived from the slot, the same on every replay node. */
+const blockhashOf = (slot: number): string => base58(createHash('sha256').update(`replay-block-${slot}`).digest());
 
 export interface EpochSchedule {
   slotsPerEpoch: number;
@@ -71,6 +114,8 @@ export interface SolanaReplayOptions {
 
 export interface SolanaReplayNode {
   url: string;
+  /** The same node over WebSocket (calls and subscriptions). */
+  wsUrl: string;
   /** Every request received, in order. */
   requests: { method: string; params: unknown[] }[];
   /** This node's slot at a commitment level now. */
@@ -130,7 +175,7 @@ const CONFIG_INDEX: Readonly<Record<string, number>> = {
 
 /** The accounts the examples show, by pubkey, with their data as raw bytes (all of them are empty). */
 function exampleAccounts(): Map<string, Json> {
-  const accounts = new Map<string, Json>();
+  const accounts = new Map<string, Json>(Object.entries(FIXTURE.preset.accounts));
   const multiple = SOLANA_EXAMPLES.getMultipleAccounts!;
   const keys = multiple.params[0] as string[];
   const values = (multiple.result as { value: Json[] }).value;
@@ -166,6 +211,36 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
   const dropLast = <T>(list: T[]): T[] => (o.dropAccount && list.length > 0 ? list.slice(0, -1) : list);
   const order = <T>(list: T[]): T[] => (o.shuffleProgramAccounts ? [...list].reverse() : list);
   const keyed = (list: { pubkey: string; account: Json }[]) => order(dropLast(list.map((e) => ({ ...e, account: lie(e.account)! }))));
+
+  /**
+   * A block at a finalized slot other than the example's: the example block's transactions, its
+   * height and parent from the clock, a blockhash derived from the slot. Above the slot at the
+   * asked commitment: -32004 (not available yet); a skipped slot: -32009.
+   */
+  function blockAt(requested: unknown, available: number, config: Json): Json {
+    if (typeof requested !== 'number' || !Number.isSafeInteger(requested) || requested < 1) throw new RpcError(-32602, 'Invalid params: slot');
+    if (requested > available) throw new RpcError(-32004, `Block not available for slot ${requested}`);
+    if (isSkipped(requested)) throw new RpcError(-32009, `Slot ${requested} was skipped, or missing in long-term storage`);
+    let parent = requested - 1;
+    while (parent > 0 && isSkipped(parent)) parent--;
+    const recorded = SOLANA_EXAMPLES.getBlock!.result as Json & { transactions: { transaction: { signatures: string[] } }[] };
+    const details = typeof config.transactionDetails === 'string' ? config.transactionDetails : 'full';
+    const body =
+      details === 'signatures'
+        ? { signatures: recorded.transactions.map((t) => t.transaction.signatures[0]) }
+        : details === 'none'
+          ? {}
+          : { transactions: recorded.transactions };
+    return {
+      blockHeight: heightAt(requested),
+      blockTime: null,
+      blockhash: blockhashOf(requested),
+      parentSlot: parent,
+      previousBlockhash: blockhashOf(parent),
+      ...body,
+      ...(config.rewards === false ? {} : { rewards: [] }),
+    };
+  }
 
   function example(method: string, params: unknown[]): RecordedExample | undefined {
     return examples.get(`${method} ${exampleKey(params)}`);
@@ -233,19 +308,21 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
       }
       case 'getSignatureStatuses': {
         const recorded = example(method, params);
-        const value = recorded
-          ? (recorded.result as { value: unknown[] }).value
-          : (Array.isArray(params[0]) ? params[0] : []).map((sig) =>
-              sig === (SOLANA_EXAMPLES.getSignatureStatuses!.params[0] as string[])[0] ? (SOLANA_EXAMPLES.getSignatureStatuses!.result as { value: unknown[] }).value[0] : null,
-            );
+        const statusOf = (sig: unknown) =>
+          sig === (SOLANA_EXAMPLES.getSignatureStatuses!.params[0] as string[])[0]
+            ? (SOLANA_EXAMPLES.getSignatureStatuses!.result as { value: unknown[] }).value[0]
+            : sig === LISTED_SIGNATURE.signature
+              ? { slot: LISTED_SIGNATURE.slot, confirmations: null, err: null, status: { Ok: null }, confirmationStatus: LISTED_SIGNATURE.confirmationStatus }
+              : null;
+        const value = recorded ? (recorded.result as { value: unknown[] }).value : (Array.isArray(params[0]) ? params[0] : []).map(statusOf);
         return { context: context(slot), value };
       }
       case 'getTransaction':
-        return params[0] === SOLANA_EXAMPLES.getTransaction!.params[0] ? SOLANA_EXAMPLES.getTransaction!.result : null;
+        return params[0] === SOLANA_EXAMPLES.getTransaction!.params[0] || params[0] === LISTED_SIGNATURE.signature ? SOLANA_EXAMPLES.getTransaction!.result : null;
       case 'getBlock': {
         const recorded = example(method, params);
-        if (!recorded) throw new RpcError(-32009, `Slot ${String(params[0])} was skipped, or missing in long-term storage`);
-        return recorded.result;
+        if (recorded) return recorded.result;
+        return blockAt(params[0], slot, config);
       }
       case 'getLatestBlockhash':
         return { context: context(slot), value: (SOLANA_EXAMPLES.getLatestBlockhash!.result as { value: unknown }).value };
@@ -287,15 +364,80 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
       res.end(JSON.stringify(out));
     });
   });
+  // Subscriptions: per socket, id → kind. Notifications are sent from one slot clock timer.
+  const wss = new WebSocketServer({ server });
+  const subscriptions = new Map<WebSocket, Map<number, 'slot' | 'root'>>();
+  let nextSubscription = 0;
+  const SUBSCRIBE: Readonly<Record<string, 'slot' | 'root'>> = { slotSubscribe: 'slot', rootSubscribe: 'root' };
+  const UNSUBSCRIBE: Readonly<Record<string, 'slot' | 'root'>> = { slotUnsubscribe: 'slot', rootUnsubscribe: 'root' };
+  function wsReply(socket: WebSocket, request: unknown): Json {
+    const { id = null, method, params } = isRecord(request) ? request : {};
+    const own = subscriptions.get(socket)!;
+    if (typeof method === 'string' && SUBSCRIBE[method]) {
+      requests.push({ method, params: Array.isArray(params) ? params : [] });
+      const subscription = nextSubscription++;
+      own.set(subscription, SUBSCRIBE[method]);
+      return { jsonrpc: '2.0', result: subscription, id };
+    }
+    if (typeof method === 'string' && UNSUBSCRIBE[method]) {
+      requests.push({ method, params: Array.isArray(params) ? params : [] });
+      const subscription = Array.isArray(params) ? params[0] : undefined;
+      if (typeof subscription !== 'number' || own.get(subscription) !== UNSUBSCRIBE[method]) {
+        return { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid subscription id.' }, id };
+      }
+      own.delete(subscription);
+      return { jsonrpc: '2.0', result: true, id };
+    }
+    return reply(request);
+  }
+  wss.on('connection', (socket) => {
+    subscriptions.set(socket, new Map());
+    socket.on('close', () => subscriptions.delete(socket));
+    socket.on('message', (data) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(String(data));
+      } catch {
+        socket.send(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null }));
+        return;
+      }
+      socket.send(JSON.stringify(Array.isArray(body) ? body.map((r) => wsReply(socket, r)) : wsReply(socket, body)));
+    });
+  });
+  const notify = (kind: 'slot' | 'root', result: unknown) => {
+    for (const [socket, own] of subscriptions) {
+      for (const [subscription, k] of own) {
+        if (k === kind) socket.send(JSON.stringify({ jsonrpc: '2.0', method: `${kind}Notification`, params: { result, subscription } }));
+      }
+    }
+  };
+  let [lastSlot, lastRoot] = [slotAt('processed'), slotAt('finalized')];
+  const clock = setInterval(() => {
+    const [slot, root] = [slotAt('processed'), slotAt('finalized')];
+    // Every processed slot reached since the last tick, in order (a late timer skips none).
+    let parent = lastSlot;
+    for (let s = lastSlot + 1; s <= slot; s++) {
+      if (isSkipped(s)) continue;
+      notify('slot', { parent, root: Math.min(root, s), slot: s });
+      parent = s;
+    }
+    if (root > lastRoot) notify('root', root);
+    [lastSlot, lastRoot] = [Math.max(lastSlot, slot), Math.max(lastRoot, root)];
+  }, Math.max(5, Math.floor(o.slotMs / 8)));
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('replay node has no port');
   return {
     url: `http://127.0.0.1:${address.port}/`,
+    wsUrl: `ws://127.0.0.1:${address.port}/`,
     requests,
     slotAt,
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(clock);
+        for (const socket of wss.clients) socket.terminate();
+        wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -35,6 +35,16 @@ export const SOLANA_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> = 
   getSignatureStatuses: ['value.*.confirmations'],
 };
 
+/**
+ * The slot an RpcResponse (`{ context: { slot }, value }`) was answered at; null for answers
+ * without a context (getSlot, getBlock, getTransaction, a getProgramAccounts list, …).
+ */
+export function solanaContextSlot(result: unknown): number | null {
+  if (!isRecord(result) || !isRecord(result.context) || !('value' in result)) return null;
+  const slot = result.context.slot;
+  return typeof slot === 'number' && Number.isSafeInteger(slot) && slot >= 0 ? slot : null;
+}
+
 /** An RpcResponse (`{ context, value }`) without its context; anything else as it is. */
 function withoutContext(result: unknown): unknown {
   if (!isRecord(result) || !isRecord(result.context) || !('value' in result)) return result;

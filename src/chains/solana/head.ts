@@ -1,19 +1,58 @@
 import type { CommitmentLevel } from '../../domain/suite-config';
-import { PinContextError, type HeadRead, type PinContextRead } from '../types';
+import { PinContextError, type HeadRead, type HeadSubscription, type PinContextRead } from '../types';
 
 /**
- * The head of a Solana node: the slot at a commitment level. By default `finalized`: pinned reads
- * (getBlock at head − block_lag) need a slot every node keeps, and a processed or confirmed slot
- * can still be dropped by a fork. The slot names no block hash, and slots are not block heights:
+ * The head of a Solana node: the slot at a commitment level. Reads default to `finalized`: pinned
+ * reads (getBlock at head − block_lag) need a slot every node keeps, and a processed or confirmed
+ * slot can still be dropped by a fork; the head watch defaults to `confirmed` (WATCH_COMMITMENT). The slot names no block hash, and slots are not block heights:
  * skipped slots have no block.
  */
 export const solanaHeadAt = (commitment: CommitmentLevel): HeadRead => ({
   method: 'getSlot',
   params: [{ commitment }],
-  parse: (result) => (typeof result === 'number' && Number.isSafeInteger(result) && result >= 0 ? { number: BigInt(result), hash: null } : null),
+  parse: (result) => headOf(slotOf(result)),
 });
 
+/** The level reads (and the pinned slot) default to when the suite names none. */
 export const DEFAULT_COMMITMENT: CommitmentLevel = 'finalized';
+
+/** The block height at a commitment level, read beside the slot (ChainAdapter.heightRead): skipped slots make the two differ. */
+export const solanaHeightAt = (commitment: CommitmentLevel): HeadRead => ({
+  method: 'getBlockHeight',
+  params: [{ commitment }],
+  parse: (result) => headOf(slotOf(result)),
+});
+
+/**
+ * The level the head watch (config.freshness) defaults to: `confirmed`, the slot a cluster's
+ * supermajority voted on (about 400 ms behind processed). Finalized trails processed by ~32 slots
+ * and moves in bursts of roots, which measures the node's vote view rather than how fresh its head is.
+ */
+export const WATCH_COMMITMENT: CommitmentLevel = 'confirmed';
+
+const slotOf = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null);
+const headOf = (slot: number | null) => (slot === null ? null : { number: BigInt(slot), hash: null });
+
+/**
+ * `slotSubscribe` (content/docs/en/rpc/websocket/slotsubscribe.mdx): a `slotNotification` with
+ * `{ parent, root, slot }` whenever the node processes a slot. It takes no commitment: the slots
+ * are processed ones, pushed the moment the node has them; the watch at processed or confirmed
+ * uses it (every endpoint is watched the same way, so the lag between them is what is measured).
+ */
+export const solanaSlotSubscription: HeadSubscription = {
+  subscribe: { method: 'slotSubscribe', params: [] },
+  unsubscribe: 'slotUnsubscribe',
+  notification: 'slotNotification',
+  parse: (result) => headOf(result !== null && typeof result === 'object' && !Array.isArray(result) ? slotOf((result as { slot?: unknown }).slot) : null),
+};
+
+/** `rootSubscribe` (rootsubscribe.mdx): a `rootNotification` with the new root slot; the watch at finalized uses it. */
+export const solanaRootSubscription: HeadSubscription = {
+  subscribe: { method: 'rootSubscribe', params: [] },
+  unsubscribe: 'rootUnsubscribe',
+  notification: 'rootNotification',
+  parse: (result) => headOf(slotOf(result)),
+};
 
 export const solanaHead: HeadRead = solanaHeadAt(DEFAULT_COMMITMENT);
 

@@ -1,8 +1,19 @@
 import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
-import { normalizeSolanaResult } from './answers';
+import { normalizeSolanaResult, solanaContextSlot } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
-import { COMMITMENT_TEMPLATE, DEFAULT_COMMITMENT, PINNED_SLOT_TEMPLATE, renderSolanaSlot, solanaHeadAt, solanaPinContext } from './head';
+import {
+  COMMITMENT_TEMPLATE,
+  DEFAULT_COMMITMENT,
+  PINNED_SLOT_TEMPLATE,
+  renderSolanaSlot,
+  solanaHeadAt,
+  solanaHeightAt,
+  solanaPinContext,
+  solanaRootSubscription,
+  solanaSlotSubscription,
+  WATCH_COMMITMENT,
+} from './head';
 import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
 
 const COMMITMENT_LEVELS: readonly CommitmentLevel[] = ['processed', 'confirmed', 'finalized'];
@@ -18,19 +29,23 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     family: 'solana',
     envelope: 'json-rpc-2.0',
     head: solanaHeadAt(level ?? DEFAULT_COMMITMENT),
+    heightRead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
+    // Pushed heads: roots for a finalized watch, processed slots otherwise (neither takes a commitment).
+    headSubscription: level === 'finalized' ? solanaRootSubscription : solanaSlotSubscription,
     renderPinned: renderSolanaSlot,
     pinnedTemplates: level === null ? pinnedTemplates : { ...pinnedTemplates, [COMMITMENT_TEMPLATE]: () => level },
     pinContext: solanaPinContext,
     isHeadDependent: isSolanaHeadDependent,
     pinForRecheck: pinSolanaParams,
     normalize: normalizeSolanaResult,
+    contextSlot: solanaContextSlot,
     // Solana's method table: camelCase names (getAccountInfo, isBlockhashValid, …).
     methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
     defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
     // "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot.
     behindErrorCodes: [-32016],
-    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, at: solanaAdapterAt },
+    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
   };
 }
 

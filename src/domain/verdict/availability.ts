@@ -11,6 +11,12 @@ interface RateInterval {
 export interface AvailabilityDetails {
   calls: number;
   successful: number;
+  /**
+   * Of the failed calls, those answered "not there yet" (sample outcome `behind`: Solana's -32016
+   * for a minContextSlot above the node's slot): a node behind, a freshness matter, never a
+   * mismatch. Absent when none.
+   */
+  behind?: number;
   /** Null when no call was made. */
   success_rate_pct: number | null;
   success_rate_interval_pct: RateInterval;
@@ -50,6 +56,7 @@ function availabilityCheck(input: VerdictInput): AvailabilityCheck {
     calls.total === 0
       ? 'no calls made'
       : `${calls.successful} of ${calls.total} calls succeeded (${candidate.rate_pct}%, 95% interval ${candidate.interval_pct.lower}–${candidate.interval_pct.upper}%, min ${minPct}%)` +
+        (calls.behind ? `, ${calls.behind} of the failed ${calls.behind === 1 ? 'one' : 'ones'} behind (the node had not reached the slot asked for)` : '') +
         (answered === null ? '' : `, answered in ${round1(answered * 100)}% of seconds`);
   const why = {
     no_calls: 'inconclusive: nothing to judge',
@@ -64,6 +71,7 @@ function availabilityCheck(input: VerdictInput): AvailabilityCheck {
     details: {
       calls: calls.total,
       successful: calls.successful,
+      ...(calls.behind ? { behind: calls.behind } : {}),
       success_rate_pct: candidate.rate_pct,
       success_rate_interval_pct: candidate.interval_pct,
       min_pct: minPct,

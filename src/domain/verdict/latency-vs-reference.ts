@@ -122,6 +122,8 @@ function referenceCheck(input: VerdictInput, reference: NonNullable<VerdictInput
     endpoint_name: reference.endpoint_name,
     status: check.status,
     head_lag_blocks: reference.headLagBlocks ?? null,
+    head_lag_ms: reference.headLagMs ?? null,
+    ...(reference.lastHeads ? { last_heads: reference.lastHeads } : {}),
     latency: {
       candidate_p50_ms: input.candidate.latency.successful.p50_ms,
       candidate_p95_ms: candidateP95,

@@ -57,8 +57,10 @@ export function verdictMarkdown(
   }
   const cell = (point: number, latencies: SortedSamples | undefined, p: 'p50' | 'p95' | 'p99') =>
     latencies ? showPercentile(intervalsMs(latencies)[p], latencies.length, point) : `${point} ms`;
+  // Behind: answered "not there yet" (Solana's -32016), a freshness matter shown apart from the other failures.
+  const failed = (s: RunStats) => `${s.calls.failed}${s.calls.behind ? ` (${s.calls.behind} behind)` : ''}`;
   const row = (name: string, s: RunStats, latencies: SortedSamples | undefined) =>
-    `| ${name} | ${s.calls.total} | ${s.calls.failed} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
+    `| ${name} | ${s.calls.total} | ${failed(s)} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
     `${cell(s.latency.successful.p95_ms, latencies, 'p95')} | ${cell(s.latency.successful.p99_ms, latencies, 'p99')} |`;
   lines.push(
     '| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |',
@@ -76,6 +78,16 @@ export function verdictMarkdown(
     }
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
+  const heads = input.reference?.lastHeads;
+  if (heads && heads.length > 0) {
+    const one = (h: (typeof heads)[number]) => `${h.role === 'reference' ? 'reference' : 'candidate'} (${escape(h.endpoint_name)}) ${h.head} · ${h.block_height ?? '–'}`;
+    const lag = input.reference?.headLagBlocks;
+    const ms = input.reference?.headLagMs;
+    lines.push('', `Last heads read (slot · block height): ${heads.map(one).join('; ')}.${lag === null || lag === undefined ? '' : ` Head lag ${lag} slots${ms === null || ms === undefined ? '' : ` (≈ ${ms} ms)`}.`}`);
+  }
+  if ([input.candidate, input.reference?.stats].some((s) => s?.calls.behind)) {
+    lines.push('', '> **behind**: answered -32016 "Minimum context slot has not been reached" — the node had not reached the slot asked for. Counted as failed calls (availability), never as mismatches.');
+  }
   if (freshness) lines.push('', ...freshnessMarkdown(freshness, escape));
   for (const b of input.batchLimits ?? []) {
     const name = `${b.role === 'reference' ? 'reference' : 'candidate'} (${escape(b.endpoint_name)})`;

@@ -143,6 +143,14 @@ export interface PairedLatencies {
   skew_us: { p50: number; p95: number; max: number };
 }
 
+export interface LastHeadView {
+  endpoint_name: string;
+  role: 'primary' | 'reference';
+  /** The head as the family reads it (a slot on Solana). */
+  head: number;
+  block_height: number | null;
+}
+
 export interface ReferenceComparison {
   endpoint_id: string;
   endpoint_name: string;
@@ -152,6 +160,19 @@ export interface ReferenceComparison {
    * nearest in time), in blocks; positive = candidate ahead. Null when nothing was observed.
    */
   head_lag_blocks: number | null;
+  /**
+   * head_lag_blocks × the reference's measured head interval (ms per block or slot over the run's
+   * head reads), rounded; null when there is no lag figure or the reference's head did not move.
+   * An estimate: the freshness watch measures arrival lag per head. Absent from verdicts judged
+   * before it existed.
+   */
+  head_lag_ms?: number | null;
+  /**
+   * Each target's last head read when the head is not a block height (Solana: the slot at the
+   * run's commitment) with the block height read beside it (null: that read failed). Absent for
+   * families whose head is the height.
+   */
+  last_heads?: LastHeadView[];
   latency: {
     candidate_p50_ms: number;
     candidate_p95_ms: number;
@@ -341,6 +362,10 @@ export interface VerdictInput {
     byMethod?: readonly MethodLatency[];
     /** See ReferenceComparison.head_lag_blocks; null when omitted. */
     headLagBlocks?: number | null;
+    /** See ReferenceComparison.head_lag_ms; null when omitted. */
+    headLagMs?: number | null;
+    /** See ReferenceComparison.last_heads; absent: not reported. */
+    lastHeads?: LastHeadView[];
     /** Paired (open loop on a shared anchor) or why not; omitted: unpaired, reason unknown. */
     pairing?: { method: 'paired'; latencies: PairedLatencies } | { method: 'unpaired'; reason: UnpairedReason };
   } | null;

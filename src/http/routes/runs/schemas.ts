@@ -281,6 +281,12 @@ export const Check = component(
         recheck_confirmed: count.optional().describe('re-checks that still differed: counted in mismatched'),
         recheck_failed: count.optional(),
         recheck_limit: count.optional(),
+        not_comparable: count
+          .optional()
+          .describe('pairs answered at different context slots (Solana) that a bounded re-ask never got to one slot: neither match nor mismatch, not in the rate'),
+        context_rechecked: count.optional().describe('pairs at different context slots re-asked at one slot'),
+        context_resolved: count.optional().describe('re-asked at one slot and equal: counted in matched'),
+        context_confirmed: count.optional().describe('re-asked at one slot and different: counted in mismatched'),
         match_rate_pct: z.number().nullable().describe('null when nothing could be compared'),
         min_pct: z.number(),
         mismatches: z.array(CorrectnessMismatch).max(10).describe('at most 10, spread round-robin over the mismatching methods'),
@@ -324,6 +330,7 @@ export const Check = component(
       z.object({
         calls: count,
         successful: count,
+        behind: count.optional().describe('of the failed calls, those answered "not there yet" (Solana -32016): absent when none'),
         success_rate_pct: z.number().nullable(),
         success_rate_interval_pct: z.object({ lower: z.number(), upper: z.number() }).describe('95 % Wilson interval'),
         min_pct: z.number(),
@@ -384,7 +391,16 @@ export const ReferenceComparison = component(
     endpoint_id: uuid,
     endpoint_name: z.string(),
     status: checkStatus,
-    head_lag_blocks: z.number().nullable().describe('median candidate head − reference head, in blocks; null when not observed'),
+    head_lag_blocks: z.number().nullable().describe('median candidate head − reference head, in blocks (slots on Solana); null when not observed'),
+    head_lag_ms: z
+      .number()
+      .nullable()
+      .optional()
+      .describe("head_lag_blocks × the reference's measured block/slot interval over the run, ms; null when its head did not move"),
+    last_heads: z
+      .array(z.object({ endpoint_name: z.string(), role: z.enum(['primary', 'reference']), head: z.number(), block_height: z.number().nullable() }))
+      .optional()
+      .describe('each target\'s last head read with the block height beside it, when the head is not a height (Solana: the slot); absent otherwise'),
     latency: z.object({
       candidate_p50_ms: int,
       candidate_p95_ms: int,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../../../helpers/solana-replay-node';
+import WebSocket from 'ws';
+import { SOLANA_EXAMPLES, SOLANA_WS_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../../../helpers/solana-replay-node';
 
 /*
  * The replay node answers each recorded request with the published answer: a node frozen at the
@@ -106,5 +107,92 @@ describe('the Solana replay node', () => {
     const [inOrder, reversed] = [(await rpc(honest, 'getProgramAccounts', params)).result, (await rpc(shuffled, 'getProgramAccounts', params)).result];
     expect(inOrder.map((e: Json) => e.pubkey)).toEqual(['CxELquR1gPP8wHe33gZ4QxqGB3sZ9RSwsJ2KshVewkFY', '11111111111111111111111111111112']);
     expect(reversed).toEqual([...inOrder].reverse());
+  });
+
+  /** Opens a WebSocket to the node, sends `requests` one by one and collects every message until `until` holds. */
+  async function overWs(node: SolanaReplayNode, requests: Json[], until: (messages: Json[]) => boolean): Promise<Json[]> {
+    const socket = new WebSocket(node.wsUrl);
+    const messages: Json[] = [];
+    try {
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      return await new Promise<Json[]>((resolve) => {
+        socket.on('message', (data) => {
+          messages.push(JSON.parse(String(data)) as Json);
+          if (messages.length <= requests.length - 1 && messages.length === messages.filter((m) => 'id' in m).length) socket.send(JSON.stringify(requests[messages.length]));
+          if (until(messages)) resolve(messages);
+        });
+        socket.send(JSON.stringify(requests[0]));
+      });
+    } finally {
+      socket.terminate();
+    }
+  }
+
+  /** Member names of an object, sorted, recursively: the published notification's shape. */
+  const shape = (value: unknown): unknown =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, shape(v)]))
+      : typeof value;
+
+  it('slotSubscribe: answers a subscription id, then a slotNotification in the published shape for every processed slot, in order', async () => {
+    const node = await start({ slotMs: 20, startSlot: 5_000, skipEvery: 7 });
+    const published = SOLANA_WS_EXAMPLES.slotSubscribe!;
+    const messages = await overWs(node, [{ jsonrpc: '2.0', id: 1, method: 'slotSubscribe' }], (m) => m.filter((x) => x.method === 'slotNotification').length >= 12);
+    expect(messages[0]).toEqual({ jsonrpc: '2.0', result: expect.any(Number), id: 1 });
+    const notifications = messages.filter((m) => m.method === 'slotNotification');
+    for (const n of notifications) {
+      expect(shape(n)).toEqual(shape(published.notification));
+      expect(n.params.subscription).toBe(messages[0]!.result);
+      expect(n.params.result.parent).toBeLessThan(n.params.result.slot);
+      expect(n.params.result.root).toBeLessThanOrEqual(n.params.result.slot);
+      expect(n.params.result.slot % 7, 'a skipped slot is never notified').not.toBe(0);
+    }
+    const slots = notifications.map((n) => n.params.result.slot as number);
+    // Consecutive, skipped slots left out; each parent the previous slot notified.
+    for (let i = 1; i < slots.length; i++) {
+      expect(notifications[i]!.params.result.parent).toBe(slots[i - 1]);
+      expect(slots[i]! - slots[i - 1]!).toBe(slots[i - 1]! % 7 === 6 ? 2 : 1);
+    }
+  });
+
+  it('rootSubscribe: a rootNotification with the new root (the finalized slot); unsubscribing answers true', async () => {
+    const node = await start({ slotMs: 20 });
+    const published = SOLANA_WS_EXAMPLES.rootSubscribe!;
+    const messages = await overWs(node, [{ jsonrpc: '2.0', id: 1, method: 'rootSubscribe' }], (m) => m.filter((x) => x.method === 'rootNotification').length >= 3);
+    const roots = messages.filter((m) => m.method === 'rootNotification');
+    for (const r of roots) expect(shape(r)).toEqual(shape(published.notification));
+    expect(roots.map((r) => r.params.result)).toEqual([...roots.map((r) => r.params.result)].sort((a, b) => a - b));
+    expect(roots.at(-1)!.params.result).toBeLessThanOrEqual(node.slotAt('finalized'));
+    // A node's first subscription is 0, as in the published example.
+    const unsubscribed = await overWs(
+      await start({ slotMs: 20 }),
+      [
+        { jsonrpc: '2.0', id: 1, method: 'rootSubscribe' },
+        { jsonrpc: '2.0', id: 2, method: 'rootUnsubscribe', params: [0] },
+      ],
+      (m) => m.some((x) => x.id === 2),
+    );
+    expect(unsubscribed.find((m) => m.id === 2)).toEqual({ jsonrpc: '2.0', result: SOLANA_WS_EXAMPLES.rootUnsubscribe!.result, id: 2 });
+  });
+
+  it('answers calls over the WebSocket as over HTTP', async () => {
+    const node = await start({ frozenSlot: 1000 });
+    const [answer] = await overWs(node, [{ jsonrpc: '2.0', id: 7, method: 'getSlot', params: [{ commitment: 'confirmed' }] }], (m) => m.length >= 1);
+    expect(answer).toEqual({ jsonrpc: '2.0', result: 999, id: 7 });
+  });
+
+  it('serves the solana-standard stand-ins: native program accounts, a block at every finalized slot, the listed signature', async () => {
+    const node = await start({ frozenSlot: 10_000 });
+    const finalized = node.slotAt('finalized');
+    const account = (await rpc(node, 'getAccountInfo', ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', { encoding: 'base64' }])).result.value;
+    expect(account).toMatchObject({ executable: true, data: ['', 'base64'] });
+    const block = (await rpc(node, 'getBlock', [finalized - 5, { transactionDetails: 'signatures', rewards: false }])).result;
+    expect(block).toMatchObject({ parentSlot: finalized - 6, blockHeight: finalized - 5 - 1, signatures: [SOLANA_EXAMPLES.getTransaction!.params[0]] });
+    expect(block.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect((await rpc(node, 'getBlock', [finalized - 4])).result.previousBlockhash).toBe(block.blockhash);
+    expect((await rpc(node, 'getBlock', [finalized + 1])).error).toMatchObject({ code: -32004 });
+    const listed = (SOLANA_EXAMPLES.getSignaturesForAddress!.result as Json[])[0]!.signature as string;
+    expect((await rpc(node, 'getTransaction', [listed, { encoding: 'json', maxSupportedTransactionVersion: 0 }])).result).toEqual(SOLANA_EXAMPLES.getTransaction!.result);
+    expect((await rpc(node, 'getSignatureStatuses', [[listed]])).result.value[0]).toMatchObject({ slot: 114, confirmationStatus: 'finalized' });
   });
 });
