@@ -13,6 +13,7 @@ import type { Activities } from '../activities/types';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
 import { INFRASTRUCTURE_BACKOFF, RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
+import { runSweep, SWEEP_PATCH } from './sweep';
 
 export interface RunWorkflowInput {
   runId: string;
@@ -171,7 +172,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
         if (claim.durationMs !== null) campaignEndsAtMs = scheduleAnchorMs + claim.durationMs;
       }
       const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
-      const running = pending.map((t) => probeTarget(claim.retry, t.targetId));
+      // A capacity sweep steps every target through its rates instead (workflows/sweep.ts).
+      const sweeping = claim.sweepSteps !== undefined && pending.length > 0 && patched(SWEEP_PATCH);
+      const running = sweeping
+        ? [runSweep({ runId, retry: claim.retry, targetIds: pending.map((t) => t.targetId), steps: claim.sweepSteps! })]
+        : pending.map((t) => probeTarget(claim.retry, t.targetId));
       // The head watch runs beside the probes, started once per run (never again after continue-as-new:
       // the probes wait for it before rolling over).
       if (!input.resume && claim.freshnessDurationS && patched(FRESHNESS_WATCH_PATCH)) {

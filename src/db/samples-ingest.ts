@@ -28,6 +28,9 @@ export interface SampleRow {
   reason?: string | null;
   /** Paired open loop only: actual send time − intended instant, µs (migration 014); else null. */
   send_lag_us?: number | null;
+  /** Capacity sweeps only: the step (migration 023) and whether the call was the step's warm-up; else null. */
+  sweep_step?: number | null;
+  warmup?: boolean | null;
 }
 
 export const SAMPLE_COLUMNS = [
@@ -46,6 +49,8 @@ export const SAMPLE_COLUMNS = [
   'matches_reference',
   'reason',
   'send_lag_us',
+  'sweep_step',
+  'warmup',
 ] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
@@ -83,7 +88,8 @@ export async function writeSampleChunk(
         `${copyField(s.run_id)}\t${copyField(s.target_id)}\t${copyField(s.seq)}\t${copyField(s.role)}\t` +
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
-        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\n`;
+        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t` +
+        `${copyField(s.sweep_step)}\t${copyField(s.warmup)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';

@@ -193,3 +193,8 @@ export function decideCapacity(steps: readonly { rate: number; status: StepStatu
           : 'min_between_steps';
   return { status: 'inconclusive', reason, kneeRps };
 }
+
+/** The plan of a workload's sweep; null when the workload has none. */
+export function sweepPlanOf(sweep: (SweepRatesSource & { step_s: number; warmup_s: number }) | undefined): SweepPlan | null {
+  return sweep ? sweepPlan({ rates: sweepRates(sweep), step_s: sweep.step_s, warmup_s: sweep.warmup_s }) : null;
+}

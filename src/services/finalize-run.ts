@@ -19,6 +19,8 @@ import {
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
 import { classifyDifferingSamples, compareWithReference } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
+import { sweepStepRows } from '../db/sweep-stats';
+import { sweepPlanOf } from '../domain/sweep';
 import {
   MAX_LISTED_MISMATCHES,
   spreadMismatches,
@@ -29,7 +31,7 @@ import {
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
 import { measureFreshness } from '../domain/freshness';
-import { computeVerdict, verdictRanks, type BaselineInput, type FreshnessWatchInput, type VerdictValue } from '../domain/verdict';
+import { computeVerdict, verdictRanks, type BaselineInput, type FreshnessWatchInput, type SweepInput, type VerdictValue } from '../domain/verdict';
 import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
@@ -259,6 +261,25 @@ async function freshnessOfRun(
   return { ...config, measured, endpoints };
 }
 
+/** A sweep run's steps as measured per endpoint (candidates, then the reference); undefined when the run swept nothing. */
+async function sweepOfRun(sql: postgres.TransactionSql, run: RunRow, settings: RunSettings, targets: readonly RunTargetRow[]): Promise<SweepInput | undefined> {
+  const plan = sweepPlanOf(settings.workload.sweep);
+  if (!plan) return undefined;
+  const ordered = [...targets.filter((t) => t.role === 'primary'), ...targets.filter((t) => t.role === 'reference')];
+  const rows = await sweepStepRows(sql, run.id, ordered.map((t) => t.id), verdictRanks);
+  return {
+    step_s: plan.stepS,
+    warmup_s: plan.warmupS,
+    rates: plan.steps.map((s) => s.rate),
+    endpoints: ordered.map((t) => ({
+      endpoint_id: t.endpoint_id,
+      endpoint_name: t.endpoint_name,
+      role: t.role,
+      steps: (rows.get(t.id) ?? []).map((r) => ({ ...r, rate: plan.steps[r.step]?.rate ?? 0 })),
+    })),
+  };
+}
+
 async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
@@ -311,6 +332,7 @@ async function finalizeLocked(
     }
   }
   const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
+  const sweep = judgedAtAll ? await sweepOfRun(sql, run, settings, targets) : undefined;
   const verdict = computeVerdict({
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
@@ -336,6 +358,7 @@ async function finalizeLocked(
     correctness:
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
     ...(freshness ? { freshness } : {}),
+    ...(sweep ? { sweep } : {}),
   });
   const ended = await finishRun(sql, run.id, {
     status: input.status,
