@@ -179,7 +179,7 @@ export async function judgeSweepStep(deps: ProbeDeps, input: { runId: string; st
   const candidates = targets.filter((t) => t.role === 'primary');
   const measured = await sweepStepRows(sql, run.id, candidates.map((t) => t.id), verdictRanks, input.step);
   const rate = plan.steps[input.step]?.rate ?? 0;
-  const none = { step: input.step, calls: 0, successful: 0, rate_limited: 0, errors: {}, achieved_rps: null, send_lag_p50_us: null, send_lag_p99_us: null, send_lag_max_us: null, latencies: [] };
+  const none = { step: input.step, calls: 0, successful: 0, rate_limited: 0, errors: {}, achieved_rps: null, interruptions: 0, send_lag_p50_us: null, send_lag_p99_us: null, send_lag_max_us: null, latencies: [] };
   const judged = candidates.map((t) => judgeStep(measuredStep({ ...(measured.get(t.id)?.[0] ?? none), rate }), sweepBudget(thresholds)));
   const stop = sweepStops(judged) || input.step >= plan.steps.length - 1;
   if (stop) {

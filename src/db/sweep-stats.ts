@@ -6,6 +6,9 @@ import type { Queryable } from './client';
  * the few order statistics of the successful latencies that the step's percentile intervals read.
  */
 
+/** A pause between two sends of a step longer than this is an interruption (as probe-sweep-step re-anchors after 1 s). */
+export const INTERRUPTION_S = 1;
+
 /** One target's step, as measured. */
 export interface SweepStepRow {
   step: number;
@@ -15,8 +18,10 @@ export interface SweepStepRow {
   rate_limited: number;
   /** Failed calls by class (sample outcome, with `http_429` apart from `http_error`). */
   errors: Record<string, number>;
-  /** Calls sent per second, first to last send; null below two calls. */
+  /** Calls sent per second while the step was being sent (interruptions left out); null below two calls. */
   achieved_rps: number | null;
+  /** Pauses longer than INTERRUPTION_S between two sends: a lost worker's step resumed by another. */
+  interruptions: number;
   send_lag_p50_us: number | null;
   send_lag_p99_us: number | null;
   send_lag_max_us: number | null;
@@ -31,6 +36,7 @@ interface CountRow {
   successful: number;
   rate_limited: number;
   sent_span_s: number | null;
+  interruptions: number;
   lag_p50: number | null;
   lag_p99: number | null;
   lag_max: number | null;
@@ -51,17 +57,28 @@ export async function sweepStepRows(
   const onlyStep = step === null ? sql`` : sql`and sweep_step = ${step}`;
   // A call's send time: its intended instant plus its send lag (started_at is the intended
   // instant when the call went out late, the send itself when a timer fired early).
+  // The send rate is over the time the step was being sent: a pause longer than a re-anchor
+  // (a lost worker's step resumed by another) is left out and counted as an interruption; a
+  // shorter stall of the prober stays in, and its send lag shows it too.
   const counts = await sql<CountRow[]>`
+    with measured as (
+      select target_id, sweep_step, ok, http_status, send_lag_us,
+        started_at + greatest(coalesce(send_lag_us, 0), 0) * interval '1 microsecond' as sent_at
+      from run_samples
+      where run_id = ${runId} and target_id = any(${ids}::uuid[]) and sweep_step is not null and warmup = false ${onlyStep}
+    ), gaps as (
+      select *, extract(epoch from sent_at - lag(sent_at) over (partition by target_id, sweep_step order by sent_at))::float8 as gap_s
+      from measured
+    )
     select target_id, sweep_step::int as step, count(*)::int as calls,
       (count(*) filter (where ok))::int as successful,
       (count(*) filter (where http_status = 429))::int as rate_limited,
-      extract(epoch from max(started_at + greatest(coalesce(send_lag_us, 0), 0) * interval '1 microsecond')
-        - min(started_at + greatest(coalesce(send_lag_us, 0), 0) * interval '1 microsecond'))::float8 as sent_span_s,
+      sum(gap_s) filter (where gap_s <= ${INTERRUPTION_S})::float8 as sent_span_s,
+      (count(*) filter (where gap_s > ${INTERRUPTION_S}))::int as interruptions,
       percentile_disc(0.5) within group (order by send_lag_us) as lag_p50,
       percentile_disc(0.99) within group (order by send_lag_us) as lag_p99,
       max(send_lag_us) as lag_max
-    from run_samples
-    where run_id = ${runId} and target_id = any(${ids}::uuid[]) and sweep_step is not null and warmup = false ${onlyStep}
+    from gaps
     group by target_id, sweep_step
     order by target_id, sweep_step`;
   const errorRows = await sql<{ target_id: string; step: number; class: string; n: number }[]>`
@@ -85,6 +102,7 @@ export async function sweepStepRows(
       successful: c.successful,
       rate_limited: c.rate_limited,
       errors: errors.get(key(c.target_id, c.step)) ?? {},
+      interruptions: c.interruptions,
       achieved_rps: c.calls >= 2 && c.sent_span_s !== null && c.sent_span_s > 0 ? (c.calls - 1) / c.sent_span_s : null,
       send_lag_p50_us: c.lag_p50 === null ? null : Number(c.lag_p50),
       send_lag_p99_us: c.lag_p99 === null ? null : Number(c.lag_p99),

@@ -115,22 +115,24 @@ export interface Budget {
 
 /**
  * One step against the budget. Errors the endpoint answered (429s, timeouts, refusals) break the
- * step whatever the prober did; a latency verdict needs a prober that kept its schedule, since
- * its own lateness would show up as the endpoint's latency; a prober that fell behind is never
- * credited with the rate either.
+ * step whatever the prober did. A prober that sent too few calls per second is never credited
+ * with the rate. Latency is measured from each call's intended instant, so the prober's own send
+ * lag is inside it: a step within budget despite that lag held (the lag is reported), but a step
+ * over the latency budget while the prober lagged cannot be blamed on the endpoint.
  */
 export function judgeStep(m: MeasuredStep, budget: Budget): StepJudgement {
   if (m.calls === 0) return { status: 'no_calls', reason: 'no_calls', clearly: false, proberBehind: false };
-  const proberBehind =
-    (m.achievedRps !== null && m.achievedRps < m.rate * PROBER_ACHIEVED_MIN_SHARE) ||
-    (m.sendLagP99Ms !== null && m.sendLagP99Ms > PROBER_LAG_P99_MAX_MS);
+  const shortOfRate = m.achievedRps !== null && m.achievedRps < m.rate * PROBER_ACHIEVED_MIN_SHARE;
+  const lagging = m.sendLagP99Ms !== null && m.sendLagP99Ms > PROBER_LAG_P99_MAX_MS;
+  const proberBehind = shortOfRate || lagging;
   const ratePct = (m.successful / m.calls) * 100;
   if (ratePct < budget.successRateMinPct) {
     return { status: 'broken', reason: 'success_rate_below_min', clearly: m.successUpperPct < budget.successRateMinPct, proberBehind };
   }
-  if (proberBehind) return { status: 'prober_behind', reason: 'prober_fell_behind', clearly: false, proberBehind };
+  if (shortOfRate) return { status: 'prober_behind', reason: 'prober_fell_behind', clearly: false, proberBehind };
   if (m.p95 === null) return { status: 'broken', reason: 'no_successful_calls', clearly: true, proberBehind };
   if (m.p95.point > budget.latencyP95MaxMs) {
+    if (lagging) return { status: 'prober_behind', reason: 'prober_fell_behind', clearly: false, proberBehind };
     return { status: 'broken', reason: 'latency_above_max', clearly: m.p95.lower > budget.latencyP95MaxMs, proberBehind };
   }
   return { status: 'within', reason: 'within_budget', clearly: false, proberBehind };

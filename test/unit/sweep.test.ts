@@ -95,12 +95,14 @@ describe('judgeStep', () => {
     { name: 'p95 above, interval straddles', m: { p95: { point: 110, lower: 95, upper: 130 } }, status: 'broken', reason: 'latency_above_max', clearly: false },
     { name: 'prober late (send lag)', m: { sendLagP99Ms: 35, p95: { point: 150, lower: 120, upper: 180 } }, status: 'prober_behind', reason: 'prober_fell_behind', clearly: false },
     { name: 'prober short of the rate', m: { achievedRps: 80 }, status: 'prober_behind', reason: 'prober_fell_behind', clearly: false },
+    { name: 'prober late, yet within budget with its lag counted', m: { sendLagP99Ms: 35 }, status: 'within', reason: 'within_budget', clearly: false },
     { name: 'errors are the endpoint\'s even when the prober was late', m: { achievedRps: 80, successful: 100, successUpperPct: 40 }, status: 'broken', reason: 'success_rate_below_min', clearly: true },
     { name: 'nothing succeeded', m: { successful: 0, p95: null, successUpperPct: 1 }, status: 'broken', reason: 'success_rate_below_min', clearly: true },
     { name: 'p95 at the max holds', m: { p95: { point: 100, lower: 90, upper: 110 } }, status: 'within', reason: 'within_budget', clearly: false },
-  ])('$name → $status ($reason)', ({ m, status, reason, clearly }) => {
+  ])('$name → $status ($reason)', ({ name, m, status, reason, clearly }) => {
     const j = judgeStep(step(m), BUDGET);
     expect({ status: j.status, reason: j.reason, clearly: j.clearly }).toEqual({ status, reason, clearly });
+    expect(j.proberBehind).toBe(/prober/.test(name));
   });
 });
 
@@ -109,10 +111,12 @@ describe('sweepStops', () => {
   const clearly = judgeStep(step({ successful: 100, successUpperPct: 40 }), BUDGET);
   const barely = judgeStep(step({ successful: 295, successUpperPct: 99.4 }), BUDGET);
   const behind = judgeStep(step({ achievedRps: 50 }), BUDGET);
+  const lateButHeld = judgeStep(step({ sendLagP99Ms: 35 }), BUDGET);
   it.each([
     { name: 'one candidate clearly broken', js: [clearly], stops: true },
     { name: 'broken by a hair: one more step', js: [barely], stops: false },
     { name: 'prober behind', js: [behind], stops: true },
+    { name: 'prober late but the step held', js: [lateButHeld], stops: false },
     { name: 'one of two candidates still holds', js: [clearly, within], stops: false },
     { name: 'both done', js: [clearly, behind], stops: true },
     { name: 'no candidates', js: [], stops: false },

@@ -23,6 +23,7 @@ export interface CapacityDetails {
 export type CapacityCheck = CheckOf<'capacity', CapacityDetails>;
 
 export const PROBER_BEHIND_NOTE = 'the prober, not the endpoint, fell behind: this step is neither credited nor blamed';
+export const PROBER_LATE_NOTE = 'the prober sent late (send-lag p99 above 20 ms); the endpoint held the budget with that lag counted in its latency';
 
 const ms = (us: number | null) => (us === null ? null : round1(us / 1000));
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -49,6 +50,7 @@ function capacityStep(s: SweepStepInput, budget: Budget): CapacityStep {
     offered_rps: s.rate,
     achieved_rps: s.achieved_rps === null ? null : round1(s.achieved_rps),
     throughput_rps: s.achieved_rps === null || s.calls === 0 ? null : round1((s.achieved_rps * s.successful) / s.calls),
+    interruptions: s.interruptions,
     calls: s.calls,
     successful: s.successful,
     success_rate_pct: s.calls === 0 ? null : round2(rate.rate_pct),
@@ -63,7 +65,7 @@ function capacityStep(s: SweepStepInput, budget: Budget): CapacityStep {
     reason: judged.reason,
     clearly_broken: judged.clearly,
     prober_behind: judged.proberBehind,
-    note: judged.proberBehind ? PROBER_BEHIND_NOTE : null,
+    note: judged.status === 'prober_behind' ? PROBER_BEHIND_NOTE : judged.proberBehind ? PROBER_LATE_NOTE : null,
   };
 }
 

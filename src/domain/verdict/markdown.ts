@@ -153,7 +153,7 @@ function capacityMarkdown(c: CapacityComparison, escape: (text: string) => strin
     }
   }
   for (const e of c.endpoints) {
-    const behind = e.steps.filter((s) => s.prober_behind).map((s) => s.offered_rps);
+    const behind = e.steps.filter((s) => s.status === 'prober_behind').map((s) => s.offered_rps);
     if (behind.length > 0) lines.push('', `> ${escape(e.endpoint_name)} at ${behind.join(', ')} rps: the prober, not the endpoint, fell behind (its send lag or send rate missed the schedule).`);
   }
   return lines;

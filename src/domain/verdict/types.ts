@@ -363,6 +363,8 @@ export interface SweepStepInput {
   rate_limited: number;
   errors: Readonly<Record<string, number>>;
   achieved_rps: number | null;
+  /** Pauses between sends longer than a re-anchor: the step was resumed after a lost worker. */
+  interruptions: number;
   send_lag_p50_us: number | null;
   send_lag_p99_us: number | null;
   send_lag_max_us: number | null;
@@ -386,6 +388,8 @@ export interface CapacityStep {
   achieved_rps: number | null;
   /** Successful calls per second. */
   throughput_rps: number | null;
+  /** Times the step was interrupted (a lost worker) and resumed: its calls went out in that many more stretches. */
+  interruptions: number;
   calls: number;
   successful: number;
   success_rate_pct: number | null;

@@ -383,6 +383,7 @@ export const CapacityComparison = component(
             offered_rps: z.number(),
             achieved_rps: z.number().nullable().describe('calls per second the prober actually sent (first to last send)'),
             throughput_rps: z.number().nullable().describe('successful calls per second'),
+            interruptions: count.describe('pauses of over 1 s between sends: the step was resumed after a lost worker (left out of achieved_rps)'),
             calls: count.describe('measured calls (warm-up excluded)'),
             successful: count,
             success_rate_pct: z.number().nullable(),
@@ -396,7 +397,9 @@ export const CapacityComparison = component(
             status: z.enum(['within', 'broken', 'prober_behind', 'no_calls']),
             reason: z.enum(['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'no_calls']),
             clearly_broken: z.boolean().describe('the whole 95 % interval is past the budget'),
-            prober_behind: z.boolean().describe('send-lag p99 above 20 ms or under 90 % of the offered rate sent: the prober, not the endpoint, fell behind'),
+            prober_behind: z
+              .boolean()
+              .describe('the prober\'s send-lag p99 was above 20 ms, or it sent under 90 % of the offered rate; the step\'s status is prober_behind only where that could change its outcome (short of the rate, or over the latency budget)'),
             note: z.string().nullable(),
           }),
         ),
