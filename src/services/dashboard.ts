@@ -59,8 +59,19 @@ export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: stri
  * reads the run's branch and commit from the run.
  */
 function withoutLink(verdict: VerdictResponse): ComputedVerdict {
-  const { summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code } = verdict;
-  return { verdict: verdict.verdict, summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code };
+  const { summary, checks, reference_comparison, baseline_comparison, thresholds, markdown_summary, exit_code, capacity } = verdict;
+  return {
+    verdict: verdict.verdict,
+    summary,
+    checks,
+    reference_comparison,
+    baseline_comparison,
+    // A sweep's steps: the run page plots them.
+    ...(capacity ? { capacity } : {}),
+    thresholds,
+    markdown_summary,
+    exit_code,
+  };
 }
 
 /**
