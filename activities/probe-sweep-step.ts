@@ -1,5 +1,4 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, finishTarget, markRunRunning, markTargetRunning } from '../src/db/runs';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
