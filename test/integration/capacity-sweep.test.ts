@@ -57,7 +57,8 @@ describe('a capacity sweep against a node whose capacity is known', () => {
       reference: reference.url,
       config: {
         workload: { sweep, concurrency: 4, warmup_requests: 0, timeout_ms: 2_000 },
-        thresholds: { latency_p95_max_ms: 50, success_rate_min_pct: 99, capacity_min_rps: 150 },
+        // A generous latency budget: on a shared machine the knee is the 429s', not a scheduler's hiccup.
+        thresholds: { latency_p95_max_ms: 250, success_rate_min_pct: 99, capacity_min_rps: 150 },
       },
     });
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
