@@ -42,6 +42,8 @@ export async function listRunSamples({
     response_hash: s.response_hash,
     matches_reference: s.matches_reference,
     reason: s.reason ?? null,
+    // A capacity sweep's samples only: the step and whether the call was its warm-up.
+    ...(s.sweep_step === null || s.sweep_step === undefined ? {} : { sweep_step: s.sweep_step, warmup: s.warmup === true }),
   }));
   return page(data, total, query.limit, query.offset);
 }

@@ -573,6 +573,8 @@ export const Sample = component(
       .string()
       .nullable()
       .describe('invalid_response only: why the answer was unusable, a fixed text (e.g. "result nested deeper than 64 levels"), never bytes of the answer'),
+    sweep_step: count.optional().describe('a capacity sweep\'s samples only: the step (0 = the lowest rate)'),
+    warmup: z.boolean().optional().describe('a capacity sweep\'s samples only: one of the step\'s warm-up calls, counted nowhere'),
   }),
 );
 
