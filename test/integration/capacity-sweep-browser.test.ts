@@ -21,7 +21,7 @@ describe('a sweep run on the dashboard', () => {
     stack = await startStack();
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
-    node = await startCapacityNode({ ratePerSecond: 150, burst: 30 });
+    node = await startCapacityNode({ ratePerSecond: 150, burst: 75 });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
