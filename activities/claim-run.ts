@@ -3,6 +3,7 @@ import type { Sql } from '../src/db/client';
 import { claimRun as claimRunRow, findRun, findRunTargets } from '../src/db/runs';
 import { runSettingsOf } from '../src/domain/run-plan';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
+import { sweepPlanOf } from '../src/domain/sweep';
 import type { ClaimRunResult } from './types';
 
 /**
@@ -29,5 +30,7 @@ export async function claimRun(sql: Sql, input: { runId: string }): Promise<Clai
     freshnessDurationS: freshness?.duration_s ?? null,
     vantagePoints,
     vantageStartTimeoutMs,
+    // Only on sweep runs, so claims of other runs stay as they were recorded.
+    ...(workload.sweep ? { sweepSteps: sweepPlanOf(workload.sweep)!.steps.map((s) => s.fromSeq) } : {}),
   };
 }

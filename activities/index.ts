@@ -5,6 +5,7 @@ import { explainRunMismatches } from './explain-mismatches';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
+import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { recordVantageUnavailable } from '../src/db/vantage';
@@ -24,6 +25,8 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     claimRun: (input) => claimRun(deps.sql, input),
     planRun: (input) => planRun(deps, input),
     probeChunk: (input) => probeChunk(probeDeps, input),
+    probeSweepStep: (input) => probeSweepStep(probeDeps, input),
+    judgeSweepStep: (input) => judgeSweepStep(probeDeps, input),
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
     explainMismatches: (input) => explainRunMismatches(deps, input),

@@ -22,6 +22,32 @@ export interface ClaimRunResult {
   vantagePoints?: string[] | null;
   /** How long a region's probe task may wait for a worker of the region (vantage_start_timeout_s). */
   vantageStartTimeoutMs?: number;
+  /** A capacity sweep's steps (workload.sweep): the first seq of each; absent without one. */
+  sweepSteps?: number[];
+}
+
+/** One chunk of one step of a capacity sweep on one target. */
+export interface ProbeSweepStepInput {
+  runId: string;
+  targetId: string;
+  retry: RetrySummary;
+  step: number;
+  /** Where this chunk starts; the step's first seq for its first chunk. */
+  fromSeq: number;
+  /** Epoch ms at which the step's first seq is due on every target: chosen once per step by the workflow. */
+  anchorMs: number;
+}
+
+export interface ProbeSweepStepResult {
+  nextSeq: number;
+  /** The target has probed the whole step. */
+  done: boolean;
+}
+
+export interface SweepStepJudged {
+  /** The sweep is over: every candidate broke the budget clearly (or fell behind), or this was the last step. */
+  stop: boolean;
+  statuses: string[];
 }
 
 /** Heartbeat details of a head watch: where a resumed attempt continues. */
@@ -123,6 +149,10 @@ export interface Activities {
   claimRun(input: { runId: string }): Promise<ClaimRunResult>;
   planRun(input: { runId: string; retry: RetrySummary }): Promise<PlanRunResult>;
   probeChunk(input: ProbeChunkInput): Promise<ProbeChunkResult>;
+  /** Probes one chunk of one capacity-sweep step on one target (heartbeating, resumable). */
+  probeSweepStep(input: ProbeSweepStepInput): Promise<ProbeSweepStepResult>;
+  /** Judges a probed sweep step and says whether the sweep stops (then finishes the targets). */
+  judgeSweepStep(input: { runId: string; step: number }): Promise<SweepStepJudged>;
   /** Watches every target's and the reference's head at once for the suite's freshness.duration_s (heartbeating, resumable). */
   watchFreshness(input: { runId: string }): Promise<WatchFreshnessResult>;
   /** Re-sends head-moved differences at a fixed block and stores the outcomes (run_rechecks). */

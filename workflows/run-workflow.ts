@@ -15,6 +15,7 @@ import type { Activities } from '../activities/types';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
 import { INFRASTRUCTURE_BACKOFF, RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
 import { probeTaskQueueForRegion, SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
+import { runSweep, SWEEP_PATCH } from './sweep';
 
 export interface RunWorkflowInput {
   runId: string;
@@ -214,15 +215,18 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
       }
       const regions = claim.vantagePoints && patched(VANTAGE_POINTS_PATCH) ? claim.vantagePoints : null;
       const startTimeoutMs = claim.vantageStartTimeoutMs ?? VANTAGE_START_TIMEOUT_MS;
-      const running = regions
-        ? claim.targets.flatMap((t) =>
-            regions
-              .filter((region) => (nextSeq[vantageKey(t.targetId, region)] ?? 0) !== Number.MAX_SAFE_INTEGER)
-              .map((region) => probeFromRegion(claim.retry, t.targetId, region, startTimeoutMs)),
-          )
-        : claim.targets
-            .filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER)
-            .map((t) => probeTarget(claim.retry, t.targetId));
+      const pending = claim.targets.filter((t) => (nextSeq[t.targetId] ?? 0) !== Number.MAX_SAFE_INTEGER);
+      // A capacity sweep steps every target through its rates instead (workflows/sweep.ts).
+      const sweeping = claim.sweepSteps !== undefined && pending.length > 0 && patched(SWEEP_PATCH);
+      const running = sweeping
+        ? [runSweep({ runId, retry: claim.retry, targetIds: pending.map((t) => t.targetId), steps: claim.sweepSteps! })]
+        : regions
+          ? claim.targets.flatMap((t) =>
+              regions
+                .filter((region) => (nextSeq[vantageKey(t.targetId, region)] ?? 0) !== Number.MAX_SAFE_INTEGER)
+                .map((region) => probeFromRegion(claim.retry, t.targetId, region, startTimeoutMs)),
+            )
+          : pending.map((t) => probeTarget(claim.retry, t.targetId));
       // The head watch runs beside the probes, started once per run (never again after continue-as-new:
       // the probes wait for it before rolling over).
       if (!input.resume && claim.freshnessDurationS && patched(FRESHNESS_WATCH_PATCH)) {

@@ -33,6 +33,9 @@ export interface SampleRow {
   region?: string;
   /** The slot the answer says it was read at (Solana's context.slot, migration 024); else null. */
   context_slot?: number | null;
+  /** Capacity sweeps only: the step (migration 025) and whether the call was the step's warm-up; else null. */
+  sweep_step?: number | null;
+  warmup?: boolean | null;
 }
 
 export const SAMPLE_COLUMNS = [
@@ -53,6 +56,8 @@ export const SAMPLE_COLUMNS = [
   'send_lag_us',
   'region',
   'context_slot',
+  'sweep_step',
+  'warmup',
 ] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
@@ -93,7 +98,8 @@ export async function writeSampleChunk(
         `${copyField(s.run_id)}\t${copyField(s.target_id)}\t${copyField(s.seq)}\t${copyField(s.role)}\t` +
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
-        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\t${copyField(s.context_slot)}\n`;
+        `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\t` +
+        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';

@@ -3,7 +3,8 @@ import type { Queryable } from './client';
 
 /*
  * Latency statistics of a run's samples, computed in Postgres (a run may hold a million samples
- * per target): only aggregates and a few order statistics come back.
+ * per target): only aggregates and a few order statistics come back. A capacity sweep's warm-up
+ * calls (warmup true) count nowhere.
  */
 
 interface StatsRow {
@@ -45,7 +46,7 @@ export async function aggregateLatency(
       coalesce(round((percentile_disc(0.95) within group (order by latency_us)) / 1000.0), 0)::int as a_p95,
       coalesce(round((percentile_disc(0.99) within group (order by latency_us)) / 1000.0), 0)::int as a_p99
     from run_samples
-    where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and (${only}::text is null or region = ${only})`;
+    where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and warmup is not true and (${only}::text is null or region = ${only})`;
   const r = row!;
   const summary = (avg: number, p50: number, p95: number, p99: number, n: number): LatencySummary => ({
     avg_ms: avg,
@@ -80,7 +81,7 @@ export async function successfulOrderStatistics(
   const only = region ?? null;
   const [count] = await sql<{ n: number }[]>`
     select count(*)::int as n from run_samples
-    where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and (${only}::text is null or region = ${only})`;
+    where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and warmup is not true and (${only}::text is null or region = ${only})`;
   const n = count!.n;
   const sample: { length: number; [rank: number]: number } = { length: n };
   const ranks = [...new Set(ranksFor(n))].filter((r) => r >= 1 && r <= n);
@@ -88,7 +89,7 @@ export async function successfulOrderStatistics(
   const rows = await sql<{ rank: number; latency_us: number }[]>`
     select rank::int, latency_us from (
       select latency_us, row_number() over (order by latency_us) as rank
-      from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and (${only}::text is null or region = ${only})
+      from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and warmup is not true and (${only}::text is null or region = ${only})
     ) ordered
     where rank = any(${ranks}::bigint[])`;
   for (const r of rows) sample[r.rank - 1] = Number(r.latency_us);
@@ -104,7 +105,7 @@ export async function answeredSecondShare(sql: Queryable, runId: string, targetI
   const [row] = await sql<{ answered: number; seconds: number | null }[]>`
     select (count(distinct date_trunc('second', started_at)) filter (where ok))::int as answered,
       (extract(epoch from date_trunc('second', max(started_at)) - date_trunc('second', min(started_at))))::int + 1 as seconds
-    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and (${only}::text is null or region = ${only})`;
+    from run_samples where run_id = ${runId} and target_id = any(${targetIds as string[]}::uuid[]) and warmup is not true and (${only}::text is null or region = ${only})`;
   if (!row || row.seconds === null) return null;
   return row.answered / row.seconds;
 }

@@ -3,6 +3,7 @@ import { vantagePointsSchema } from './vantage';
 import { branchName, DEFAULT_BASELINE_BRANCH } from './branch';
 import { exceedsJsonDepth } from './canonical-json';
 import { MAX_JSON_DEPTH } from './json-bounds';
+import { sweepPlan, sweepRates } from './sweep';
 
 /** Limits that protect the service (and the probed endpoints) from oversized workloads. */
 export const WORKLOAD_LIMITS = {
@@ -52,6 +53,7 @@ const thresholdFields = {
   head_lag_p95_max_ms: z.number().min(0).max(600_000),
   missed_heads_max_pct: z.number().min(0).max(100),
   stall_max_s: z.number().min(0).max(86_400),
+  capacity_min_rps: z.number().min(0).max(10_000),
 };
 
 export const thresholdsSchema = z.strictObject({
@@ -67,6 +69,8 @@ export const thresholdsSchema = z.strictObject({
   head_lag_p95_max_ms: thresholdFields.head_lag_p95_max_ms.optional(),
   missed_heads_max_pct: thresholdFields.missed_heads_max_pct.optional(),
   stall_max_s: thresholdFields.stall_max_s.optional(),
+  // Judged only by a capacity sweep (workload.sweep): absent, the sweep's lowest rate is the minimum.
+  capacity_min_rps: thresholdFields.capacity_min_rps.optional(),
 });
 
 /**
@@ -83,6 +87,57 @@ const methodSchema = z.strictObject({
   params: boundedJsonDepth(z.array(z.unknown()).max(20)).default([]),
   weight: z.number().positive().max(1_000).default(1),
 });
+
+/** Bounds of a capacity sweep (DESIGN §14): its steps and calls per target. */
+export const SWEEP_LIMITS = {
+  maxSteps: 20,
+  maxStepS: 600,
+  maxWarmupS: 120,
+  maxCallsPerTarget: WORKLOAD_LIMITS.maxRequestsPerTarget,
+} as const;
+
+const sweepRate = z.number().min(0.1).max(WORKLOAD_LIMITS.maxRatePerSecond);
+
+/**
+ * A capacity sweep: open-loop steps at rising rates, each `warmup_s` (not counted) then `step_s`
+ * (measured) long. The rates are listed, or start·factor^k up to max.
+ */
+export const sweepSchema = z
+  .strictObject({
+    rates: z.array(sweepRate).min(1).max(SWEEP_LIMITS.maxSteps).optional(),
+    start: sweepRate.optional(),
+    factor: z.number().min(1.1).max(10).optional(),
+    max: sweepRate.optional(),
+    step_s: z.number().int().min(1).max(SWEEP_LIMITS.maxStepS).default(30),
+    warmup_s: z.number().int().min(0).max(SWEEP_LIMITS.maxWarmupS).default(5),
+  })
+  .superRefine((s, ctx) => {
+    const geometric = s.start !== undefined || s.factor !== undefined || s.max !== undefined;
+    if (s.rates && geometric) ctx.addIssue({ code: 'custom', path: ['rates'], message: 'give rates, or start, factor and max, not both' });
+    if (!s.rates && !geometric) ctx.addIssue({ code: 'custom', path: ['rates'], message: 'give rates, or start, factor and max' });
+    if (s.rates && s.rates.some((r, i) => i > 0 && r <= s.rates![i - 1]!)) {
+      ctx.addIssue({ code: 'custom', path: ['rates'], message: 'must rise strictly' });
+    }
+    if (!s.rates && geometric) {
+      for (const key of ['start', 'factor', 'max'] as const) {
+        if (s[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'required with start, factor and max' });
+      }
+      if (s.start !== undefined && s.max !== undefined && s.max < s.start) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be at least start' });
+      if (s.start !== undefined && s.max !== undefined && s.factor !== undefined) {
+        const steps = Math.floor(Math.log(s.max / s.start) / Math.log(s.factor) + 1e-9) + 1;
+        if (steps > SWEEP_LIMITS.maxSteps) ctx.addIssue({ code: 'custom', path: ['max'], message: `gives ${steps} steps; at most ${SWEEP_LIMITS.maxSteps}` });
+      }
+    }
+    const rates = sweepRates(s);
+    if (rates.length > 0 && rates.length <= SWEEP_LIMITS.maxSteps) {
+      const calls = sweepPlan({ rates, step_s: s.step_s, warmup_s: s.warmup_s }).callsPerTarget;
+      if (calls > SWEEP_LIMITS.maxCallsPerTarget) {
+        ctx.addIssue({ code: 'custom', path: ['step_s'], message: `plans ${calls} calls per target; at most ${SWEEP_LIMITS.maxCallsPerTarget}` });
+      }
+    }
+  });
+
+export type SweepConfig = z.infer<typeof sweepSchema>;
 
 export const workloadSchema = z
   .strictObject({
@@ -105,15 +160,21 @@ export const workloadSchema = z
   transport: z.enum(WORKLOAD_TRANSPORTS).default('http'),
   /** Calls per JSON-RPC batch (1: none); HTTP and JSON-RPC 2.0 families only. */
   batch_size: z.number().int().min(1).max(WORKLOAD_LIMITS.maxBatchSize).default(1),
+  /** A capacity sweep instead of one rate (absent: none, and configs stored before it stay as they were). */
+  sweep: sweepSchema.optional(),
   })
   .transform((w, ctx) => {
+    if (w.sweep && (w.rate_per_second !== null || w.duration_s !== null || w.requests_per_target !== null)) {
+      ctx.addIssue({ code: 'custom', path: ['sweep'], message: 'a sweep sets its own rates and lengths: leave rate_per_second, duration_s and requests_per_target unset' });
+    }
     if (w.requests_per_target !== null && w.duration_s !== null) {
       ctx.addIssue({ code: 'custom', path: ['duration_s'], message: 'give requests_per_target or duration_s, not both' });
     }
     if (w.batch_size > 1 && w.transport !== 'http') {
       ctx.addIssue({ code: 'custom', path: ['batch_size'], message: 'batches go over HTTP only: batch_size must be 1 when transport is "ws"' });
     }
-    if (w.requests_per_target === null && w.duration_s === null) return { ...w, requests_per_target: 100 };
+    // A sweep's calls follow from its rates and lengths (sweepPlan), so it keeps both unset.
+    if (w.requests_per_target === null && w.duration_s === null && !w.sweep) return { ...w, requests_per_target: 100 };
     return w;
   });
 

@@ -60,7 +60,7 @@ export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: stri
  * reads the run's branch and commit from the run.
  */
 function withoutLink(verdict: VerdictResponse): ComputedVerdict {
-  const { summary, checks, reference_comparison, baseline_comparison, freshness_comparison, thresholds, markdown_summary, exit_code, regions } = verdict;
+  const { summary, checks, reference_comparison, baseline_comparison, freshness_comparison, thresholds, markdown_summary, exit_code, regions, capacity } = verdict;
   return {
     verdict: verdict.verdict,
     summary,
@@ -68,6 +68,8 @@ function withoutLink(verdict: VerdictResponse): ComputedVerdict {
     reference_comparison,
     baseline_comparison,
     ...(freshness_comparison ? { freshness_comparison } : {}),
+    // A sweep's steps: the run page plots them.
+    ...(capacity ? { capacity } : {}),
     thresholds,
     markdown_summary,
     exit_code,

@@ -22,6 +22,8 @@ import {
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
 import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
+import { sweepStepRows } from '../db/sweep-stats';
+import { sweepPlanOf } from '../domain/sweep';
 import {
   MAX_LISTED_MISMATCHES,
   spreadMismatches,
@@ -39,6 +41,7 @@ import {
   type EndpointBatchLimit,
   type FreshnessWatchInput,
   type RegionInput,
+  type SweepInput,
   type VerdictInput,
   type VerdictValue,
 } from '../domain/verdict';
@@ -363,6 +366,25 @@ async function regionInputs(
   return out;
 }
 
+/** A sweep run's steps as measured per endpoint (candidates, then the reference); undefined when the run swept nothing. */
+async function sweepOfRun(sql: postgres.TransactionSql, run: RunRow, settings: RunSettings, targets: readonly RunTargetRow[]): Promise<SweepInput | undefined> {
+  const plan = sweepPlanOf(settings.workload.sweep);
+  if (!plan) return undefined;
+  const ordered = [...targets.filter((t) => t.role === 'primary'), ...targets.filter((t) => t.role === 'reference')];
+  const rows = await sweepStepRows(sql, run.id, ordered.map((t) => t.id), verdictRanks);
+  return {
+    step_s: plan.stepS,
+    warmup_s: plan.warmupS,
+    rates: plan.steps.map((s) => s.rate),
+    endpoints: ordered.map((t) => ({
+      endpoint_id: t.endpoint_id,
+      endpoint_name: t.endpoint_name,
+      role: t.role,
+      steps: (rows.get(t.id) ?? []).map((r) => ({ ...r, rate: plan.steps[r.step]?.rate ?? 0 })),
+    })),
+  };
+}
+
 async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
@@ -415,6 +437,7 @@ async function finalizeLocked(
     }
   }
   const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
+  const sweep = judgedAtAll ? await sweepOfRun(sql, run, settings, targets) : undefined;
   const verdictInput: VerdictInput = {
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
@@ -442,6 +465,7 @@ async function finalizeLocked(
       judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
     ...(freshness ? { freshness } : {}),
     batchLimits: batchLimitsOf(finishedTargets),
+    ...(sweep ? { sweep } : {}),
   };
   const regions = judgedAtAll && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
   const verdict = computeVerdict(verdictInput, regions);

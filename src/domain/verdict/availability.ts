@@ -36,8 +36,11 @@ export interface AvailabilityDetails {
 
 export type AvailabilityCheck = CheckOf<'availability', AvailabilityDetails>;
 
-/** The candidates' success rate against thresholds.success_rate_min_pct: always judged. */
-export const availability: VerdictCheck<AvailabilityCheck> = (input) => ({ check: availabilityCheck(input) });
+/**
+ * The candidates' success rate against thresholds.success_rate_min_pct: always judged, except in
+ * a capacity sweep, which holds every step to this minimum instead (capacity).
+ */
+export const availability: VerdictCheck<AvailabilityCheck> = (input) => (input.sweep ? null : { check: availabilityCheck(input) });
 
 function availabilityCheck(input: VerdictInput): AvailabilityCheck {
   const minPct = input.thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT;

@@ -1,4 +1,5 @@
 import { availability } from './availability';
+import { capacity } from './capacity';
 import { correctness } from './correctness';
 import { freshnessVsReference } from './freshness-vs-reference';
 import { latencyP95 } from './latency-p95';
@@ -9,7 +10,7 @@ import { latencyVsReference } from './latency-vs-reference';
  * Every check of the verdict, in the order the verdict lists them. A new check is a file exporting
  * a VerdictCheck and one line here; its name and details join the Check union below on their own.
  */
-export const CHECKS = [latencyP95, latencyVsReference, correctness, latencyVsBaseline, availability, freshnessVsReference] as const;
+export const CHECKS = [latencyP95, latencyVsReference, correctness, latencyVsBaseline, availability, freshnessVsReference, capacity] as const;
 
 /** A judged check: a union keyed by `name`, so each check's `details` has its own type. */
 export type Check = NonNullable<ReturnType<(typeof CHECKS)[number]>>['check'];

@@ -1,10 +1,11 @@
 import { CHECKS, type Check } from './checks';
 import { verdictMarkdown } from './markdown';
 import { combineRegions, judgeRegion, regionsMarkdown, type RegionInput, type RegionVerdict } from './regions';
-import type { BaselineComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
+import type { BaselineComparison, CapacityComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
 export type { Check, CheckName } from './checks';
 export type { AvailabilityCheck, AvailabilityDetails } from './availability';
+export type { CapacityCheck, CapacityDetails } from './capacity';
 export type { CorrectnessCheck } from './correctness';
 export type { LatencyP95Check, LatencyP95Details } from './latency-p95';
 export type { HistoryBaselineDetails, LatencyVsBaselineCheck, LatencyVsBaselineDetails, RunBaselineDetails } from './latency-vs-baseline';
@@ -23,6 +24,9 @@ export {
   type BaselineModelUsed,
   type BaselineRun,
   type EndpointBatchLimit,
+  type CapacityComparison,
+  type CapacityEndpoint,
+  type CapacityStep,
   type EndpointFreshness,
   type FreshnessComparison,
   type FreshnessReason,
@@ -37,6 +41,8 @@ export {
   type PercentileMs,
   type PersistingLimits,
   type ReferenceComparison,
+  type SweepInput,
+  type SweepStepInput,
   type Thresholds,
   type UnpairedReason,
   type VerdictInput,
@@ -56,6 +62,8 @@ export interface ComputedVerdict {
   batch_limits?: EndpointBatchLimit[];
   /** A run with vantage_points: each region judged on its own samples (absent for runs without). */
   regions?: RegionVerdict[];
+  /** The run's capacity sweep per endpoint and step, with each knee; absent when the run swept nothing. */
+  capacity?: CapacityComparison;
   thresholds: Thresholds;
   markdown_summary: string;
   exit_code: 0 | 1 | 2;
@@ -101,11 +109,14 @@ function judgeRun(input: VerdictInput): ComputedVerdict {
   const baselineComparison = judged.find((j) => j.baseline_comparison)?.baseline_comparison ?? null;
   const freshnessComparison = judged.find((j) => j.freshness_comparison)?.freshness_comparison;
   const batchLimits = input.batchLimits ?? [];
+  const capacityComparison = judged.find((j) => j.capacity)?.capacity;
   const failOnInconclusive = thresholds.fail_on_inconclusive === true;
   const failing = checks.filter((c) => c.status === 'fail' || (failOnInconclusive && c.status === 'inconclusive'));
   const inconclusive = checks.filter((c) => c.status === 'inconclusive');
   const verdict: VerdictValue = failing.length === 0 ? 'pass' : 'fail';
-  const p95 = `p95 ${input.candidate.latency.successful.p95_ms} ms over ${input.candidate.calls.total} calls`;
+  const p95 = capacityComparison
+    ? `knee ${capacityComparison.endpoints.find((e) => e.role === 'primary')?.knee_rps ?? 'none'} rps over ${capacityComparison.steps_probed} steps`
+    : `p95 ${input.candidate.latency.successful.p95_ms} ms over ${input.candidate.calls.total} calls`;
   const summary =
     verdict === 'fail'
       ? `${failing.length} of ${checks.length} checks failed: ${failing.map((c) => (c.status === 'inconclusive' ? `${c.name} (inconclusive, fail_on_inconclusive)` : c.name)).join(', ')}.`
@@ -120,8 +131,9 @@ function judgeRun(input: VerdictInput): ComputedVerdict {
     baseline_comparison: baselineComparison,
     ...(freshnessComparison ? { freshness_comparison: freshnessComparison } : {}),
     ...(batchLimits.length > 0 ? { batch_limits: [...batchLimits] } : {}),
+    ...(capacityComparison ? { capacity: capacityComparison } : {}),
     thresholds,
-    markdown_summary: verdictMarkdown(input, verdict, summary, checks, freshnessComparison),
+    markdown_summary: verdictMarkdown(input, verdict, summary, checks, freshnessComparison, capacityComparison),
     exit_code: verdict === 'pass' ? 0 : 1,
   };
 }

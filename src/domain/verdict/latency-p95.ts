@@ -13,8 +13,12 @@ export interface LatencyP95Details {
 
 export type LatencyP95Check = CheckOf<'latency_p95', LatencyP95Details>;
 
-/** The candidates' p95 against thresholds.latency_p95_max_ms: always judged. */
-export const latencyP95: VerdictCheck<LatencyP95Check> = (input) => ({ check: latencyP95Check(input, input.candidateLatencies ?? EMPTY) });
+/**
+ * The candidates' p95 against thresholds.latency_p95_max_ms: always judged, except in a capacity
+ * sweep, which overloads the endpoint on purpose and holds every step to this limit instead (capacity).
+ */
+export const latencyP95: VerdictCheck<LatencyP95Check> = (input) =>
+  input.sweep ? null : { check: latencyP95Check(input, input.candidateLatencies ?? EMPTY) };
 
 function latencyP95Check(input: VerdictInput, latencies: SortedSamples): LatencyP95Check {
   const { candidate, thresholds: t } = input;

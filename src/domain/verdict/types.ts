@@ -6,6 +6,7 @@ import type { PersistingDecision } from '../statistics/history-baseline';
 import type { SortedSamples } from '../statistics/quantile-interval';
 import type { PairCounts } from '../statistics/relative-difference';
 import type { RunStats } from '../run-stats';
+import type { CapacityReason, StepReason, StepStatus } from '../sweep';
 
 export interface Thresholds {
   latency_p95_max_ms: number;
@@ -26,6 +27,8 @@ export interface Thresholds {
   head_lag_p95_max_ms?: number;
   missed_heads_max_pct?: number;
   stall_max_s?: number;
+  /** capacity (a sweep run): the knee must be at least this many calls/s (default: the sweep's lowest rate). */
+  capacity_min_rps?: number;
 }
 
 export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;
@@ -45,6 +48,7 @@ export interface Judged<C> {
   reference_comparison?: ReferenceComparison;
   baseline_comparison?: BaselineComparison;
   freshness_comparison?: FreshnessComparison;
+  capacity?: CapacityComparison;
 }
 
 /**
@@ -379,6 +383,93 @@ export interface VerdictInput {
   freshness?: FreshnessWatchInput;
   /** The batch limits the run found (targets whose batches were refused for their size); omitted or empty: none. */
   batchLimits?: readonly EndpointBatchLimit[];
+  /** The run's capacity sweep measured per step (workload.sweep); omitted: the run swept nothing. */
+  sweep?: SweepInput;
   /** What CI built (the trigger's branch and commit) and the baseline branch read; omitted: not shown. */
   source?: { branch: string | null; commit: string | null; baselineBranch: string };
 }
+
+/** One endpoint's measured step, as finalize reads it from the samples (warm-up excluded). */
+export interface SweepStepInput {
+  step: number;
+  rate: number;
+  calls: number;
+  successful: number;
+  rate_limited: number;
+  errors: Readonly<Record<string, number>>;
+  achieved_rps: number | null;
+  /** Pauses between sends longer than a re-anchor: the step was resumed after a lost worker. */
+  interruptions: number;
+  send_lag_p50_us: number | null;
+  send_lag_p99_us: number | null;
+  send_lag_max_us: number | null;
+  /** Sorted successful latencies, µs (may be sparse: only the ranks the intervals read). */
+  latencies: SortedSamples;
+}
+
+/** What the verdict input carries of a capacity sweep (workload.sweep). */
+export interface SweepInput {
+  step_s: number;
+  warmup_s: number;
+  /** Every planned rate, rising; steps after an early stop were never probed. */
+  rates: readonly number[];
+  endpoints: readonly { endpoint_id: string; endpoint_name: string; role: 'primary' | 'reference'; steps: readonly SweepStepInput[] }[];
+}
+
+export interface CapacityStep {
+  step: number;
+  offered_rps: number;
+  /** Calls per second the prober actually sent; null below two calls. */
+  achieved_rps: number | null;
+  /** Successful calls per second. */
+  throughput_rps: number | null;
+  /** Times the step was interrupted (a lost worker) and resumed: its calls went out in that many more stretches. */
+  interruptions: number;
+  calls: number;
+  successful: number;
+  success_rate_pct: number | null;
+  success_rate_interval_pct: { lower: number; upper: number };
+  /** HTTP 429 answers, apart from the other errors. */
+  rate_limited: number;
+  errors: Record<string, number>;
+  /** Successful calls' p50/p95/p99 with 95 % intervals; null when none succeeded. */
+  latency_ms: PercentileIntervalsMs | null;
+  send_lag_p50_ms: number | null;
+  send_lag_p99_ms: number | null;
+  send_lag_max_ms: number | null;
+  status: StepStatus;
+  reason: StepReason;
+  /** Broken beyond doubt (its whole interval past the budget): the sweep went no higher. */
+  clearly_broken: boolean;
+  prober_behind: boolean;
+  /** A sentence for a step the prober could not keep (null otherwise). */
+  note: string | null;
+}
+
+export interface CapacityEndpoint {
+  endpoint_id: string;
+  endpoint_name: string;
+  role: 'primary' | 'reference';
+  /** Judged for candidates; the reference's is reported the same way, not judged. */
+  status: CheckStatus;
+  reason: CapacityReason;
+  /** The knee: the highest offered rate of the unbroken run of within-budget steps; null when the first step did not hold. */
+  knee_rps: number | null;
+  knee_step: number | null;
+  steps: CapacityStep[];
+}
+
+/** The verdict's capacity section (present for a sweep run only). */
+export interface CapacityComparison {
+  status: CheckStatus;
+  min_rps: number;
+  latency_p95_max_ms: number;
+  success_rate_min_pct: number;
+  step_s: number;
+  warmup_s: number;
+  rates: number[];
+  /** Steps probed; fewer than rates when the sweep stopped early. */
+  steps_probed: number;
+  endpoints: CapacityEndpoint[];
+}
+

@@ -46,6 +46,8 @@ export async function listRunSamples({
     matches_reference: s.matches_reference,
     reason: s.reason ?? null,
     region: s.region ?? DEFAULT_REGION,
+    // A capacity sweep's samples only: the step and whether the call was its warm-up.
+    ...(s.sweep_step === null || s.sweep_step === undefined ? {} : { sweep_step: s.sweep_step, warmup: s.warmup === true }),
   }));
   return page(data, total, query.limit, query.offset);
 }

@@ -8,6 +8,7 @@ import { findRun, insertRun, markWorkflowStarted, type RunRow, type RunTargetRow
 import { findSuite } from '../../db/suites';
 import { baselineBranchOf, branchName, commitId } from '../../domain/branch';
 import { boundedJsonDepth, NO_WS_URL_MESSAGE, thresholdOverridesSchema, WORKLOAD_LIMITS } from '../../domain/suite-config';
+import { sweepPlanOf } from '../../domain/sweep';
 import { AppError, validationError } from '../../errors';
 import { workflowIdForRun } from '../../temporal/constants';
 import { adapterForChain } from '../chain-support';
@@ -88,7 +89,9 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
   for (const own of perRun?.ownEndpoints ?? []) names.set(own.id, own.name);
   const runId = randomUUID();
   const { workload } = suiteConfig;
+  // A sweep plans every step's calls (an early stop probes fewer).
   const callsPlanned =
+    sweepPlanOf(workload.sweep)?.callsPerTarget ??
     workload.requests_per_target ??
     (workload.rate_per_second && workload.duration_s ? Math.ceil(workload.rate_per_second * workload.duration_s) : null);
   return sql.begin(async (tx) => {

@@ -227,6 +227,10 @@ export const BaselineLimits = component(
 );
 
 // Fields added by the verdict statistics are optional: verdicts stored before them lack them.
+const capacityReason = z
+  .enum(['knee_at_or_above_min', 'broke_at_or_below_min', 'min_between_steps', 'prober_fell_behind', 'min_not_reached', 'no_calls', 'no_steps'])
+  .describe('pass: knee ≥ min; fail: a step at or below min broke the budget; otherwise inconclusive, and why');
+
 export const Check = component(
   'Check',
   z.discriminatedUnion('name', [
@@ -370,7 +374,69 @@ export const Check = component(
       }),
       'the suite watches heads (config.freshness)',
     ),
+    checkOf(
+      'capacity',
+      z.object({
+        min_rps: z.number(),
+        knee_rps: z.number().nullable().describe('the lowest knee among the candidates; null when a candidate\'s first step did not hold'),
+        candidates: z.array(
+          z.object({ endpoint_id: uuid, endpoint_name: z.string(), status: checkStatus, reason: capacityReason, knee_rps: z.number().nullable() }),
+        ),
+      }),
+      'the suite sweeps rates (workload.sweep); such a run judges latency and success per step here instead of in latency_p95 and availability',
+    ),
   ]),
+);
+
+export const CapacityComparison = component(
+  'CapacityComparison',
+  z.object({
+    status: checkStatus,
+    min_rps: z.number().describe('thresholds.capacity_min_rps, or the sweep\'s lowest rate'),
+    latency_p95_max_ms: z.number().describe('every step\'s latency budget'),
+    success_rate_min_pct: z.number().describe('every step\'s success budget'),
+    step_s: int,
+    warmup_s: int,
+    rates: z.array(z.number()).describe('every planned rate, rising'),
+    steps_probed: count.describe('fewer than rates when the sweep stopped early (every candidate broke the budget by a clear margin, or its prober fell behind)'),
+    endpoints: z.array(
+      z.object({
+        endpoint_id: uuid,
+        endpoint_name: z.string(),
+        role,
+        status: checkStatus.describe('judged for candidates; the reference\'s is reported the same way, not judged'),
+        reason: capacityReason,
+        knee_rps: z.number().nullable().describe('the highest offered rate of the unbroken run of within-budget steps from the lowest; null when the first step did not hold'),
+        knee_step: int.nullable(),
+        steps: z.array(
+          z.object({
+            step: count,
+            offered_rps: z.number(),
+            achieved_rps: z.number().nullable().describe('calls per second the prober actually sent (first to last send)'),
+            throughput_rps: z.number().nullable().describe('successful calls per second'),
+            interruptions: count.describe('pauses of over 1 s between sends: the step was resumed after a lost worker (left out of achieved_rps)'),
+            calls: count.describe('measured calls (warm-up excluded)'),
+            successful: count,
+            success_rate_pct: z.number().nullable(),
+            success_rate_interval_pct: z.object({ lower: z.number(), upper: z.number() }).describe('95 % Wilson interval'),
+            rate_limited: count.describe('HTTP 429 answers'),
+            errors: z.record(z.string(), count).describe('failed calls by class: sample outcomes, with http_429 apart from http_error'),
+            latency_ms: percentileIntervalsMs.nullable().describe('successful calls\' p50/p95/p99 with 95 % intervals, from the intended send time (coordinated-omission correct)'),
+            send_lag_p50_ms: z.number().nullable(),
+            send_lag_p99_ms: z.number().nullable().describe('the prober\'s own lateness behind its schedule'),
+            send_lag_max_ms: z.number().nullable(),
+            status: z.enum(['within', 'broken', 'prober_behind', 'no_calls']),
+            reason: z.enum(['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'no_calls']),
+            clearly_broken: z.boolean().describe('the whole 95 % interval is past the budget'),
+            prober_behind: z
+              .boolean()
+              .describe('the prober\'s send-lag p99 was above 20 ms, or it sent under 90 % of the offered rate; the step\'s status is prober_behind only where that could change its outcome (short of the rate, or over the latency budget)'),
+            note: z.string().nullable(),
+          }),
+        ),
+      }),
+    ),
+  }),
 );
 
 export const MethodComparison = component(
@@ -510,6 +576,7 @@ export const verdictFields = {
     .optional()
     .describe('the batch limit of each endpoint whose batches (workload.batch_size) were refused as a whole for their size; absent when none was'),
   regions: z.array(RegionVerdict).optional().describe('per vantage point (suite vantage_points); the verdict fails if any region fails; absent for runs without vantage_points'),
+  capacity: CapacityComparison.optional().describe('the capacity sweep per endpoint and step, with each knee; absent when the suite sweeps no rates'),
   thresholds: Thresholds,
   markdown_summary: z.string(),
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
@@ -568,6 +635,8 @@ export const Sample = component(
       .nullable()
       .describe('invalid_response only: why the answer was unusable, a fixed text (e.g. "result nested deeper than 64 levels"), never bytes of the answer'),
     region: z.string().describe('the vantage point that sent the call (suite vantage_points); "local" for runs without'),
+    sweep_step: count.optional().describe('a capacity sweep\'s samples only: the step (0 = the lowest rate)'),
+    warmup: z.boolean().optional().describe('a capacity sweep\'s samples only: one of the step\'s warm-up calls, counted nowhere'),
   }),
 );
 

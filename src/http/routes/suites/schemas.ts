@@ -21,6 +21,7 @@ export const Thresholds = component(
     head_lag_p95_max_ms: z.number().optional().describe('freshness_vs_reference: most a candidate\'s head arrival lag p95 may be, ms (default 500)'),
     missed_heads_max_pct: z.number().optional().describe('freshness_vs_reference: most a candidate may miss of the reference\'s heads, percent (default 1)'),
     stall_max_s: z.number().optional().describe('freshness_vs_reference: longest a candidate may announce no new head, seconds (default 30)'),
+    capacity_min_rps: z.number().optional().describe('capacity (a sweep): the knee must be at least this many calls/s (0–10,000; default: the sweep\'s lowest rate)'),
   }),
 );
 
@@ -48,7 +49,25 @@ export const workloadFields = {
     .describe('calls per JSON-RPC batch over HTTP (1–100; 1, the default, sends single calls; absent from suites stored before it existed). Each call is still one sample, its outcome read from its own element; a batch refused as a whole (HTTP 413, a single -32600 error, a non-array answer) gives every member that outcome. JSON-RPC 2.0 families and transport "http" only'),
 };
 
-export const Workload = component('Workload', z.object(workloadFields));
+export const Sweep = component(
+  'Sweep',
+  z
+    .object({
+      rates: z.array(z.number()).optional().describe('the steps\' rates, calls/s per target, rising strictly (1–20 of them)'),
+      start: z.number().optional().describe('or: the first rate …'),
+      factor: z.number().optional().describe('… multiplied by this (1.1–10) each step …'),
+      max: z.number().optional().describe('… up to this rate (at most 20 steps)'),
+      step_s: int.describe('measured seconds per step (1–600, default 30)'),
+      warmup_s: int.describe('warm-up seconds before each step\'s measurement (0–120, default 5): stored, flagged, counted nowhere'),
+    })
+    .describe(
+      'A capacity sweep: open-loop steps at rising rates (candidates and reference alike, each step on one shared schedule), ' +
+        'stopping once every candidate broke the budget (latency_p95_max_ms, success_rate_min_pct) by a clear margin. ' +
+        'rate_per_second, duration_s and requests_per_target stay unset. See docs/sweeps.md.',
+    ),
+);
+
+export const Workload = component('Workload', z.object({ ...workloadFields, sweep: Sweep.optional() }));
 
 export const Freshness = component(
   'Freshness',
