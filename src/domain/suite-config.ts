@@ -271,6 +271,10 @@ export const suiteConfigSchema = z
     if (config.freshness && !config.reference_endpoint_id) {
       ctx.addIssue({ code: 'custom', path: ['freshness'], message: 'a head watch measures against the reference: set reference_endpoint_id' });
     }
+    if (config.vantage_points && config.workload.sweep) {
+      // A sweep's steps run from the main queue (workflows/sweep.ts); refused rather than run from one place silently.
+      ctx.addIssue({ code: 'custom', path: ['vantage_points'], message: 'a capacity sweep (workload.sweep) runs from one place: leave vantage_points unset' });
+    }
     if (config.baseline.mode === 'run' && !config.baseline.run_id) {
       ctx.addIssue({ code: 'custom', path: ['baseline', 'run_id'], message: 'required when mode is "run"' });
     }

@@ -45,4 +45,11 @@ describe('suite config vantage_points', () => {
   ])('refuses %j', (extra) => {
     expect(parse(extra).success).toBe(false);
   });
+
+  it('refuses vantage points on a capacity sweep, which runs from one place, naming the field', () => {
+    const parsed = parse({ vantage_points: ['eu'], workload: { sweep: { rates: [10, 20], step_s: 5 } } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['vantage_points', expect.stringContaining('capacity sweep')]]);
+    expect(parse({ workload: { sweep: { rates: [10, 20], step_s: 5 } } }).success).toBe(true);
+  });
 });
