@@ -1,6 +1,5 @@
 import {
   ActivityFailure,
-  type ActivityOptions,
   ApplicationFailure,
   CancellationScope,
   continueAsNew,
@@ -13,8 +12,9 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { FinalizeRunResult, RetrySummary } from '../activities/types';
-import { INFRASTRUCTURE_BACKOFF, RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
+import { RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
 import { probeTaskQueueForRegion, SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
+import { BOOKKEEPING_OPTIONS, INFRASTRUCTURE_RETRY, PROBE_OPTIONS } from './activity-options';
 import { runSweep, SWEEP_PATCH } from './sweep';
 
 export interface RunWorkflowInput {
@@ -64,21 +64,7 @@ export const VANTAGE_POINTS_PATCH = 'vantage-points';
 /** Schedule-to-start of a region's probe task when the claim names none. */
 export const VANTAGE_START_TIMEOUT_MS = 60_000;
 
-// Temporal retries every activity on the infrastructure policy: our own outages (database
-// unreachable, a worker lost) are waited out without an attempt limit. The endpoint's budget —
-// the suite's `retry` — is enforced by the probe activities themselves (withRetryRecording): they
-// delay an endpoint failure by the suite's backoff and make it final once the budget is spent.
-const INFRASTRUCTURE_RETRY = {
-  initialInterval: INFRASTRUCTURE_BACKOFF.initialIntervalMs,
-  backoffCoefficient: INFRASTRUCTURE_BACKOFF.backoffCoefficient,
-  maximumInterval: INFRASTRUCTURE_BACKOFF.maxIntervalMs,
-  // No maximumAttempts: unlimited.
-};
-
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: INFRASTRUCTURE_RETRY,
-});
+const bookkeeping = proxyActivities<Activities>(BOOKKEEPING_OPTIONS);
 
 // Finalize aggregates and compares every sample of the run: seconds for a million, but it may
 // take longer on a loaded database, so it heartbeats instead of racing a short timeout (a second
@@ -89,13 +75,6 @@ const finalizing = proxyActivities<Activities>({
   retry: INFRASTRUCTURE_RETRY,
 });
 
-const PROBE_OPTIONS: ActivityOptions = {
-  // A chunk probes for at most 30 s; the rest is warm-up, writing and slow answers.
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '15 seconds',
-  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-  retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'] },
-};
 const probes = proxyActivities<Activities>(PROBE_OPTIONS);
 
 /**

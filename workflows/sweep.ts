@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, RetrySummary } from '../activities/types';
-import { INFRASTRUCTURE_BACKOFF } from '../src/domain/retry-policy';
+import { BOOKKEEPING_OPTIONS, PROBE_OPTIONS } from './activity-options';
 
 /** Marks executions that run a capacity sweep (workload.sweep) instead of the one-rate probes. */
 export const SWEEP_PATCH = 'capacity-sweep';
@@ -11,24 +11,9 @@ export const SWEEP_PATCH = 'capacity-sweep';
  */
 export const SWEEP_STEP_LEAD_MS = 1_000;
 
-const INFRASTRUCTURE_RETRY = {
-  initialInterval: INFRASTRUCTURE_BACKOFF.initialIntervalMs,
-  backoffCoefficient: INFRASTRUCTURE_BACKOFF.backoffCoefficient,
-  maximumInterval: INFRASTRUCTURE_BACKOFF.maxIntervalMs,
-};
-
-// As the run workflow's probes: a chunk probes for at most 30 s and heartbeats every second.
-const sweepProbes = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '15 seconds',
-  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-  retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound'] },
-});
-
-const sweepBookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: INFRASTRUCTURE_RETRY,
-});
+// The run workflow's options: a sweep's chunks are retried and heartbeated like its probe chunks.
+const sweepProbes = proxyActivities<Activities>(PROBE_OPTIONS);
+const sweepBookkeeping = proxyActivities<Activities>(BOOKKEEPING_OPTIONS);
 
 /**
  * A capacity sweep (DESIGN §14): step by step, every target (candidates and the reference alike)
