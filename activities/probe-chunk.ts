@@ -13,9 +13,8 @@ import {
 } from '../src/db/runs';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { DEFAULT_REGION } from '../src/domain/vantage';
-import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
+import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
-import { recordSamples } from '../src/metrics/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { parseHead } from '../src/chains/registry';
@@ -23,6 +22,7 @@ import type { ChainAdapter } from '../src/chains/types';
 import type { ClientCache } from './client-cache';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { withRetryRecording } from './retry-recording';
+import { sampleWriter } from './sample-writer';
 import type { ProbeChunkInput, ProbeChunkResult, ProbeProgress } from './types';
 import { runPlanOrFail } from './run-plan';
 
@@ -172,14 +172,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
           });
         }
         if (observeHeads && !signal.aborted) await observeHead(sql, chain, client, run.id, target.id);
-        // Batches are written while later calls are probed (one write at a time, in order);
-        // progress (what a retry resumes from) advances only once a batch's rows are committed.
-        // The range streams its batches instead of ending at each one, so a batch boundary never
-        // holds up an open-loop schedule. A failed write stops the probing and is rethrown.
-        const stop = new AbortController();
-        const abortProbing = () => stop.abort(signal.reason);
-        signal.addEventListener('abort', abortProbing, { once: true });
-        let writing: Promise<void> = Promise.resolve();
+        const writer = sampleWriter(sql, signal, progress, heartbeat);
         // A shared anchor (paired open loop) also puts each call's send lag on record.
         const paired = typeof input.scheduleAnchorMs === 'number' && Boolean(workload.rate_per_second);
         // The task queue it came from is the region's (the workflow routes by vantage point).
@@ -196,30 +189,18 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
               ratePerSecond: workload.rate_per_second,
               scheduleOriginMs: paired ? performanceTimeAt(input.scheduleAnchorMs as number) : undefined,
               deadlineMs,
-              signal: stop.signal,
+              signal: writer.signal,
               batchCalls: BATCH_CALLS,
               batchMaxMs: BATCH_MAX_MS,
-              onBatch: (results, fromSeq, toSeq) => {
-                // A cancelled chunk keeps what it committed before the cancel request, nothing after.
-                if (signal.aborted) return;
-                const rows = results.map((r) => toSampleRow(run.id, target.id, target.role, r, paired, region));
-                const batch = { runId: run.id, targetId: target.id, region, fromSeq, toSeq };
-                writing = writing
-                  .then(() => writeSampleChunk(sql, batch, rows))
-                  .then(() => {
-                    progress.nextSeq = batch.toSeq;
-                    heartbeat({ ...progress });
-                    recordSamples(rows);
-                  });
-                // Handled here so a failure while later calls are probed is not an unhandled
-                // rejection; it stops the probing and is rethrown by `await writing` below.
-                writing.catch(() => stop.abort());
-              },
+              onBatch: (results, fromSeq, toSeq) =>
+                writer.write(
+                  { runId: run.id, targetId: target.id, region, fromSeq, toSeq },
+                  results.map((r) => toSampleRow(run.id, target.id, target.role, r, paired, region)),
+                ),
             });
           }
         } finally {
-          signal.removeEventListener('abort', abortProbing);
-          await writing;
+          await writer.close();
         }
         // A batch refused for its size made the client look for the endpoint's limit: on record for the report.
         const batchLimit = signal.aborted ? null : await client.batchLimit?.();

@@ -1,19 +1,19 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { findEndpoint } from '../src/db/endpoints';
 import { findRun, findRunTargets, finishTarget, markRunRunning, markTargetRunning } from '../src/db/runs';
-import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
+import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
 import { sweepStepRows } from '../src/db/sweep-stats';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { judgeStep, sweepPlanOf, sweepStops, type SweepPlan } from '../src/domain/sweep';
 import { measuredStep, sweepBudget } from '../src/domain/verdict/capacity';
 import { verdictRanks } from '../src/domain/verdict';
-import { recordSamples } from '../src/metrics/registry';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
 import { BATCH_CALLS, BATCH_MAX_MS, CHUNK_MAX_MS, type ProbeDeps } from './probe-chunk';
 import { withRetryRecording } from './retry-recording';
 import { runPlanOrFail } from './run-plan';
+import { sampleWriter } from './sample-writer';
 import type { ProbeProgress, ProbeSweepStepInput, ProbeSweepStepResult, SweepStepJudged } from './types';
 
 /**
@@ -88,10 +88,7 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
             fingerprintResults: observeReference && thresholds.correctness_enabled,
           }),
         );
-        const stop = new AbortController();
-        const abortProbing = () => stop.abort(signal.reason);
-        signal.addEventListener('abort', abortProbing, { once: true });
-        let writing: Promise<void> = Promise.resolve();
+        const writer = sampleWriter(sql, signal, progress, heartbeat);
         const warmupEnd = step.fromSeq + step.warmupCalls;
         const toRow = (r: ProbedCall): SampleRow => ({
           run_id: run.id,
@@ -125,27 +122,14 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
               ratePerSecond: step.rate,
               scheduleOriginMs: originMs,
               deadlineMs,
-              signal: stop.signal,
+              signal: writer.signal,
               batchCalls: BATCH_CALLS,
               batchMaxMs: BATCH_MAX_MS,
-              onBatch: (results, fromSeq, toSeq) => {
-                if (signal.aborted) return;
-                const rows = results.map(toRow);
-                const batch = { runId: run.id, targetId: target.id, fromSeq, toSeq };
-                writing = writing
-                  .then(() => writeSampleChunk(sql, batch, rows))
-                  .then(() => {
-                    progress.nextSeq = batch.toSeq;
-                    heartbeat({ ...progress });
-                    recordSamples(rows);
-                  });
-                writing.catch(() => stop.abort());
-              },
+              onBatch: (results, fromSeq, toSeq) => writer.write({ runId: run.id, targetId: target.id, fromSeq, toSeq }, results.map(toRow)),
             });
           }
         } finally {
-          signal.removeEventListener('abort', abortProbing);
-          await writing;
+          await writer.close();
         }
       } catch (error) {
         await deps.clients.drop(target.id);
