@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { LatencySummary, RunStats } from '../domain/run-stats';
 import type { Queryable } from './client';
 
@@ -79,17 +80,28 @@ export async function successfulOrderStatistics(
 ): Promise<ArrayLike<number>> {
   const ids = targetIds as string[];
   const only = region ?? null;
-  const [count] = await sql<{ n: number }[]>`
-    select count(*)::int as n from run_samples
-    where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and warmup is not true and (${only}::text is null or region = ${only})`;
-  const n = count!.n;
+  const successful = sql`run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and warmup is not true and (${only}::text is null or region = ${only})`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from run_samples where ${successful}`;
+  return orderStatistics(sql, successful, count!.n, ranksFor);
+}
+
+/**
+ * The latencies of the `n` samples that `where` (a condition on run_samples) picks, as a sparse
+ * sorted sample: `length` is n, and only the ranks `ranksFor(n)` names are present.
+ */
+export async function orderStatistics(
+  sql: Queryable,
+  where: postgres.PendingQuery<postgres.Row[]>,
+  n: number,
+  ranksFor: (n: number) => readonly number[],
+): Promise<ArrayLike<number>> {
   const sample: { length: number; [rank: number]: number } = { length: n };
   const ranks = [...new Set(ranksFor(n))].filter((r) => r >= 1 && r <= n);
   if (ranks.length === 0) return sample;
   const rows = await sql<{ rank: number; latency_us: number }[]>`
     select rank::int, latency_us from (
       select latency_us, row_number() over (order by latency_us) as rank
-      from run_samples where run_id = ${runId} and target_id = any(${ids}::uuid[]) and ok and warmup is not true and (${only}::text is null or region = ${only})
+      from run_samples where ${where}
     ) ordered
     where rank = any(${ranks}::bigint[])`;
   for (const r of rows) sample[r.rank - 1] = Number(r.latency_us);

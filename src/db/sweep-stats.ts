@@ -1,4 +1,5 @@
 import type { Queryable } from './client';
+import { orderStatistics } from './samples-stats';
 
 /*
  * Per-step statistics of a capacity sweep's samples, in Postgres (warm-up calls excluded): counts,
@@ -95,7 +96,8 @@ export async function sweepStepRows(
   }
   const byTarget = new Map<string, SweepStepRow[]>(ids.map((id) => [id, []]));
   for (const c of counts) {
-    const latencies = await stepOrderStatistics(sql, runId, c.target_id, c.step, c.successful, ranksFor);
+    const successful = sql`run_id = ${runId} and target_id = ${c.target_id} and sweep_step = ${c.step} and warmup = false and ok`;
+    const latencies = await orderStatistics(sql, successful, c.successful, ranksFor);
     byTarget.get(c.target_id)?.push({
       step: c.step,
       calls: c.calls,
@@ -111,26 +113,4 @@ export async function sweepStepRows(
     });
   }
   return byTarget;
-}
-
-async function stepOrderStatistics(
-  sql: Queryable,
-  runId: string,
-  targetId: string,
-  step: number,
-  n: number,
-  ranksFor: (n: number) => readonly number[],
-): Promise<ArrayLike<number>> {
-  const sample: { length: number; [rank: number]: number } = { length: n };
-  const ranks = [...new Set(ranksFor(n))].filter((r) => r >= 1 && r <= n);
-  if (ranks.length === 0) return sample;
-  const rows = await sql<{ rank: number; latency_us: number }[]>`
-    select rank::int, latency_us from (
-      select latency_us, row_number() over (order by latency_us) as rank
-      from run_samples
-      where run_id = ${runId} and target_id = ${targetId} and sweep_step = ${step} and warmup = false and ok
-    ) ordered
-    where rank = any(${ranks}::bigint[])`;
-  for (const r of rows) sample[r.rank - 1] = Number(r.latency_us);
-  return sample;
 }
