@@ -7,7 +7,7 @@ import {
   fileSuiteOf,
   formatPlan,
   planApply,
-  scheduleOf,
+  suiteView,
   type Action,
   type Plan,
   type ServerChain,
@@ -235,23 +235,7 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
     suites: [...current.suites]
       .filter((s) => slugById.has(s.chain_id))
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((s) => {
-        const { description, targets, reference, baseline, workload, thresholds, retry, freshness, commitment } = fileSuiteOf(s, (id) => endpointName.get(id) ?? id);
-        return {
-          name: s.name,
-          chain: slugById.get(s.chain_id)!,
-          description,
-          targets,
-          reference,
-          baseline,
-          workload,
-          thresholds,
-          retry,
-          ...(freshness === undefined ? {} : { freshness }),
-          ...(commitment === undefined ? {} : { commitment }),
-          schedule: scheduleOf(s.schedule),
-        };
-      }),
+      .map((s) => ({ name: s.name, chain: slugById.get(s.chain_id)!, ...suiteView(fileSuiteOf(s, (id) => endpointName.get(id) ?? id), true) })),
   };
   const doc = new Document(file);
   doc.commentBefore = ` Written by rvs export. Apply with: rvs apply -f <this file>\n Set these environment variables first: ${variables.length > 0 ? variables.join(', ') : '(none)'}`;
