@@ -7,6 +7,8 @@ import {
   fileSuiteOf,
   formatPlan,
   planApply,
+  SUITE_CONFIG_FIELDS,
+  suiteConfigOf,
   suiteView,
   type Action,
   type Plan,
@@ -125,16 +127,7 @@ async function executePlan(
   for (const item of plan.suites) {
     const suite = file.suites[item.index]!;
     const id = (name: string) => endpointIds.get(`${suite.chain}\u0000${name}`)!;
-    const config = {
-      targets: suite.targets.map((name) => ({ endpoint_id: id(name), role: 'primary' })),
-      reference_endpoint_id: suite.reference === null ? null : id(suite.reference),
-      baseline: suite.baseline,
-      workload: suite.workload,
-      thresholds: suite.thresholds,
-      retry: suite.retry,
-      ...(suite.freshness === undefined ? {} : { freshness: suite.freshness }),
-      ...(suite.commitment === undefined ? {} : { commitment: suite.commitment }),
-    };
+    const config = suiteConfigOf(suite, id);
     const schedule = suite.schedule === undefined ? {} : { schedule: suite.schedule };
     let stored: ServerSuite | null = item.existing;
     if (item.existing === null) {
@@ -143,7 +136,7 @@ async function executePlan(
       });
     } else if (item.action === 'update') {
       const touched = (field: string) => item.changes.some((c) => c.path === field || c.path.startsWith(`${field}.`) || c.path.startsWith(`${field}[`));
-      const configChanged = ['targets', 'reference', 'baseline', 'workload', 'thresholds', 'retry', 'freshness', 'commitment'].some(touched);
+      const configChanged = SUITE_CONFIG_FIELDS.some(touched);
       stored = await client.request<ServerSuite>('PATCH', `/suites/${item.existing.id}`, {
         body: {
           ...(touched('description') ? { description: suite.description } : {}),

@@ -147,12 +147,26 @@ export function endpointView(e: { url: string; ws_url?: string | null; header_na
   return { url: e.url, ws_url: e.ws_url ?? null, header_names: [...e.header_names].sort(), timeout_ms: e.timeout_ms };
 }
 
+/**
+ * Suite config fields a suite may leave out: absent, the service uses its default (and configs
+ * stored before the field stay as they were), so the file and the request carry them only when set.
+ */
+const OPTIONAL_SUITE_FIELDS = ['freshness', 'commitment', 'vantage_points', 'vantage_start_timeout_s'] as const;
+type OptionalSuiteFields = Partial<Pick<RvsFileSuite, (typeof OPTIONAL_SUITE_FIELDS)[number]>>;
+
+/** The suite config fields apply sends as one `config` (a change to any of them sends it whole). */
+export const SUITE_CONFIG_FIELDS = ['targets', 'reference', 'baseline', 'workload', 'thresholds', 'retry', ...OPTIONAL_SUITE_FIELDS] as const;
+
+/** The optional fields that are set (null counts as left out: a stored config may hold it). */
+function optionalFieldsOf(from: Readonly<Record<string, unknown>>): OptionalSuiteFields {
+  const set: Record<string, unknown> = {};
+  for (const field of OPTIONAL_SUITE_FIELDS) if (from[field] !== undefined && from[field] !== null) set[field] = from[field];
+  return set as OptionalSuiteFields;
+}
+
 /** A suite as a file describes it: endpoints by name, the schedule only when the file manages it. */
-export function suiteView(
-  suite: Pick<RvsFileSuite, 'description' | 'targets' | 'reference' | 'baseline' | 'workload' | 'thresholds' | 'retry' | 'freshness' | 'commitment' | 'schedule'>,
-  withSchedule: boolean,
-): Record<string, unknown> {
-  const { description, targets, reference, baseline, workload, thresholds, retry, freshness, commitment, schedule } = suite;
+export function suiteView(suite: Omit<RvsFileSuite, 'chain' | 'name'>, withSchedule: boolean): Record<string, unknown> {
+  const { description, targets, reference, baseline, workload, thresholds, retry, schedule } = suite;
   return {
     description,
     targets,
@@ -161,15 +175,14 @@ export function suiteView(
     workload,
     thresholds,
     retry,
-    ...(freshness === undefined ? {} : { freshness }),
-    ...(commitment === undefined ? {} : { commitment }),
+    ...optionalFieldsOf(suite),
     ...(withSchedule ? { schedule } : {}),
   };
 }
 
 /** The file's form of a stored suite, its endpoints named through `endpointName`. */
 export function fileSuiteOf(suite: ServerSuite, endpointName: (id: string) => string): Omit<RvsFileSuite, 'chain' | 'name'> {
-  const { targets, reference_endpoint_id, baseline, workload, thresholds, retry, freshness, commitment } = suite.config;
+  const { targets, reference_endpoint_id, baseline, workload, thresholds, retry } = suite.config;
   return {
     description: suite.description,
     targets: targets.map((t) => endpointName(t.endpoint_id)),
@@ -179,9 +192,21 @@ export function fileSuiteOf(suite: ServerSuite, endpointName: (id: string) => st
     thresholds: thresholds as RvsFileSuite['thresholds'],
     retry: retry as RvsFileSuite['retry'],
     // Absent from a suite without them (and from services before them): absent here too.
-    ...(freshness === undefined || freshness === null ? {} : { freshness: freshness as RvsFileSuite['freshness'] }),
-    ...(commitment === undefined || commitment === null ? {} : { commitment: commitment as RvsFileSuite['commitment'] }),
+    ...optionalFieldsOf(suite.config),
     schedule: scheduleOf(suite.schedule),
+  };
+}
+
+/** The suite config apply sends for a file suite, its endpoints resolved through `endpointId`. */
+export function suiteConfigOf(suite: RvsFileSuite, endpointId: (name: string) => string): Record<string, unknown> {
+  return {
+    targets: suite.targets.map((name) => ({ endpoint_id: endpointId(name), role: 'primary' })),
+    reference_endpoint_id: suite.reference === null ? null : endpointId(suite.reference),
+    baseline: suite.baseline,
+    workload: suite.workload,
+    thresholds: suite.thresholds,
+    retry: suite.retry,
+    ...optionalFieldsOf(suite),
   };
 }
 

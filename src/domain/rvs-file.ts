@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHAIN_FAMILIES } from './catalog-presets';
+import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
 import { COMMITMENT_LEVELS, freshnessSchema, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 
 /**
@@ -85,6 +86,12 @@ export const rvsFileSuiteSchema = z
     retry: retrySchema.prefault({}),
     freshness: freshnessSchema.optional().describe('a head watch beside the workload (docs/freshness.md); left out: none'),
     commitment: z.enum(COMMITMENT_LEVELS).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
+    vantage_points: suiteConfigSchema.shape.vantage_points.describe(
+      'regions whose workers probe every target, each on its queue rvs-probe-<region> (DESIGN.md §14); left out: probed from the main queue only (region local)',
+    ),
+    vantage_start_timeout_s: suiteConfigSchema.shape.vantage_start_timeout_s.describe(
+      `seconds a region's probe task waits for a worker of the region before the region is vantage_unavailable; left out: ${DEFAULT_VANTAGE_START_TIMEOUT_S}`,
+    ),
     schedule: scheduleSchema.optional(),
   })
   .describe('A suite, created or updated by its name; what it leaves out goes back to its default.');
@@ -118,6 +125,10 @@ export const rvsFileSchema = z
       }
       if (suite.freshness !== undefined && suite.reference === null) {
         ctx.addIssue({ code: 'custom', path: ['suites', index, 'freshness'], message: 'a head watch measures against the reference: set reference' });
+      }
+      // The service refuses it too, but only when the suite's turn comes, after the endpoints were written.
+      if (suite.vantage_points !== undefined && suite.workload.sweep !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['suites', index, 'vantage_points'], message: 'a capacity sweep (workload.sweep) runs from one place: leave vantage_points unset' });
       }
     });
   })

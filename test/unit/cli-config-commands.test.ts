@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { actionArgs, ActionInputError, outputLines, readInputs } from '../../src/cli/action';
 import { parseCliArgs, UsageError } from '../../src/cli/args';
-import { diffFields, formatPlan, planApply, type TenantConfig } from '../../src/cli/plan';
+import { exportFile } from '../../src/cli/config-commands';
+import { diffFields, formatPlan, planApply, suiteConfigOf, type TenantConfig } from '../../src/cli/plan';
 import { loadRvsFile, RvsFileError } from '../../src/cli/rvs-file';
+import { rvsFileJsonSchema } from '../../src/domain/rvs-file';
+import { suiteConfigSchema } from '../../src/domain/suite-config';
 
 const KEY = 'rvs_abcdefghijkl_0123456789abcdef0123456789abcdef';
 const ENV = { RVS_URL: 'http://rvs.test:3000', RVS_API_KEY: KEY };
@@ -142,5 +145,102 @@ describe('the GitHub Action entry point', () => {
 
   it('writes outputs one per line, a line break in a value cannot add another output', () => {
     expect(outputLines({ verdict: 'fail', 'run-id': 'x\nverdict=pass' })).toBe('verdict=fail\nrun-id=x verdict=pass\n');
+  });
+});
+
+describe('apply and export round trip: vantage points and capacity sweeps', () => {
+  const T = '2026-01-01T00:00:00.000Z';
+  const A = '00000000-0000-4000-8000-00000000000a';
+  const B = '00000000-0000-4000-8000-00000000000b';
+  // Stored as the service stores a suite: its config parsed by the same schema.
+  const stored = (id: string, name: string, config: Record<string, unknown>): TenantConfig['suites'][number] => ({
+    id,
+    chain_id: 'c1',
+    name,
+    description: '',
+    config: suiteConfigSchema.parse(config) as TenantConfig['suites'][number]['config'],
+    schedule: null,
+    updated_at: T,
+  });
+  const current: TenantConfig = {
+    chains: [{ id: 'c1', slug: 'devnet', name: 'Devnet', family: 'evm', chain_id: null, explorer_url: null, updated_at: T }],
+    endpoints: [
+      { id: A, chain_id: 'c1', name: 'a', url: 'https://a.example.com/****', header_names: [], timeout_ms: 10_000, updated_at: T },
+      { id: B, chain_id: 'c1', name: 'b', url: 'https://b.example.com/****', header_names: [], timeout_ms: 10_000, updated_at: T },
+    ],
+    suites: [
+      stored('s1', 'regions', { targets: [{ endpoint_id: A }], reference_endpoint_id: B, vantage_points: ['eu-west', 'us-east'], vantage_start_timeout_s: 90 }),
+      stored('s2', 'sweep', {
+        targets: [{ endpoint_id: A }],
+        workload: { sweep: { rates: [5, 10, 20], step_s: 10, warmup_s: 2 } },
+        thresholds: { capacity_min_rps: 12 },
+      }),
+    ],
+  };
+  const env = { A_URL: 'https://a.example.com/k', B_URL: 'https://b.example.com/k' };
+  const idOf = (name: string) => ({ a: A, b: B })[name]!;
+
+  it('export writes them, the plan finds the exported file unchanged, and apply sends them back as stored', () => {
+    const { text } = exportFile(current, 'http://rvs.test/schemas/rvs-file.json');
+    const loaded = loadRvsFile(text, 'rvs.yaml', env);
+    const [regions, sweep] = loaded.file.suites;
+    expect(regions).toMatchObject({ name: 'regions', vantage_points: ['eu-west', 'us-east'], vantage_start_timeout_s: 90 });
+    expect(sweep).toMatchObject({ name: 'sweep', workload: { sweep: { rates: [5, 10, 20], step_s: 10, warmup_s: 2 } }, thresholds: { capacity_min_rps: 12 } });
+    expect(sweep!.vantage_points).toBeUndefined();
+
+    const plan = planApply(loaded, current, 'rvs.yaml');
+    expect(plan.suites.map((s) => [s.key, s.action, s.changes])).toEqual([
+      ['regions', 'unchanged', []],
+      ['sweep', 'unchanged', []],
+    ]);
+    // What apply sends is what the service stores again.
+    expect(suiteConfigSchema.parse(suiteConfigOf(regions!, idOf))).toEqual(current.suites[0]!.config);
+    expect(suiteConfigSchema.parse(suiteConfigOf(sweep!, idOf))).toEqual(current.suites[1]!.config);
+  });
+
+  it('the dry-run plan diffs them, and apply sends the changed config', () => {
+    const { text } = exportFile(current, 'http://rvs.test/schemas/rvs-file.json');
+    const edited = text
+      .replace(/- us-east\n/, '- ap-south\n')
+      .replace('vantage_start_timeout_s: 90', 'vantage_start_timeout_s: 30')
+      .replace('capacity_min_rps: 12', 'capacity_min_rps: 15')
+      .replace(/step_s: 10\n/, 'step_s: 20\n');
+    expect(edited).not.toBe(text);
+    const loaded = loadRvsFile(edited, 'rvs.yaml', env);
+    const plan = planApply(loaded, current, 'rvs.yaml');
+    expect(plan.suites[0]).toMatchObject({ action: 'update', changes: [
+      { path: 'vantage_points', from: ['eu-west', 'us-east'], to: ['eu-west', 'ap-south'] },
+      { path: 'vantage_start_timeout_s', from: 90, to: 30 },
+    ] });
+    expect(plan.suites[1]).toMatchObject({ action: 'update' });
+    expect(plan.suites[1]!.changes).toEqual(expect.arrayContaining([
+      { path: 'workload.sweep.step_s', from: 10, to: 20 },
+      { path: 'thresholds.capacity_min_rps', from: 12, to: 15 },
+    ]));
+    expect(plan.suites[1]!.changes).toHaveLength(2);
+    expect(formatPlan(plan)).toContain('  ~ vantage_points: ["eu-west","us-east"] → ["eu-west","ap-south"]\n');
+    expect(suiteConfigOf(loaded.file.suites[0]!, idOf)).toMatchObject({ vantage_points: ['eu-west', 'ap-south'], vantage_start_timeout_s: 30 });
+
+    // Left out of the file: the plan shows them removed, and apply sends a config without them.
+    const without = edited.replace(/ {4}vantage_points:\n( {6}- .*\n)+/, '').replace(/ {4}vantage_start_timeout_s: 30\n/, '');
+    const removed = loadRvsFile(without, 'rvs.yaml', env);
+    expect(planApply(removed, current, 'rvs.yaml').suites[0]!.changes).toEqual([
+      { path: 'vantage_points', from: ['eu-west', 'us-east'], to: undefined },
+      { path: 'vantage_start_timeout_s', from: 90, to: undefined },
+    ]);
+    expect(suiteConfigOf(removed.file.suites[0]!, idOf)).not.toHaveProperty('vantage_points');
+  });
+
+  it('the file refuses vantage points with a sweep before anything changes, and its JSON Schema lists them', () => {
+    const both = `${FILE}    vantage_points: [eu-west]\n    workload: { sweep: { rates: [5, 10] } }\n`;
+    let lines: string[] = [];
+    try {
+      loadRvsFile(both, 'rvs.yaml', { KEY_A: 'k', TOKEN: 't' });
+    } catch (error) {
+      if (error instanceof RvsFileError) lines = error.lines();
+    }
+    expect(lines).toEqual(['rvs.yaml:14:21 suites[0].vantage_points: a capacity sweep (workload.sweep) runs from one place: leave vantage_points unset']);
+    const schema = JSON.stringify(rvsFileJsonSchema());
+    for (const field of ['"vantage_points"', '"vantage_start_timeout_s"', '"sweep"', '"capacity_min_rps"']) expect(schema).toContain(field);
   });
 });
