@@ -29,6 +29,18 @@ export const SHAPE_METHODS: ReadonlySet<string> = new Set([
 /** Methods answering a list of `{ pubkey, account }` in no defined order. */
 const KEYED_LIST_METHODS: ReadonlySet<string> = new Set(['getProgramAccounts', 'getTokenAccountsByOwner', 'getTokenAccountsByDelegate']);
 
+/**
+ * Errors of a node whose ledger does not reach back to what was asked (agave
+ * rpc-client-api/src/custom_error.rs): -32001 "Block {slot} cleaned up, does not exist on node.
+ * First available block: {first}", -32007 "Slot {slot} was skipped, or missing due to ledger jump
+ * to recent snapshot", -32009 "Slot {slot} was skipped, or missing in long-term storage", -32011
+ * "Transaction history is not available from this node". When the other node answers a value for
+ * the same call, the slot was not skipped: this node's history is shorter. Not -32004 "Block not
+ * available for slot" (a block not confirmed yet: too new, not too old) nor -32019 (long-term
+ * storage unreachable: a failure).
+ */
+export const SOLANA_HISTORY_ERROR_CODES: readonly number[] = [-32001, -32007, -32009, -32011];
+
 /** Paths removed from a method's result (after `context` is), on top of the caller's. */
 export const SOLANA_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> = {
   // Blocks since the transaction's slot, counted from each node's own tip (null once rooted).
