@@ -121,7 +121,7 @@ describe('solana answers at different context slots', () => {
     const methods = [{ method: 'getBalance', params: [PUBKEY_A], weight: 1 }, { method: 'getBlock', params: example('getBlock').params, weight: 1 }];
     const reference = await node({ frozenSlot: 341_197_400 });
     const shorter = await node({ frozenSlot: 341_197_400, firstAvailableBlock: block + 1 });
-    const { correctness, samples } = await runSuite(auth, shorter, reference, methods, 24);
+    const { correctness, samples, verdict } = await runSuite(auth, shorter, reference, methods, 24);
     const blocks = samples.filter((s) => s.method === 'getBlock');
     expect(blocks.length).toBeGreaterThan(0);
     for (const s of blocks) expect(s, JSON.stringify(s)).toMatchObject({ outcome: 'rpc_error', rpc_error_code: -32001, matches_reference: null });
@@ -135,6 +135,7 @@ describe('solana answers at different context slots', () => {
     });
     expect(correctness.status).toBe('pass');
     expect(correctness.message).toContain(`${blocks.length} not comparable (history depth`);
+    expect(verdict.markdown_summary).toContain(`${blocks.length} not comparable (history depth`);
 
     // The same shorter ledger, lying about a balance both hold: the history is excused, the lie is not.
     const liar = await node({ frozenSlot: 341_197_400, firstAvailableBlock: block + 1, lamportsDelta: 1 });
