@@ -143,6 +143,15 @@ export interface ChainAdapter {
    */
   historyErrorCodes?: readonly number[];
   /**
+   * Methods answering a list that a node with less history answers shorter (Solana:
+   * getSignaturesForAddress, newest first, ends at the node's first available block), and the rule
+   * telling that apart: `isShorterHistory` is true when one answer, normalised, is a strict prefix
+   * of the other (equal on the common part). A differing pair of such a method is re-asked of both
+   * sides in the re-check step; a strict prefix there is `not_comparable` (history depth), any
+   * other difference a mismatch. Absent: none.
+   */
+  historyLists?: { methods: readonly string[]; isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean };
+  /**
    * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
    * naming none reads at, and the adapter at a level: its head read at that level and
    * "{{commitment}}" in params rendered as it. `watchDefault`: the level the head watch

@@ -330,6 +330,8 @@ export interface DifferingTotals {
   resolved: number;
   /** Head-moved differences whose re-check failed on a side: counted in `head_moved`. */
   recheck_failed: number;
+  /** Differences of a history list whose re-ask found one answer a strict prefix of the other: not comparable (history depth). Absent: 0. */
+  history_depth?: number;
 }
 
 /**
@@ -383,9 +385,13 @@ export function tallyFromCounts(
   }
   if (historyPairs.length > 0) {
     // One side failed, so SQL counted them as skipped: history depth, not a failure to compare.
-    tally.historyDepth = historyPairs.reduce((sum, h) => sum + h.not_comparable, 0);
-    tally.skipped -= tally.historyDepth;
+    const failedSide = historyPairs.reduce((sum, h) => sum + h.not_comparable, 0);
+    tally.skipped -= failedSide;
+    tally.historyDepth = failedSide;
   }
+  // Shorter history lists: differing pairs, in neither mismatched nor inconclusive.
+  const shorterLists = differing.reduce((sum, d) => sum + (d.history_depth ?? 0), 0);
+  if (shorterLists > 0) tally.historyDepth = (tally.historyDepth ?? 0) + shorterLists;
   tally.mismatches = examples.slice(0, MAX_LISTED_MISMATCHES);
   return tally;
 }

@@ -1,6 +1,6 @@
 import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
-import { normalizeSolanaResult, SOLANA_HISTORY_ERROR_CODES, solanaContextSlot } from './answers';
+import { HISTORY_LIST_METHODS, isShorterSolanaHistory, normalizeSolanaResult, SOLANA_HISTORY_ERROR_CODES, solanaContextSlot } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
 import {
   COMMITMENT_TEMPLATE,
@@ -47,6 +47,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     behindErrorCodes: [-32016],
     // A block or history beyond the node's ledger: not comparable with a node that has it (answers.ts).
     historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
+    historyLists: { methods: HISTORY_LIST_METHODS, isShorterHistory: isShorterSolanaHistory },
     commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { solanaAdapter } from '../../../../src/chains/solana';
-import { SOLANA_HISTORY_ERROR_CODES } from '../../../../src/chains/solana/answers';
+import { isShorterSolanaHistory, SOLANA_HISTORY_ERROR_CODES } from '../../../../src/chains/solana/answers';
 import { evmAdapter } from '../../../../src/chains/evm';
 import {
   judgeCorrectness,
@@ -30,6 +30,35 @@ describe('the Solana history-depth errors', () => {
     { code: -32019, why: 'long-term storage unreachable: a failure' },
   ])('do not include $code ($why)', ({ code }) => {
     expect(SOLANA_HISTORY_ERROR_CODES).not.toContain(code);
+  });
+});
+
+const sig = (signature: string, slot: number, extra: Record<string, unknown> = {}) => ({ signature, slot, err: null, memo: null, blockTime: null, confirmationStatus: 'finalized', ...extra });
+const [A, B, C] = [sig('5h6x', 120), sig('3kQp', 117), sig('2zUy', 114)];
+
+describe('isShorterSolanaHistory: a shorter history list is a strict prefix of the longer one', () => {
+  it.each([
+    { name: 'candidate shorter, equal on the common part', candidate: [A, B], reference: [A, B, C], shorter: true },
+    { name: 'reference shorter', candidate: [A, B, C], reference: [A], shorter: true },
+    { name: 'one side holds none of it', candidate: [], reference: [A], shorter: true },
+    { name: 'member order within an entry carries no meaning', candidate: [{ slot: 120, signature: '5h6x', err: null, memo: null, blockTime: null, confirmationStatus: 'finalized' }], reference: [A, B], shorter: true },
+    { name: 'a difference in the common part', candidate: [A, sig('3kQp', 118)], reference: [A, B, C], shorter: false },
+    { name: 'an entry missing in the middle (not a prefix)', candidate: [A, C], reference: [A, B, C], shorter: false },
+    { name: 'the newest missing (the tail kept): not history depth', candidate: [B, C], reference: [A, B, C], shorter: false },
+    { name: 'equal lists (no difference to explain)', candidate: [A, B], reference: [A, B], shorter: false },
+    { name: 'same length, different', candidate: [A, B], reference: [A, C], shorter: false },
+    { name: 'not lists', candidate: { value: [A] }, reference: [A, B], shorter: false },
+    { name: 'null against a list', candidate: null, reference: [A], shorter: false },
+  ])('$name → $shorter', ({ candidate, reference, shorter }) => {
+    expect(isShorterSolanaHistory('getSignaturesForAddress', candidate, reference)).toBe(shorter);
+  });
+
+  it('applies to history lists only', () => {
+    expect(isShorterSolanaHistory('getProgramAccounts', [A], [A, B])).toBe(false);
+    expect(isShorterSolanaHistory('getBlocks', [1, 2], [1, 2, 3])).toBe(false);
+    expect(solanaAdapter.historyLists?.methods).toEqual(['getSignaturesForAddress']);
+    expect(solanaAdapter.historyLists?.isShorterHistory).toBe(isShorterSolanaHistory);
+    expect(evmAdapter.historyLists).toBeUndefined();
   });
 });
 
@@ -81,6 +110,28 @@ describe('the tally of pairs not comparable for history depth', () => {
     );
     const summary = judgeCorrectness(tally, 100);
     expect(summary).toMatchObject({ status: 'fail', details: { mismatched: 1, not_comparable: 8, mismatches_by_method: [{ method: 'getBalance', mismatched: 1, compared: 10 }] } });
+  });
+
+  it('shorter history lists (differing pairs the re-ask found a strict prefix) join the error ones: neither mismatched nor inconclusive', () => {
+    const tally = tallyFromCounts(
+      [{ method: 'getSignaturesForAddress', matched: 4, differing: 6, skipped: 0 }, pairs[1]!],
+      [{ method: 'getSignaturesForAddress', mismatched: 1, head_moved: 0, confirmed: 0, resolved: 0, recheck_failed: 0, history_depth: 5 }],
+      [],
+      [],
+      [{ method: 'getBlock', not_comparable: 8 }],
+    );
+    const summary = judgeCorrectness(tally, 100);
+    expect(summary.details).toMatchObject({
+      compared: 7,
+      matched: 6,
+      mismatched: 1,
+      inconclusive: 0,
+      skipped: 0,
+      not_comparable: 13,
+      not_comparable_reasons: { context_slot: 0, history_depth: 13 },
+      mismatches_by_method: [{ method: 'getSignaturesForAddress', mismatched: 1, compared: 5 }],
+    });
+    expect(summary.message).toContain('13 not comparable (history depth');
   });
 
   it('only history-depth pairs and nothing else compared: fails, nothing judged', () => {
