@@ -185,7 +185,8 @@ export async function classifyDifferingSamples(
   const examples: ClassifiedMismatch[] = [];
   for (const row of rows) {
     const { method, mismatched, head_moved, confirmed, resolved, recheck_failed, history_depth } = row;
-    if (!counts.has(method)) counts.set(method, { method, mismatched, head_moved, confirmed, resolved, recheck_failed, history_depth });
+    // history_depth only where there is one (a family without history lists never has any).
+    if (!counts.has(method)) counts.set(method, { method, mismatched, head_moved, confirmed, resolved, recheck_failed, ...(history_depth > 0 ? { history_depth } : {}) });
     if (!row.mismatch) continue;
     const confirmedRecheck = row.moved_head && row.block !== null;
     examples.push({
