@@ -228,7 +228,10 @@ export interface CorrectnessTally {
   recheck: RecheckCounts;
   /** Pairs at different context slots: resolved ones are in `matched`, confirmed ones in `mismatched`. Absent: none. */
   context?: ContextCounts;
-  /** Pairs not comparable for history depth (HistoryDepthTotals), out of `skipped`. Absent: none. */
+  /**
+   * Pairs not comparable for history depth: a side's history error (HistoryDepthTotals, out of
+   * `skipped`) or a shorter history list (DifferingTotals.history_depth). Absent: none.
+   */
   historyDepth?: number;
 }
 
