@@ -6,10 +6,11 @@ import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '
 import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
 import { compareWithReference, selectContextSlotPairs, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
 import { renderParams, type RunPlan } from '../src/chains/registry';
-import { MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
+import { fingerprintWith, MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
+import type { ChainAdapter } from '../src/chains/types';
 import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
-import { recheckAll, recheckAllAtOneSlot, type RecheckAnswer, type RecheckCall, type SlotRecheckCall } from '../src/probe/head-recheck';
+import { recheckAll, recheckAllAnswers, recheckAllAtOneSlot, type RecheckAnswer, type RecheckCall, type SlotRecheckCall } from '../src/probe/head-recheck';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
 import { runPlanOrFail } from './run-plan';
@@ -43,6 +44,27 @@ function pinnableMethods({ chain, workload, pinnedBlock, pinnedContext }: RunPla
         .map((m) => m.method),
     ),
   ];
+}
+
+/** The workload's methods whose differences may be a shorter history (ChainAdapter.historyLists), re-asked whether a head moved or not. */
+function historyListMethods({ chain, workload }: RunPlan): string[] {
+  const lists = chain.historyLists?.methods ?? [];
+  return [...new Set(workload.methods.map((m) => m.method).filter((method) => lists.includes(method)))];
+}
+
+/**
+ * How a re-asked history list is judged with both answers in hand: fingerprints as the probes take
+ * them (equal: `resolved`); different and one a strict prefix of the other: `not_comparable`
+ * (history depth); else `confirmed`. An answer too deep or too large to fingerprint: `failed`.
+ */
+function judgeHistoryList(chain: ChainAdapter, method: string) {
+  return (candidate: unknown, reference: unknown): RecheckAnswer => {
+    const [candidateHash, referenceHash] = [fingerprintWith(chain.normalize, method, candidate), fingerprintWith(chain.normalize, method, reference)];
+    if (candidateHash === null || referenceHash === null) return { outcome: 'failed', candidateHash, referenceHash };
+    if (candidateHash === referenceHash) return { outcome: 'resolved', candidateHash, referenceHash };
+    const shorter = chain.historyLists?.isShorterHistory(method, candidate, reference) ?? false;
+    return { outcome: shorter ? 'not_comparable' : 'confirmed', candidateHash, referenceHash };
+  };
 }
 
 /** A successful run judged for correctness (a reference, correctness on), not yet finalized. */
@@ -133,8 +155,12 @@ async function planRechecks(
 ): Promise<{ todo: PlannedRecheck[]; endpoints: Map<string, EndpointRow | undefined> }> {
   const endpoints = new Map<string, EndpointRow | undefined>();
   const methods = pinnableMethods(plan);
+  const historyLists = historyListMethods(plan);
   const ids = candidates.map((t) => t.id);
-  const pairs = methods.length === 0 ? [] : await selectRecheckPairs(tx, run.id, ids, reference.id, { headDependentMethods: methods, limit: MAX_RECHECKS_PER_RUN });
+  const pairs =
+    methods.length === 0 && historyLists.length === 0
+      ? []
+      : await selectRecheckPairs(tx, run.id, ids, reference.id, { headDependentMethods: methods, historyListMethods: historyLists, limit: MAX_RECHECKS_PER_RUN });
   // Pairs at different context slots share the per-run bound with the head-moved ones.
   const slotPairs =
     plan.chain.contextSlot === undefined ? [] : await selectContextSlotPairs(tx, run.id, ids, reference.id, MAX_RECHECKS_PER_RUN - pairs.length);
@@ -195,7 +221,11 @@ async function sendRechecks(
     for (let from = 0; from < todo.length && Date.now() < deadlineMs; from += STORE_EVERY) {
       const batch = todo.slice(from, from + STORE_EVERY);
       const sides = (p: PlannedRecheck) => ({ candidate: clients.get(p.target_id) ?? null, reference: clients.get(reference.id) ?? null });
-      const calls: RecheckCall[] = batch.filter((p) => !p.atOneSlot).map((p) => ({ seq: p.seq, method: p.method, params: p.params, ...sides(p) }));
+      const isHistoryList = (p: PlannedRecheck) => !p.atOneSlot && (chain.historyLists?.methods.includes(p.method) ?? false);
+      const plainOnes = batch.filter((p) => !p.atOneSlot && !isHistoryList(p));
+      const historyOnes = batch.filter(isHistoryList);
+      const calls: RecheckCall[] = plainOnes.map((p) => ({ seq: p.seq, method: p.method, params: p.params, ...sides(p) }));
+      const historyCalls = historyOnes.map((p) => ({ seq: p.seq, method: p.method, params: p.params, ...sides(p), judge: judgeHistoryList(chain, p.method) }));
       const slotCalls: SlotRecheckCall[] = batch
         .filter((p) => p.atOneSlot)
         .map((p) => ({
@@ -206,12 +236,14 @@ async function sendRechecks(
           paramsAt: (slot: number) => chain.pinForRecheck(p.method, p.params, slot) ?? p.params,
           ...sides(p),
         }));
-      const [plain, atSlot] = await Promise.all([
+      const [plain, history, atSlot] = await Promise.all([
         recheckAll(calls, RECHECK_CONCURRENCY, deadlineMs),
+        recheckAllAnswers(historyCalls, RECHECK_CONCURRENCY, deadlineMs),
         recheckAllAtOneSlot(slotCalls, RECHECK_CONCURRENCY, deadlineMs),
       ]);
       const answerOf = new Map<PlannedRecheck, RecheckAnswer | undefined>([
-        ...batch.filter((p) => !p.atOneSlot).map((p, i) => [p, plain[i]] as const),
+        ...plainOnes.map((p, i) => [p, plain[i]] as const),
+        ...historyOnes.map((p, i) => [p, history[i]] as const),
         ...batch.filter((p) => p.atOneSlot).map((p, i) => [p, atSlot[i]] as const),
       ]);
       const answers = batch.map((p) => answerOf.get(p));

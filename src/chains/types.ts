@@ -134,6 +134,24 @@ export interface ChainAdapter {
    */
   behindErrorCodes?: readonly number[];
   /**
+   * RPC error codes meaning the node no longer holds, or never kept, the history asked for (Solana:
+   * a block below its first available block, a slot missing after a ledger jump, no transaction
+   * history): the node's ledger is shorter, not its answer wrong. A candidate/reference pair where
+   * one side answers such an error and the other a value is `not_comparable` (reason
+   * `history_depth`): neither match nor mismatch. Both sides failing stays `skipped`. The samples
+   * stay `rpc_error` (failed calls, as availability counts them). Absent: none.
+   */
+  historyErrorCodes?: readonly number[];
+  /**
+   * Methods answering a list that a node with less history answers shorter (Solana:
+   * getSignaturesForAddress, newest first, ends at the node's first available block), and the rule
+   * telling that apart: `isShorterHistory` is true when one answer, normalised, is a strict prefix
+   * of the other (equal on the common part). A differing pair of such a method is re-asked of both
+   * sides in the re-check step; a strict prefix there is `not_comparable` (history depth), any
+   * other difference a mismatch. Absent: none.
+   */
+  historyLists?: { methods: readonly string[]; isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean };
+  /**
    * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
    * naming none reads at, and the adapter at a level: its head read at that level and
    * "{{commitment}}" in params rendered as it. `watchDefault`: the level the head watch

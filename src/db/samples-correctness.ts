@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { ContextSlotTotals, DifferingTotals, MethodPairTotals } from '../domain/correctness';
+import type { ContextSlotTotals, DifferingTotals, HistoryDepthTotals, MethodPairTotals } from '../domain/correctness';
 
 /*
  * The correctness SQL: candidate samples compared with the reference sample of the same seq, the
@@ -135,7 +135,8 @@ export async function classifyDifferingSamples(
   referenceTargetId: string,
   options: { headDependentMethods: readonly string[]; limit: number },
 ): Promise<{ counts: DifferingTotals[]; examples: ClassifiedMismatch[] }> {
-  type Row = DifferingSample & Omit<DifferingTotals, 'method'> & {
+  type Row = DifferingSample & Omit<DifferingTotals, 'method' | 'history_depth'> & {
+    history_depth: number;
     moved_head: boolean;
     mismatch: boolean;
     target_id: string;
@@ -151,7 +152,10 @@ export async function classifyDifferingSamples(
       select d.seq, d.target_id, d.method, d.candidate_hash, d.reference_hash, d.head_moved as moved_head,
         rc.outcome as recheck, rc.block::text as block,
         rc.candidate_hash as recheck_candidate_hash, rc.reference_hash as recheck_reference_hash,
-        not d.head_moved or coalesce(rc.outcome = 'confirmed', false) as mismatch,
+        -- A history list re-asked (selectRecheckPairs' historyListMethods) whose shorter answer was a
+        -- strict prefix of the longer: not comparable for history depth, whether a head moved or not.
+        coalesce(rc.outcome = 'not_comparable', false) as history,
+        (not d.head_moved or coalesce(rc.outcome = 'confirmed', false)) and not coalesce(rc.outcome = 'not_comparable', false) as mismatch,
         -- The answers an example shows: a confirmed re-check's when there is one.
         case when d.head_moved and rc.block is not null then rc.candidate_hash else d.candidate_hash end as shown_candidate_hash,
         case when d.head_moved and rc.block is not null then rc.reference_hash else d.reference_hash end as shown_reference_hash
@@ -163,7 +167,8 @@ export async function classifyDifferingSamples(
         row_number() over (partition by method, mismatch, shown_candidate_hash, shown_reference_hash order by seq, target_id) as pair_rank,
         (count(*) over (partition by method, mismatch, shown_candidate_hash, shown_reference_hash))::int as occurrences,
         (count(*) filter (where mismatch) over m)::int as mismatched,
-        (count(*) filter (where not mismatch) over m)::int as head_moved,
+        (count(*) filter (where not mismatch and not history) over m)::int as head_moved,
+        (count(*) filter (where history) over m)::int as history_depth,
         (count(*) filter (where moved_head and recheck = 'confirmed') over m)::int as confirmed,
         (count(*) filter (where moved_head and recheck = 'resolved') over m)::int as resolved,
         (count(*) filter (where moved_head and recheck = 'failed') over m)::int as recheck_failed
@@ -179,8 +184,9 @@ export async function classifyDifferingSamples(
   const counts = new Map<string, DifferingTotals>();
   const examples: ClassifiedMismatch[] = [];
   for (const row of rows) {
-    const { method, mismatched, head_moved, confirmed, resolved, recheck_failed } = row;
-    if (!counts.has(method)) counts.set(method, { method, mismatched, head_moved, confirmed, resolved, recheck_failed });
+    const { method, mismatched, head_moved, confirmed, resolved, recheck_failed, history_depth } = row;
+    // history_depth only where there is one (a family without history lists never has any).
+    if (!counts.has(method)) counts.set(method, { method, mismatched, head_moved, confirmed, resolved, recheck_failed, ...(history_depth > 0 ? { history_depth } : {}) });
     if (!row.mismatch) continue;
     const confirmedRecheck = row.moved_head && row.block !== null;
     examples.push({
@@ -211,7 +217,9 @@ export interface RecheckPair {
 }
 
 /**
- * Up to `limit` head-moved differences (differingPairs with `headDependentMethods`) to re-send,
+ * Up to `limit` head-moved differences (differingPairs with `headDependentMethods`), and differences
+ * of `historyListMethods` whether a head moved or not (ChainAdapter.historyLists: a shorter list may
+ * be history depth, told apart only with both answers in hand), to re-send,
  * spread over methods round-robin (the first of every method by seq, then the second, …), so
  * the same pairs are picked on every call: a retried finalize asks for the same set. Reads
  * `matches_reference = false`, so it runs after compareWithReference in the same transaction
@@ -222,9 +230,10 @@ export async function selectRecheckPairs(
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
-  options: { headDependentMethods: readonly string[]; limit: number },
+  options: { headDependentMethods: readonly string[]; historyListMethods?: readonly string[]; limit: number },
 ): Promise<RecheckPair[]> {
-  if (options.headDependentMethods.length === 0 || options.limit <= 0) return [];
+  const historyLists = (options.historyListMethods ?? []) as string[];
+  if ((options.headDependentMethods.length === 0 && historyLists.length === 0) || options.limit <= 0) return [];
   const pairs = differingPairs(sql, runId, candidateTargetIds, referenceTargetId, options.headDependentMethods, sql`c.matches_reference = false`);
   return sql<RecheckPair[]>`
     with ${pairs}
@@ -238,7 +247,7 @@ export async function selectRecheckPairs(
       )::text as block
     from (
       select d.*, row_number() over (partition by method order by seq, target_id) as rank
-      from differing d where head_moved
+      from differing d where head_moved or method = any(${historyLists}::text[])
     ) p
     order by p.rank, p.method, p.seq, p.target_id
     limit ${options.limit}`;
@@ -344,4 +353,29 @@ export async function contextConfirmedExamples(
     occurrences: row.occurrences,
     recheck: { block: row.block, candidate_hash: row.recheck_candidate_hash, reference_hash: row.recheck_reference_hash },
   }));
+}
+
+/**
+ * Per method, the pairs where one side answered a value and the other an RPC error in
+ * `historyErrorCodes` (the family's "not in my ledger" errors, ChainAdapter.historyErrorCodes):
+ * counted as `skipped` by compareWithReference (a side failed), they are `not_comparable` for
+ * history depth instead. Either side may be the shorter one. Only methods with such pairs.
+ */
+export async function historyDepthPairs(
+  sql: postgres.TransactionSql,
+  runId: string,
+  candidateTargetIds: readonly string[],
+  referenceTargetId: string,
+  historyErrorCodes: readonly number[],
+): Promise<HistoryDepthTotals[]> {
+  if (historyErrorCodes.length === 0) return [];
+  const codes = historyErrorCodes as number[];
+  return sql<HistoryDepthTotals[]>`
+    select c.method, count(*)::int as not_comparable
+    from run_samples c
+    join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
+    where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
+      and ((c.ok and not r.ok and r.outcome = 'rpc_error' and r.rpc_error_code = any(${codes}::int[]))
+        or (r.ok and not c.ok and c.outcome = 'rpc_error' and c.rpc_error_code = any(${codes}::int[])))
+    group by c.method order by c.method`;
 }

@@ -178,9 +178,16 @@ export type CorrectnessDetails = {
    * never got both sides to answer at one slot: neither a match nor a mismatch, excluded from the
    * rate (DESIGN.md §11). Pairs the re-ask resolved are in `matched`, those it confirmed in
    * `mismatched`. Absent from verdicts judged before the field existed; 0 on families without
-   * context slots.
+   * context slots. Since not_comparable_reasons, also the pairs not comparable for history depth
+   * (the sum of both reasons).
    */
   not_comparable: number;
+  /**
+   * `not_comparable` by reason: `context_slot` (answered at different context slots, above) and
+   * `history_depth` (one side answered a value, the other an error saying the history asked for is
+   * beyond its ledger: ChainAdapter.historyErrorCodes). Absent from verdicts judged before it.
+   */
+  not_comparable_reasons: NotComparableReasons;
   /** Pairs at different context slots re-asked at one slot (context_resolved + context_confirmed + the re-asked ones still not comparable). */
   context_rechecked: number;
   context_resolved: number;
@@ -221,6 +228,16 @@ export interface CorrectnessTally {
   recheck: RecheckCounts;
   /** Pairs at different context slots: resolved ones are in `matched`, confirmed ones in `mismatched`. Absent: none. */
   context?: ContextCounts;
+  /**
+   * Pairs not comparable for history depth: a side's history error (HistoryDepthTotals, out of
+   * `skipped`) or a shorter history list (DifferingTotals.history_depth). Absent: none.
+   */
+  historyDepth?: number;
+}
+
+export interface NotComparableReasons {
+  context_slot: number;
+  history_depth: number;
 }
 
 export interface ContextCounts {
@@ -282,6 +299,16 @@ export interface ContextSlotTotals {
   rechecked: number;
 }
 
+/**
+ * Per method, the pairs where one side answered a value and the other an error meaning the history
+ * asked for is beyond its ledger (db/samples-correctness.ts historyDepthPairs); counted in
+ * MethodPairTotals.skipped.
+ */
+export interface HistoryDepthTotals {
+  method: string;
+  not_comparable: number;
+}
+
 /** Per method, the candidate/reference pairs as counted in SQL (db/samples-correctness.ts compareWithReference). */
 export interface MethodPairTotals {
   method: string;
@@ -306,6 +333,8 @@ export interface DifferingTotals {
   resolved: number;
   /** Head-moved differences whose re-check failed on a side: counted in `head_moved`. */
   recheck_failed: number;
+  /** Differences of a history list whose re-ask found one answer a strict prefix of the other: not comparable (history depth). Absent: 0. */
+  history_depth?: number;
 }
 
 /**
@@ -323,6 +352,7 @@ export function tallyFromCounts(
   differing: readonly DifferingTotals[],
   examples: readonly CorrectnessMismatch[] = [],
   contextPairs: readonly ContextSlotTotals[] = [],
+  historyPairs: readonly HistoryDepthTotals[] = [],
 ): CorrectnessTally {
   const tally = emptyTally();
   const contextOf = new Map(contextPairs.map((c) => [c.method, c]));
@@ -356,6 +386,15 @@ export function tallyFromCounts(
   for (const [method, confirmed] of confirmedOf) {
     if (confirmed > 0) tally.mismatchesByMethod.push({ method, mismatched: confirmed, compared: (matchedOf.get(method) ?? 0) + confirmed });
   }
+  if (historyPairs.length > 0) {
+    // One side failed, so SQL counted them as skipped: history depth, not a failure to compare.
+    const failedSide = historyPairs.reduce((sum, h) => sum + h.not_comparable, 0);
+    tally.skipped -= failedSide;
+    tally.historyDepth = failedSide;
+  }
+  // Shorter history lists: differing pairs, in neither mismatched nor inconclusive.
+  const shorterLists = differing.reduce((sum, d) => sum + (d.history_depth ?? 0), 0);
+  if (shorterLists > 0) tally.historyDepth = (tally.historyDepth ?? 0) + shorterLists;
   tally.mismatches = examples.slice(0, MAX_LISTED_MISMATCHES);
   return tally;
 }
@@ -385,9 +424,11 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
   const { resolved, confirmed, failed } = tally.recheck;
   const rechecked = resolved + confirmed + failed;
   const context = tally.context ?? { not_comparable: 0, rechecked: 0, resolved: 0, confirmed: 0 };
+  const historyDepth = tally.historyDepth ?? 0;
   const extras = [
     inconclusive > 0 ? `${inconclusive} inconclusive (head moved)` : null,
     context.not_comparable > 0 ? `${context.not_comparable} not comparable (answered at different context slots)` : null,
+    historyDepth > 0 ? `${historyDepth} not comparable (history depth: one side's ledger does not reach the data asked for)` : null,
     skipped > 0 ? `${skipped} skipped (a side failed)` : null,
   ].filter((part): part is string => part !== null);
   const recheckNote =
@@ -405,7 +446,8 @@ export function judgeCorrectness(tally: CorrectnessTally, minPct: number): Corre
     recheck_confirmed: confirmed,
     recheck_failed: failed,
     recheck_limit: MAX_RECHECKS_PER_RUN,
-    not_comparable: context.not_comparable,
+    not_comparable: context.not_comparable + historyDepth,
+    not_comparable_reasons: { context_slot: context.not_comparable, history_depth: historyDepth },
     context_rechecked: context.rechecked,
     context_resolved: context.resolved,
     context_confirmed: context.confirmed,

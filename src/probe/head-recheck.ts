@@ -43,6 +43,35 @@ export async function recheck(call: RecheckCall): Promise<RecheckAnswer> {
   return { outcome: candidateHash === referenceHash ? 'resolved' : 'confirmed', candidateHash, referenceHash };
 }
 
+async function resultOf(client: JsonRpcClient | null, call: RecheckCall): Promise<{ result: unknown } | null> {
+  if (client === null) return null;
+  try {
+    return { result: await client.result(call.method, call.params) };
+  } catch {
+    // A failed call (timeout, HTTP or JSON-RPC error) or a refused address: this side has no answer.
+    return null;
+  }
+}
+
+/**
+ * Like recheck, but with both answers in hand for `judge` (a history list: whether the shorter
+ * answer is a strict prefix of the longer needs both). A side that failed → `failed`, as in
+ * recheck. Never throws.
+ */
+export async function recheckAnswers(call: RecheckCall, judge: (candidate: unknown, reference: unknown) => RecheckAnswer): Promise<RecheckAnswer> {
+  if (call.candidate === null || call.reference === null) return { outcome: 'failed', candidateHash: null, referenceHash: null };
+  const [candidate, reference] = await Promise.all([resultOf(call.candidate, call), resultOf(call.reference, call)]);
+  if (candidate === null || reference === null) return { outcome: 'failed', candidateHash: null, referenceHash: null };
+  return judge(candidate.result, reference.result);
+}
+
+/** recheckAnswers() for every call with its judge, at most `concurrency` at once, none started after `deadlineMs`. */
+export const recheckAllAnswers = (
+  calls: readonly (RecheckCall & { judge: (candidate: unknown, reference: unknown) => RecheckAnswer })[],
+  concurrency: number,
+  deadlineMs = Number.POSITIVE_INFINITY,
+) => askAll(calls, (call) => recheckAnswers(call, call.judge), concurrency, deadlineMs);
+
 /**
  * `ask` for every call, at most `concurrency` at once; answers in the order of `calls`. No call
  * is started after `deadlineMs` (Date.now() time): those answers are undefined.

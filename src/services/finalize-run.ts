@@ -20,7 +20,7 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
-import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs } from '../db/samples-correctness';
+import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs, historyDepthPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import { sweepStepRows } from '../db/sweep-stats';
 import { sweepPlanOf } from '../domain/sweep';
@@ -190,7 +190,10 @@ async function tallyCorrectness(
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
   // Pairs answered at different context slots (Solana): only families whose answers name one.
   const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
-  if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots);
+  // A side answering "beyond my ledger" while the other answers a value: history depth, not a failure to compare.
+  const historyCodes = runPlanOf(run).chain.historyErrorCodes ?? [];
+  const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id, historyCodes);
+  if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots, shortHistory);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);
   const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
@@ -210,7 +213,7 @@ async function tallyCorrectness(
       ...explained,
     };
   });
-  return tallyFromCounts(counts, classified.counts, examples, atSlots);
+  return tallyFromCounts(counts, classified.counts, examples, atSlots, shortHistory);
 }
 
 /**

@@ -110,6 +110,12 @@ export interface SolanaReplayOptions {
   lamportsDelta?: number;
   /** A lying node: the last account of every account list dropped (null in getMultipleAccounts). */
   dropAccount?: boolean;
+  /**
+   * A node whose ledger starts here (an honest node with less history): getBlock below it answers
+   * -32001 "Block {slot} cleaned up, does not exist on node. First available block: {first}" as
+   * agave does, and getSignaturesForAddress leaves out signatures below it (a shorter list).
+   */
+  firstAvailableBlock?: number;
 }
 
 export interface SolanaReplayNode {
@@ -304,7 +310,8 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
         const recorded = SOLANA_EXAMPLES.getSignaturesForAddress!;
         if (params[0] !== recorded.params[0]) return [];
         const limit = typeof config.limit === 'number' ? config.limit : 1000;
-        return (recorded.result as unknown[]).slice(0, limit);
+        const kept = (recorded.result as { slot: number }[]).filter((s) => o.firstAvailableBlock === undefined || s.slot >= o.firstAvailableBlock);
+        return kept.slice(0, limit);
       }
       case 'getSignatureStatuses': {
         const recorded = example(method, params);
@@ -320,6 +327,9 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
       case 'getTransaction':
         return params[0] === SOLANA_EXAMPLES.getTransaction!.params[0] || params[0] === LISTED_SIGNATURE.signature ? SOLANA_EXAMPLES.getTransaction!.result : null;
       case 'getBlock': {
+        if (o.firstAvailableBlock !== undefined && typeof params[0] === 'number' && params[0] < o.firstAvailableBlock) {
+          throw new RpcError(-32001, `Block ${params[0]} cleaned up, does not exist on node. First available block: ${o.firstAvailableBlock}`);
+        }
         const recorded = example(method, params);
         if (recorded) return recorded.result;
         return blockAt(params[0], slot, config);

@@ -8,7 +8,9 @@ import { startStack, type Stack } from '../helpers/stack';
  * against replay nodes: a candidate 3 slots behind a ticking reference answers every account read
  * at another slot, the re-check re-asks both sides with minContextSlot until they answer at one
  * slot and compares there (matched, never a mismatch); a candidate frozen 3 slots behind never
- * reaches the slot, and its pairs are counted not comparable, neither match nor mismatch.
+ * reaches the slot, and its pairs are counted not comparable, neither match nor mismatch. A
+ * candidate whose ledger starts after the asked block answers -32001 and a shorter signature
+ * list: not comparable for history depth, neither match nor mismatch.
  */
 
 type Json = Record<string, any>;
@@ -111,6 +113,53 @@ describe('solana answers at different context slots', () => {
     expect(correctness.status).toBe('pass');
     expect(correctness.message).toContain(`${balances} not comparable (answered at different context slots)`);
     expect(verdict.markdown_summary).toContain(`${balances} not comparable`);
+  });
+
+  it('a candidate whose ledger starts after the asked block: its -32001 and its shorter signature list are not comparable (history depth), never a mismatch; a lie in what both hold still fails', { timeout: 180_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const block = example('getBlock').params[0] as number;
+    const methods = [
+      { method: 'getBalance', params: [PUBKEY_A], weight: 1 },
+      { method: 'getBlock', params: example('getBlock').params, weight: 1 },
+      // The example's one signature is at slot 114, below the shorter ledger: that node answers [].
+      { method: 'getSignaturesForAddress', params: example('getSignaturesForAddress').params, weight: 1 },
+    ];
+    const reference = await node({ frozenSlot: 341_197_400 });
+    const shorter = await node({ frozenSlot: 341_197_400, firstAvailableBlock: block + 1 });
+    const { correctness, samples, verdict } = await runSuite(auth, shorter, reference, methods, 30);
+    const count = (method: string) => samples.filter((s) => s.method === method).length;
+    const [blocks, lists] = [count('getBlock'), count('getSignaturesForAddress')];
+    expect(blocks).toBeGreaterThan(0);
+    expect(lists).toBeGreaterThan(0);
+    for (const s of samples.filter((x) => x.method === 'getBlock')) expect(s, JSON.stringify(s)).toMatchObject({ outcome: 'rpc_error', rpc_error_code: -32001, matches_reference: null });
+    // The shorter list differs from the reference's as sampled; the re-ask found it a strict prefix.
+    for (const s of samples.filter((x) => x.method === 'getSignaturesForAddress')) expect(s, JSON.stringify(s)).toMatchObject({ outcome: 'ok', matches_reference: false });
+    expect(correctness.details, JSON.stringify(correctness)).toMatchObject({
+      mismatched: 0,
+      inconclusive: 0,
+      not_comparable: blocks + lists,
+      not_comparable_reasons: { context_slot: 0, history_depth: blocks + lists },
+      skipped: 0,
+      compared: 30 - blocks - lists,
+      matched: 30 - blocks - lists,
+      mismatches_by_method: [],
+    });
+    expect(correctness.status).toBe('pass');
+    expect(correctness.message).toContain(`${blocks + lists} not comparable (history depth`);
+    expect(verdict.markdown_summary).toContain(`${blocks + lists} not comparable (history depth`);
+
+    // The same shorter ledger, lying about a balance both hold: the history is excused, the lie is not.
+    const liar = await node({ frozenSlot: 341_197_400, firstAvailableBlock: block + 1, lamportsDelta: 1 });
+    const lied = await runSuite(auth, liar, reference, methods, 30);
+    const liedCount = (method: string) => lied.samples.filter((s) => s.method === method).length;
+    expect(lied.correctness.details, JSON.stringify(lied.correctness)).toMatchObject({
+      mismatched: liedCount('getBalance'),
+      matched: 0,
+      not_comparable_reasons: { context_slot: 0, history_depth: liedCount('getBlock') + liedCount('getSignaturesForAddress') },
+    });
+    expect(lied.correctness.status).toBe('fail');
+    expect(lied.correctness.details.mismatches_by_method.map((m: Json) => m.method)).toEqual(['getBalance']);
+    expect(lied.verdict.verdict).toBe('fail');
   });
 
   it('a lying candidate 3 slots behind: every pair is re-asked at one slot, still differs there, and is listed naming the method and path', { timeout: 180_000 }, async () => {

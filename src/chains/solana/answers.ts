@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../domain/canonical-json';
 import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
 import { isRecord, shapeOf } from '../../domain/json-shape';
 
@@ -28,6 +29,35 @@ export const SHAPE_METHODS: ReadonlySet<string> = new Set([
 
 /** Methods answering a list of `{ pubkey, account }` in no defined order. */
 const KEYED_LIST_METHODS: ReadonlySet<string> = new Set(['getProgramAccounts', 'getTokenAccountsByOwner', 'getTokenAccountsByDelegate']);
+
+/**
+ * Errors of a node whose ledger does not reach back to what was asked (agave
+ * rpc-client-api/src/custom_error.rs): -32001 "Block {slot} cleaned up, does not exist on node.
+ * First available block: {first}", -32007 "Slot {slot} was skipped, or missing due to ledger jump
+ * to recent snapshot", -32009 "Slot {slot} was skipped, or missing in long-term storage", -32011
+ * "Transaction history is not available from this node". When the other node answers a value for
+ * the same call, the slot was not skipped: this node's history is shorter. Not -32004 "Block not
+ * available for slot" (a block not confirmed yet: too new, not too old) nor -32019 (long-term
+ * storage unreachable: a failure).
+ */
+export const SOLANA_HISTORY_ERROR_CODES: readonly number[] = [-32001, -32007, -32009, -32011];
+
+/** Lists a node with less history answers shorter: signatures newest first, down to the node's first available block. */
+export const HISTORY_LIST_METHODS: readonly string[] = ['getSignaturesForAddress'];
+
+/**
+ * True when one of two answers of a history list, normalised, is a strict prefix of the other:
+ * the shorter node's history ends sooner, and the two agree on everything both hold. A difference
+ * in the common part, two lists of one length, or anything but two lists: false (compared as
+ * usual). Called on answers the caller has bounded (fingerprinted) first.
+ */
+export function isShorterSolanaHistory(method: string, candidate: unknown, reference: unknown): boolean {
+  if (!HISTORY_LIST_METHODS.includes(method)) return false;
+  const [a, b] = [normalizeSolanaResult(method, candidate, {}), normalizeSolanaResult(method, reference, {})];
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length === b.length) return false;
+  const [shorter, longer] = a.length < b.length ? [a, b] : [b, a];
+  return shorter.every((entry, i) => canonicalJson(entry) === canonicalJson(longer[i]));
+}
 
 /** Paths removed from a method's result (after `context` is), on top of the caller's. */
 export const SOLANA_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> = {

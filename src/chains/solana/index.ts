@@ -1,6 +1,6 @@
 import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
-import { normalizeSolanaResult, solanaContextSlot } from './answers';
+import { HISTORY_LIST_METHODS, isShorterSolanaHistory, normalizeSolanaResult, SOLANA_HISTORY_ERROR_CODES, solanaContextSlot } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
 import {
   COMMITMENT_TEMPLATE,
@@ -45,6 +45,9 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
     // "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot.
     behindErrorCodes: [-32016],
+    // A block or history beyond the node's ledger: not comparable with a node that has it (answers.ts).
+    historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
+    historyLists: { methods: HISTORY_LIST_METHODS, isShorterHistory: isShorterSolanaHistory },
     commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
   };
 }

@@ -287,7 +287,16 @@ export const Check = component(
         recheck_limit: count.optional(),
         not_comparable: count
           .optional()
-          .describe('pairs answered at different context slots (Solana) that a bounded re-ask never got to one slot: neither match nor mismatch, not in the rate'),
+          .describe(
+            'pairs neither match nor mismatch, not in the rate: answered at different context slots (Solana) that a bounded re-ask never got to one slot, or one side beyond its ledger (history depth); by reason in not_comparable_reasons',
+          ),
+        not_comparable_reasons: z
+          .object({
+            context_slot: count.describe('answered at different context slots, never at one'),
+            history_depth: count.describe('one side answered a value, the other an error saying the data is beyond its ledger (Solana: -32001, -32007, -32009, -32011)'),
+          })
+          .optional()
+          .describe('not_comparable by reason (absent from verdicts judged before it)'),
         context_rechecked: count.optional().describe('pairs at different context slots re-asked at one slot'),
         context_resolved: count.optional().describe('re-asked at one slot and equal: counted in matched'),
         context_confirmed: count.optional().describe('re-asked at one slot and different: counted in mismatched'),
