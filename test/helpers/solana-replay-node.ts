@@ -453,3 +453,26 @@ export async function startSolanaReplayNode(options: SolanaReplayOptions = {}): 
       }),
   };
 }
+
+/** The replay nodes one test file starts: `start` them in its tests, `closeAll` in its afterAll. */
+export function replayNodePool(): { start(options?: SolanaReplayOptions): Promise<SolanaReplayNode>; closeAll(): Promise<void> } {
+  const nodes: SolanaReplayNode[] = [];
+  return {
+    async start(options = {}) {
+      const node = await startSolanaReplayNode(options);
+      nodes.push(node);
+      return node;
+    },
+    async closeAll() {
+      await Promise.all(nodes.splice(0).map((n) => n.close()));
+    },
+  };
+}
+
+const [EXAMPLE_PUBKEY_A, EXAMPLE_PUBKEY_B] = SOLANA_EXAMPLES.getMultipleAccounts!.params[0] as string[];
+/** Reads of the two accounts getMultipleAccounts' published example names: answers that carry context.slot. */
+export const EXAMPLE_ACCOUNT_READS = [
+  { method: 'getBalance', params: [EXAMPLE_PUBKEY_A], weight: 1 },
+  { method: 'getAccountInfo', params: [EXAMPLE_PUBKEY_A, { encoding: 'base64' }], weight: 1 },
+  { method: 'getMultipleAccounts', params: [[EXAMPLE_PUBKEY_A, EXAMPLE_PUBKEY_B], { encoding: 'base64' }], weight: 1 },
+];

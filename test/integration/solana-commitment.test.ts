@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, waitForRun } from '../helpers/api';
-import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode } from '../helpers/solana-replay-node';
+import { SOLANA_EXAMPLES, type SolanaReplayNode, replayNodePool } from '../helpers/solana-replay-node';
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
@@ -22,21 +22,20 @@ const METHODS = [
 
 describe('solana commitment levels', () => {
   let stack: Stack;
-  const nodes: SolanaReplayNode[] = [];
+  const pool = replayNodePool();
 
   beforeAll(async () => {
     stack = await startStack();
   });
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.close()));
+    await pool.closeAll();
     await stack?.close();
   });
 
   async function suiteOn(auth: Auth, family: string, extra: Json) {
     const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'C', slug: `c-${Date.now()}-${Math.random().toString(36).slice(2)}`, family, ...(family === 'evm' ? { chain_id: 31337 } : {}) });
     expect(chain.status, JSON.stringify(chain.body)).toBe(201);
-    const [a, b] = [await startSolanaReplayNode({ frozenSlot: 341_197_330 }), await startSolanaReplayNode({ frozenSlot: 341_197_330 })];
-    nodes.push(a, b);
+    const [a, b] = [await pool.start({ frozenSlot: 341_197_330 }), await pool.start({ frozenSlot: 341_197_330 })];
     const endpoint = async (name: string, url: string) => (await post<Json>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name, url, timeout_ms: 5_000 })).body.id as string;
     const suite = await post<Json>(stack.app, '/v1/suites', auth, {
       chain_id: chain.body.id,

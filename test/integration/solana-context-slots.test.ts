@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
-import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../helpers/solana-replay-node';
+import { SOLANA_EXAMPLES, type SolanaReplayNode, type SolanaReplayOptions, replayNodePool, EXAMPLE_ACCOUNT_READS } from '../helpers/solana-replay-node';
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
@@ -17,31 +17,23 @@ type Json = Record<string, any>;
 type Auth = { authorization: string };
 
 const example = (method: string) => SOLANA_EXAMPLES[method]!;
-const [PUBKEY_A, PUBKEY_B] = example('getMultipleAccounts').params[0] as string[];
-const ACCOUNT_READS = [
-  { method: 'getBalance', params: [PUBKEY_A], weight: 1 },
-  { method: 'getAccountInfo', params: [PUBKEY_A, { encoding: 'base64' }], weight: 1 },
-  { method: 'getMultipleAccounts', params: [[PUBKEY_A, PUBKEY_B], { encoding: 'base64' }], weight: 1 },
-];
+const [PUBKEY_A] = example('getMultipleAccounts').params[0] as string[];
+const ACCOUNT_READS = EXAMPLE_ACCOUNT_READS;
 const CONTEXT_METHODS = new Set(ACCOUNT_READS.map((m) => m.method));
 
 describe('solana answers at different context slots', () => {
   let stack: Stack;
-  const nodes: SolanaReplayNode[] = [];
+  const pool = replayNodePool();
 
   beforeAll(async () => {
     stack = await startStack();
   });
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.close()));
+    await pool.closeAll();
     await stack?.close();
   });
 
-  async function node(options: SolanaReplayOptions): Promise<SolanaReplayNode> {
-    const started = await startSolanaReplayNode(options);
-    nodes.push(started);
-    return started;
-  }
+  const node = (options: SolanaReplayOptions) => pool.start(options);
 
   async function runSuite(auth: Auth, candidate: SolanaReplayNode, reference: SolanaReplayNode, methods: Json[], requests: number) {
     const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Replay', slug: `replay-${Date.now()}-${Math.random().toString(36).slice(2)}`, family: 'solana' });

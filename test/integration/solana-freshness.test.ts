@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
-import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../helpers/solana-replay-node';
+import { SOLANA_EXAMPLES, type SolanaReplayNode, type SolanaReplayOptions, replayNodePool } from '../helpers/solana-replay-node';
 import { startStack, type Stack } from '../helpers/stack';
 
 /*
@@ -19,21 +19,17 @@ const FINALIZED = FROZEN - 32;
 
 describe('solana freshness against replay nodes', () => {
   let stack: Stack;
-  const nodes: SolanaReplayNode[] = [];
+  const pool = replayNodePool();
 
   beforeAll(async () => {
     stack = await startStack();
   });
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.close()));
+    await pool.closeAll();
     await stack?.close();
   });
 
-  async function node(options: SolanaReplayOptions): Promise<SolanaReplayNode> {
-    const started = await startSolanaReplayNode(options);
-    nodes.push(started);
-    return started;
-  }
+  const node = (options: SolanaReplayOptions) => pool.start(options);
 
   async function runSuite(auth: Auth, candidate: SolanaReplayNode, reference: SolanaReplayNode, config: Json) {
     const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Replay', slug: `replay-${Date.now()}-${Math.random().toString(36).slice(2)}`, family: 'solana' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, waitForRun } from '../helpers/api';
-import { SOLANA_EXAMPLES, startSolanaReplayNode, type SolanaReplayNode, type SolanaReplayOptions } from '../helpers/solana-replay-node';
+import { SOLANA_EXAMPLES, type SolanaReplayNode, type SolanaReplayOptions, replayNodePool, EXAMPLE_ACCOUNT_READS } from '../helpers/solana-replay-node';
 import { startStack, type Stack } from '../helpers/stack';
 import { SOLANA_WORKLOAD_PRESETS } from '../../src/chains/solana/presets';
 
@@ -15,7 +15,6 @@ type Json = Record<string, any>;
 type Auth = { authorization: string };
 
 const example = (method: string) => SOLANA_EXAMPLES[method]!;
-const [PUBKEY_A, PUBKEY_B] = example('getMultipleAccounts').params[0] as string[];
 /** A second program account, so that order can differ (the published example has one). */
 const EXTRA_PROGRAM_ACCOUNTS = [
   { pubkey: '11111111111111111111111111111112', account: { data: '', executable: false, lamports: 1, owner: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', rentEpoch: 28, space: 0 } },
@@ -30,29 +29,21 @@ const TIP_READS = [
   { method: 'getBlockHeight', params: [], weight: 1 },
   { method: 'getEpochInfo', params: [], weight: 1 },
 ];
-const ACCOUNT_READS = [
-  { method: 'getBalance', params: [PUBKEY_A], weight: 1 },
-  { method: 'getAccountInfo', params: [PUBKEY_A, { encoding: 'base64' }], weight: 1 },
-  { method: 'getMultipleAccounts', params: [[PUBKEY_A, PUBKEY_B], { encoding: 'base64' }], weight: 1 },
-];
+const ACCOUNT_READS = EXAMPLE_ACCOUNT_READS;
 
 describe('runs of a solana chain against replay nodes', () => {
   let stack: Stack;
-  const nodes: SolanaReplayNode[] = [];
+  const pool = replayNodePool();
 
   beforeAll(async () => {
     stack = await startStack();
   });
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.close()));
+    await pool.closeAll();
     await stack?.close();
   });
 
-  async function node(options: SolanaReplayOptions): Promise<SolanaReplayNode> {
-    const started = await startSolanaReplayNode(options);
-    nodes.push(started);
-    return started;
-  }
+  const node = (options: SolanaReplayOptions) => pool.start(options);
 
   /** `methods`, or `{ preset }`: a catalog workload preset by slug. */
   async function runSuite(auth: Auth, candidate: SolanaReplayNode, reference: SolanaReplayNode, methods: Json[] | { preset: string }, requests: number) {
