@@ -27,6 +27,7 @@ const PERCENTILES = (column: string) => `
   coalesce(round((percentile_disc(0.95) within group (order by ${column})) / 1000.0), 0)::int as p95_ms,
   coalesce(round((percentile_disc(0.99) within group (order by ${column})) / 1000.0), 0)::int as p99_ms`;
 
+/** Every call sent, per target and time bucket: a sweep's warm-up calls included (the timeline shows what the endpoint received). */
 export async function timeBuckets(sql: Queryable, runId: string, bucketSeconds: number): Promise<BucketRow[]> {
   return sql<BucketRow[]>`
     select target_id, date_bin(${`${bucketSeconds} seconds`}::interval, started_at, timestamptz '2000-01-01') as t,
@@ -36,11 +37,12 @@ export async function timeBuckets(sql: Queryable, runId: string, bucketSeconds: 
     group by target_id, t order by target_id, t`;
 }
 
+/** Per target and method, over the measured calls: a sweep's warm-up calls count nowhere, as in the run's stats. */
 export async function methodTable(sql: Queryable, runId: string): Promise<MethodRow[]> {
   return sql<MethodRow[]>`
     select target_id, method, count(*)::int as calls, (count(*) filter (where not ok))::int as failed,
       ${sql.unsafe(PERCENTILES('latency_us'))}
-    from run_samples where run_id = ${runId}
+    from run_samples where run_id = ${runId} and warmup is not true
     group by target_id, method order by target_id, method`;
 }
 
@@ -68,7 +70,7 @@ export async function referenceMethodLatency(
     with s as (
       select method, ok, latency_us, target_id = ${referenceTargetId}::uuid as on_reference
       from run_samples
-      where run_id = ${runId} and target_id = any(${[...candidateTargetIds, referenceTargetId]}::uuid[])
+      where run_id = ${runId} and target_id = any(${[...candidateTargetIds, referenceTargetId]}::uuid[]) and warmup is not true
     )
     select method,
       (count(*) filter (where not on_reference))::int as calls,

@@ -116,6 +116,16 @@ describe('a capacity sweep against a node whose capacity is known', () => {
     // Run stats leave warm-up out: the candidate's measured calls of the four steps.
     const measured = plan.steps.slice(0, 4).reduce((sum, s) => sum + (s.toSeq - s.fromSeq - s.warmupCalls), 0);
     expect(run.stats.calls.total).toBe(measured);
+    // So does the per-method table; the time buckets show every call sent, warm-up included.
+    const metrics = await get<{ by_method: { target_id: string; calls: number }[]; targets: { target_id: string; buckets: { calls: number }[] }[] }>(
+      stack.app,
+      `/v1/runs/${run.id}/metrics`,
+      auth,
+    );
+    const candidateId = run.targets[0].id;
+    expect(metrics.body.by_method.filter((m) => m.target_id === candidateId).reduce((sum, m) => sum + m.calls, 0)).toBe(measured);
+    const sent = plan.steps.slice(0, 4).reduce((sum, s) => sum + (s.toSeq - s.fromSeq), 0);
+    expect(metrics.body.targets.find((t) => t.target_id === candidateId)!.buckets.reduce((sum, b) => sum + b.calls, 0)).toBe(sent);
   });
 
   it('refuses a sweep beside a fixed rate, and a falling list of rates, with a 400 naming the field', async () => {
