@@ -116,10 +116,15 @@ describe('runs of a solana chain against replay nodes', () => {
     // Candidate − reference, each read at its own moment while the slots tick every 100 ms.
     expect(verdict.reference_comparison.head_lag_blocks).toBeLessThanOrEqual(-2);
     expect(verdict.reference_comparison.head_lag_blocks).toBeGreaterThanOrEqual(-6);
-    // In ms: the slot lag times the reference's measured slot time (about 100 ms here).
-    const msPerSlot = verdict.reference_comparison.head_lag_ms / verdict.reference_comparison.head_lag_blocks;
-    expect(msPerSlot).toBeGreaterThanOrEqual(70);
-    expect(msPerSlot).toBeLessThanOrEqual(140);
+    // In ms: the slot lag times the reference's slot time as measured from its stored head reads
+    // (first to last). Computed here from the same rows rather than bounded around the 100 ms the
+    // node ticks at: reads timed on a loaded machine make that estimate noisy (57 ms seen in CI).
+    const referenceTarget = (run.targets as Json[]).find((t) => t.role === 'reference')!;
+    const [span] = await stack.sql<{ ms: number }[]>`
+      select (extract(epoch from max(observed_at) - min(observed_at)) * 1000 / (max(head) - min(head)))::float8 as ms
+      from run_heads where run_id = ${run.id} and target_id = ${referenceTarget.id}`;
+    expect(span!.ms).toBeGreaterThan(0);
+    expect(verdict.reference_comparison.head_lag_ms).toBe(Math.round(verdict.reference_comparison.head_lag_blocks * span!.ms));
     // The block height beside each last slot read (getBlockHeight at the same commitment): slot − 1 here (no skipped slots, heightGap 1).
     const heads = verdict.reference_comparison.last_heads as Json[];
     expect(heads.map((h) => h.role).sort()).toEqual(['primary', 'reference']);
