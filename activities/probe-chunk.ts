@@ -46,7 +46,8 @@ export interface ProbeDeps {
   clients: ClientCache;
 }
 
-function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: ProbedCall, paired: boolean, region: string): SampleRow {
+/** A probed call as a sample row; the sweep step adds its step and warm-up flag to the same row. */
+export function toSampleRow(runId: string, targetId: string, role: SampleRow['role'], r: ProbedCall, paired: boolean, region: string): SampleRow {
   return {
     run_id: runId,
     target_id: targetId,

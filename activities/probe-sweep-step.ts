@@ -5,12 +5,13 @@ import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
 import { sweepStepRows } from '../src/db/sweep-stats';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
+import { DEFAULT_REGION } from '../src/domain/vantage';
 import { judgeStep, sweepPlanOf, sweepStops, type SweepPlan } from '../src/domain/sweep';
 import { measuredStep, sweepBudget } from '../src/domain/verdict/capacity';
 import { verdictRanks } from '../src/domain/verdict';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
-import { BATCH_CALLS, BATCH_MAX_MS, CHUNK_MAX_MS, type ProbeDeps } from './probe-chunk';
+import { BATCH_CALLS, BATCH_MAX_MS, CHUNK_MAX_MS, toSampleRow, type ProbeDeps } from './probe-chunk';
 import { withRetryRecording } from './retry-recording';
 import { runPlanOrFail } from './run-plan';
 import { sampleWriter } from './sample-writer';
@@ -90,23 +91,11 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
         );
         const writer = sampleWriter(sql, signal, progress, heartbeat);
         const warmupEnd = step.fromSeq + step.warmupCalls;
+        // The engine's own lateness is always on record in a sweep (paired): a step whose prober fell behind says so.
+        // No context slot: a sweep measures load, not correctness at one slot.
         const toRow = (r: ProbedCall): SampleRow => ({
-          run_id: run.id,
-          target_id: target.id,
-          seq: r.seq,
-          role: target.role,
-          method: r.method,
-          started_at: r.startedAt,
-          latency_us: r.latencyUs,
-          ok: r.outcome === 'ok',
-          outcome: r.outcome,
-          http_status: r.httpStatus,
-          rpc_error_code: r.rpcErrorCode,
-          response_hash: r.responseHash,
-          matches_reference: null,
-          reason: r.reason,
-          // The engine's own lateness, always on record in a sweep: a step whose prober fell behind says so.
-          send_lag_us: r.sendLagUs,
+          ...toSampleRow(run.id, target.id, target.role, r, true, DEFAULT_REGION),
+          context_slot: null,
           sweep_step: step.step,
           warmup: r.seq < warmupEnd,
         });
