@@ -157,7 +157,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
         'chain devnet: unchanged',
         'endpoint devnet/node-a: unchanged',
         'endpoint devnet/node-b: unchanged',
-        'suite smoke: unchanged',
+        `suite smoke: unchanged (id ${after.suites[0]!.id})`,
         'Applied: 0 created, 0 updated, 4 unchanged.',
         '',
       ].join('\n'),
