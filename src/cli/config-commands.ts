@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { Document, isMap, isSeq } from 'yaml';
+import { Document } from 'yaml';
 import { RVS_FILE_VERSION, type RvsFile } from '../domain/rvs-file';
 import type { ApplyCommand, ExportCommand } from './args';
 import type { RvsClient } from './client';
@@ -254,12 +254,8 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
     endpoints: fileEndpoints,
     suites: suites.map((s) => ({ name: s.name, chain: slugById.get(s.chain_id)!, ...suiteView(fileSuiteOf(s, (id) => endpointName.get(id) ?? id), true) })),
   };
+  // No ids in the file: it is the same file from every tenant it was applied to (runExport lists them).
   const doc = new Document(file);
-  // Each suite's id as a comment (the file names suites by name; rvs run takes either).
-  const suiteNodes = doc.get('suites');
-  if (isSeq(suiteNodes)) suiteNodes.items.forEach((node, index) => {
-    if (isMap(node)) node.commentBefore = ` id ${suites[index]!.id}`;
-  });
   doc.commentBefore = ` Written by rvs export. Apply with: rvs apply -f <this file>\n Set these environment variables first: ${variables.length > 0 ? variables.join(', ') : '(none)'}`;
   return { text: doc.toString({ lineWidth: 0 }), variables };
 }
@@ -276,6 +272,7 @@ export async function runExport(command: ExportCommand, client: RvsClient, io: C
       throw new ConfigOutputError(`cannot write ${command.output}: ${(error as Error).message}`);
     }
     io.stdout.write(`wrote ${command.output}\n`);
+    // What rvs run and the Action take; stdout is the file itself without --output.
     for (const suite of [...current.suites].sort((a, b) => a.name.localeCompare(b.name))) io.stdout.write(`suite ${suite.name}: id ${suite.id}\n`);
   }
   if (variables.length > 0) io.stderr.write(`rvs: the file takes endpoint URLs and header values from: ${variables.join(', ')}\n`);
