@@ -128,14 +128,11 @@ describe('suites by name: GET /v1/suites?name=, rvs run <name>, and what rvs app
     const small = `      requests_per_target: 50\n      methods:\n${methods('eth_blockNumber', 'eth_chainId', 'eth_gasPrice')}`;
     const first = await apply('first', small);
     expect(first.code, first.stderr).toBe(0);
-    const [suite] = (await get<{ data: { id: string; name: string }[] }>(stack.app, '/v1/suites?name=pr-gate', auth)).body.data;
-    expect(first.stdout).toContain(`suite pr-gate: created (id ${suite!.id})\n`);
     const warning = /^rvs: warning: suite pr-gate: .+$/m.exec(first.stderr)?.[0];
     expect(warning).toBeDefined();
 
     const again = await apply('again', small);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain(`suite pr-gate: unchanged (id ${suite!.id})\n`);
     expect(again.stderr).not.toContain('rvs: warning:');
     expect(again.stderr).toMatch(/^rvs: suite pr-gate: \d+ warnings? as before \(rvs apply --verbose prints them\)\n$/);
 
@@ -154,5 +151,9 @@ describe('suites by name: GET /v1/suites?name=, rvs run <name>, and what rvs app
     expect(large.stdout).toContain('  ~ workload.requests_per_target: 50 → 2000\n');
     expect(large.stdout).toContain('  - workload.methods[eth_blockNumber]:');
     expect(large.stderr).not.toContain('rvs: warning:');
+
+    const [suite] = (await get<{ data: { id: string; name: string }[] }>(stack.app, '/v1/suites?name=pr-gate', auth)).body.data;
+    expect(first.stdout).toContain(`suite pr-gate: created (id ${suite!.id})\n`);
+    expect(again.stdout).toContain(`suite pr-gate: unchanged (id ${suite!.id})\n`);
   });
 });
