@@ -22,12 +22,16 @@ interface Common {
   output: string | null;
 }
 
+/** A suite as rvs run was given it: a UUID is an id, anything else a name looked up in the tenant. */
+export type SuiteRef = { id: string } | { name: string };
+
 export interface RunCommand extends Common {
   command: 'run';
-  suiteId: string;
+  suite: SuiteRef;
   baselineRunId: string | null;
   thresholds: Record<string, number | boolean | string>;
-  metadata: Record<string, string>;
+  /** --metadata pairs (strings) and --metadata-json's object, merged. */
+  metadata: Record<string, unknown>;
   /** Endpoints probed instead of the suite's candidates, for this run only (secrets: never printed). */
   targets: { url: string; headers: Record<string, string> }[];
   branch: string | null;
@@ -39,13 +43,15 @@ export interface VerdictCommand extends Common {
   runId: string;
 }
 
-/** rvs apply -f <file> [--dry-run]: the file's chains, endpoints and suites into the tenant. */
+/** rvs apply -f <file> [--dry-run] [--verbose]: the file's chains, endpoints and suites into the tenant. */
 export interface ApplyCommand {
   command: 'apply';
   baseUrl: string;
   apiKey: string;
   file: string;
   dryRun: boolean;
+  /** Repeat every suite's warnings, changed or not. */
+  verbose: boolean;
 }
 
 /** rvs export [--output <file>]: the tenant's configuration as a file. */
@@ -61,9 +67,11 @@ export type ConfigCommand = ApplyCommand | ExportCommand;
 export type Command = { command: 'help' } | { command: 'version' } | { command: 'schema' } | RunCommand | VerdictCommand | ConfigCommand;
 
 export const USAGE = `Usage:
-  rvs run <suiteId> [options]      trigger a run of a suite
+  rvs run <suite> [options]        trigger a run of a suite, given by id or by name
+  rvs run --suite <suite> [options]
   rvs verdict <runId> [options]    print the verdict of a run
-  rvs apply -f <file> [--dry-run]  create or update the file's chains, endpoints and suites
+  rvs apply -f <file> [--dry-run] [--verbose]
+                                   create or update the file's chains, endpoints and suites
   rvs export [--output <file>]     write the tenant's chains, endpoints and suites as a file
   rvs schema                       print the JSON Schema of that file
   rvs --help | --version
@@ -73,10 +81,14 @@ Options:
                            exit with the verdict's exit code
   --timeout <duration>     how long --wait waits, e.g. 90s, 30m, 1h30m (default 30m)
   --cancel-on-timeout      when --wait times out, cancel the run (default: leave it running)
+  --suite <suite>          (run) the suite, like the argument: a UUID is its id, anything else
+                           its exact name in the tenant (the key of rvs.yaml's suite); a name
+                           two suites share is refused with their ids listed
   --baseline <runId>       (run) compare against this run instead of the suite's baseline
   --threshold key=value    (run) override a threshold for this run, repeatable, e.g.
                            latency_p95_max_ms=300, correctness_enabled=true
   --metadata key=value     (run) attach metadata to the run, repeatable
+  --metadata-json <object> (run) attach a JSON object's keys as metadata (values of any JSON type)
   --target-url <url>       (run) probe this endpoint instead of the suite's candidates, for this
                            run only (e.g. a preview deployment); repeatable. Default:
                            $RVS_TARGET_URL (prefer it for URLs with keys: flags show in ps)
@@ -91,6 +103,8 @@ Options:
                            (export: write the file there instead of to stdout)
   -f, --file <file>        (apply) the file to apply (YAML or JSON), - for stdin
   --dry-run                (apply) print the plan (create / update / unchanged) and change nothing
+  --verbose                (apply) print every suite's warnings; by default a suite's warnings
+                           are printed when it is created or they change, else only counted
   --url <url>              service URL, with or without /v1 (default: $RVS_URL)
   --api-key <key>          API key (default: $RVS_API_KEY; prefer the variable: flags show in ps)
   -h, --help               show this help
@@ -113,6 +127,8 @@ const OPTIONS = {
   baseline: { type: 'string' },
   threshold: { type: 'string', multiple: true },
   metadata: { type: 'string', multiple: true },
+  'metadata-json': { type: 'string' },
+  suite: { type: 'string' },
   'target-url': { type: 'string', multiple: true },
   'target-header': { type: 'string', multiple: true },
   branch: { type: 'string' },
@@ -123,6 +139,7 @@ const OPTIONS = {
   'api-key': { type: 'string' },
   file: { type: 'string', short: 'f' },
   'dry-run': { type: 'boolean' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -233,6 +250,35 @@ function uuidArg(what: string, value: string | undefined): string {
   return value.toLowerCase();
 }
 
+/** The argument or --suite (not both): a UUID is an id, anything else a name (trimmed, as the API stores names). */
+function suiteRef(positional: string | undefined, flag: string | undefined): SuiteRef {
+  if (positional !== undefined && flag !== undefined) throw new UsageError('give the suite as the argument or as --suite, not both');
+  const value = positional ?? flag;
+  if (value === undefined) throw new UsageError('missing suite (its id or name)');
+  if (UUID.test(value.trim())) return { id: value.trim().toLowerCase() };
+  const name = value.trim();
+  if (name === '') throw new UsageError('the suite name is empty');
+  if (name.length > 200) throw new UsageError('a suite name has at most 200 characters');
+  return { name };
+}
+
+function metadataOf(pairsGiven: string[] | undefined, json: string | undefined): Record<string, unknown> {
+  const metadata: Record<string, unknown> = pairs('metadata', pairsGiven, (value) => value);
+  if (json === undefined) return metadata;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new UsageError('--metadata-json: not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--metadata-json: must be a JSON object');
+  for (const [key, value] of Object.entries(parsed)) {
+    if (Object.hasOwn(metadata, key)) throw new UsageError(`--metadata-json: ${key} is also given by --metadata`);
+    metadata[key] = value;
+  }
+  return metadata;
+}
+
 type ParsedValues = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
 
 function serviceOf(values: ParsedValues, env: Record<string, string | undefined>): { baseUrl: string; apiKey: string } {
@@ -251,11 +297,11 @@ function configCommand(
   env: Record<string, string | undefined>,
 ): Command {
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  for (const flag of ['wait', 'timeout', 'baseline', 'threshold', 'metadata', 'format'] as const) {
+  for (const flag of ['wait', 'timeout', 'baseline', 'threshold', 'metadata', 'metadata-json', 'suite', 'format'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run and rvs verdict only`);
   }
   if (command !== 'apply') {
-    for (const flag of ['file', 'dry-run'] as const) {
+    for (const flag of ['file', 'dry-run', 'verbose'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
     }
   }
@@ -266,7 +312,7 @@ function configCommand(
   if (command === 'apply') {
     if (values.output !== undefined) throw new UsageError('--output does not apply to rvs apply');
     if (!values.file) throw new UsageError('rvs apply needs -f <file>');
-    return { command, file: values.file, dryRun: values['dry-run'] ?? false, ...serviceOf(values, env) };
+    return { command, file: values.file, dryRun: values['dry-run'] ?? false, verbose: values.verbose ?? false, ...serviceOf(values, env) };
   }
   if (values.output === '') throw new UsageError('--output needs a file name');
   return { command, output: values.output ?? null, ...serviceOf(values, env) };
@@ -289,7 +335,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   if (command === undefined) throw new UsageError('missing command (run, verdict, apply, export or schema); see rvs --help');
   if (command === 'help') return { command: 'help' };
   if (command === 'apply' || command === 'export' || command === 'schema') return configCommand(command, values, positionals.slice(1), env);
-  for (const flag of ['file', 'dry-run'] as const) {
+  for (const flag of ['file', 'dry-run', 'verbose'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
   }
   if (command !== 'run' && command !== 'verdict') throw new UsageError(`unknown command "${command}"; see rvs --help`);
@@ -307,7 +353,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   // The call itself first, then where to send it: a typo is reported before missing configuration.
   let specific: Omit<RunCommand, keyof Common> | Omit<VerdictCommand, keyof Common>;
   if (command === 'verdict') {
-    for (const flag of ['baseline', 'threshold', 'metadata', 'target-url', 'target-header', 'branch', 'commit'] as const) {
+    for (const flag of ['suite', 'baseline', 'threshold', 'metadata', 'metadata-json', 'target-url', 'target-header', 'branch', 'commit'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run only`);
     }
     specific = { command, runId: uuidArg('run id', id) };
@@ -323,10 +369,10 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
     if (values.commit === '') throw new UsageError('--commit needs a commit id');
     specific = {
       command,
-      suiteId: uuidArg('suite id', id),
+      suite: suiteRef(id, values.suite),
       baselineRunId: values.baseline === undefined ? null : uuidArg('--baseline run id', values.baseline),
       thresholds: pairs('threshold', values.threshold, parseThresholdValue),
-      metadata: pairs('metadata', values.metadata, (value) => value),
+      metadata: metadataOf(values.metadata, values['metadata-json']),
       targets: targetUrls.map((url) => ({ url: url.trim(), headers })),
       branch: values.branch ?? firstSet(env, BRANCH_VARIABLES),
       commit: values.commit ?? firstSet(env, COMMIT_VARIABLES),

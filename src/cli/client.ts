@@ -17,6 +17,14 @@ export interface RunView {
   [key: string]: unknown;
 }
 
+/** What rvs reads of a suite to find it by name. */
+export interface SuiteSummary {
+  id: string;
+  name: string;
+  chain_id: string;
+  created_at?: string;
+}
+
 export interface CheckView {
   name: string;
   status: string;
@@ -177,14 +185,26 @@ export class RvsClient {
   }
 
   /** Every element of a list route, page by page (the API pages at most 200 at a time). */
-  async listAll<T>(path: string): Promise<T[]> {
+  async listAll<T>(path: string, query: Record<string, string> = {}): Promise<T[]> {
     const items: T[] = [];
+    const filter = Object.entries(query)
+      .map(([name, value]) => `&${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+      .join('');
     for (let offset = 0; ; ) {
-      const page = await this.request<{ data: T[]; pagination?: { has_more?: boolean } }>('GET', `${path}?limit=200&offset=${offset}`);
+      const page = await this.request<{ data: T[]; pagination?: { has_more?: boolean } }>('GET', `${path}?limit=200&offset=${offset}${filter}`);
       items.push(...page.data);
       offset += page.data.length;
       if (!page.pagination?.has_more || page.data.length === 0) return items;
     }
+  }
+
+  /**
+   * The tenant's suites of exactly this name. Filtered here too: a service from before `?name=`
+   * ignores the parameter and lists every suite.
+   */
+  async suitesNamed(name: string): Promise<SuiteSummary[]> {
+    const suites = await this.listAll<SuiteSummary>('/suites', { name });
+    return suites.filter((suite) => suite.name === name);
   }
 
   triggerRun(suiteId: string, body: Record<string, unknown>, idempotencyKey: string): Promise<RunView> {

@@ -67,7 +67,7 @@ export async function runApply(command: ApplyCommand, client: RvsClient, io: Con
     io.stdout.write('Dry run: nothing was changed.\n');
     return 0;
   }
-  await executePlan(plan, loaded.file, loaded.secrets, current, client, io);
+  await executePlan(plan, loaded.file, loaded.secrets, current, client, io, command.verbose);
   return 0;
 }
 
@@ -78,6 +78,7 @@ async function executePlan(
   current: TenantConfig,
   client: RvsClient,
   io: ConfigIo,
+  verbose: boolean,
 ): Promise<void> {
   const done: Record<'created' | 'updated' | 'unchanged', number> = { created: 0, updated: 0, unchanged: 0 };
   const report = (kind: string, key: string, outcome: keyof typeof done, note = '') => {
@@ -145,11 +146,36 @@ async function executePlan(
         },
       });
     }
-    report('suite', item.key, past[item.action]);
-    // The service's word on what this workload is too small to decide: the file is applied all the same.
-    for (const warning of stored?.warnings ?? []) io.stderr.write(`rvs: warning: suite ${item.key}: ${warning.message}\n`);
+    // The id: what rvs run, the Action and the API take (the name works too while it is unique).
+    report('suite', item.key, past[item.action], stored ? ` (id ${stored.id})` : '');
+    reportWarnings(io, item.key, item.existing?.warnings ?? null, stored?.warnings ?? [], verbose);
   }
   io.stdout.write(`Applied: ${done.created} created, ${done.updated} updated, ${done.unchanged} unchanged.\n`);
+}
+
+const warningKey = (warnings: { check: string; message: string }[]) =>
+  JSON.stringify(warnings.map((w) => `${w.check}\u0000${w.message}`).sort());
+
+/**
+ * The service's word on what a suite's workload is too small to decide (the file is applied all
+ * the same): printed when the suite is new or its warnings changed, or with --verbose; an
+ * unchanged suite's unchanged warnings are counted, not repeated on every apply.
+ */
+function reportWarnings(
+  io: ConfigIo,
+  suite: string,
+  before: { check: string; message: string }[] | null,
+  after: { check: string; message: string }[],
+  verbose: boolean,
+): void {
+  if (verbose || before === null || warningKey(before) !== warningKey(after)) {
+    for (const warning of after) io.stderr.write(`rvs: warning: suite ${suite}: ${warning.message}\n`);
+    if (before !== null && before.length > 0 && after.length === 0) io.stderr.write(`rvs: suite ${suite}: no warnings any more\n`);
+    return;
+  }
+  if (after.length > 0) {
+    io.stderr.write(`rvs: suite ${suite}: ${after.length} warning${after.length === 1 ? '' : 's'} as before (rvs apply --verbose prints them)\n`);
+  }
 }
 
 /** NAME for an endpoint name: upper case, runs of anything else as one underscore. */
@@ -218,6 +244,7 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
     };
   });
 
+  const suites = [...current.suites].filter((s) => slugById.has(s.chain_id)).sort((a, b) => a.name.localeCompare(b.name));
   const file = {
     $schema: schemaUrl,
     version: RVS_FILE_VERSION,
@@ -225,11 +252,9 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
       .sort((a, b) => a.slug.localeCompare(b.slug))
       .map((c) => ({ slug: c.slug, name: c.name, family: c.family, chain_id: c.chain_id, explorer_url: c.explorer_url })),
     endpoints: fileEndpoints,
-    suites: [...current.suites]
-      .filter((s) => slugById.has(s.chain_id))
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((s) => ({ name: s.name, chain: slugById.get(s.chain_id)!, ...suiteView(fileSuiteOf(s, (id) => endpointName.get(id) ?? id), true) })),
+    suites: suites.map((s) => ({ name: s.name, chain: slugById.get(s.chain_id)!, ...suiteView(fileSuiteOf(s, (id) => endpointName.get(id) ?? id), true) })),
   };
+  // No ids in the file: it is the same file from every tenant it was applied to (runExport lists them).
   const doc = new Document(file);
   doc.commentBefore = ` Written by rvs export. Apply with: rvs apply -f <this file>\n Set these environment variables first: ${variables.length > 0 ? variables.join(', ') : '(none)'}`;
   return { text: doc.toString({ lineWidth: 0 }), variables };
@@ -247,6 +272,8 @@ export async function runExport(command: ExportCommand, client: RvsClient, io: C
       throw new ConfigOutputError(`cannot write ${command.output}: ${(error as Error).message}`);
     }
     io.stdout.write(`wrote ${command.output}\n`);
+    // What rvs run and the Action take; stdout is the file itself without --output.
+    for (const suite of [...current.suites].sort((a, b) => a.name.localeCompare(b.name))) io.stdout.write(`suite ${suite.name}: id ${suite.id}\n`);
   }
   if (variables.length > 0) io.stderr.write(`rvs: the file takes endpoint URLs and header values from: ${variables.join(', ')}\n`);
   return 0;

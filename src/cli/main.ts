@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rvsFileJsonSchema } from '../domain/rvs-file';
-import { parseCliArgs, USAGE, UsageError, type RunCommand, type VerdictCommand } from './args';
+import { parseCliArgs, USAGE, UsageError, type RunCommand, type SuiteRef, type VerdictCommand } from './args';
 import { ApiError, ConnectionError, RvsClient, TERMINAL_STATUSES, type FetchLike, type RunView, type VerdictView } from './client';
 import { ConfigOutputError, runApply, runExport } from './config-commands';
 import { formatMarkdown, formatRun, formatText, formatVerdict, type VerdictReport } from './format';
@@ -34,10 +34,27 @@ export interface CliIo {
   pollIntervalMs?: number;
   version?: string;
   /** Told the id of the run rvs run triggered, as soon as it exists (the GitHub Action's run-id output). */
-  onRunCreated?: (runId: string) => void;
+  onRunCreated?: (runId: string, run: RunView) => void;
   /** Told the verdict rvs printed and the exit code it decided (the GitHub Action's outputs). */
   onVerdict?: (report: VerdictReport, exitCode: number) => void;
   readStdin?: () => Promise<string>;
+}
+
+/** A suite name that names no suite, or more than one, in the caller's tenant. */
+export class SuiteNameError extends Error {
+  override readonly name = 'SuiteNameError';
+}
+
+/** The id of the suite rvs run was given: an id as it is, a name looked up (exactly one must match). */
+export async function resolveSuite(client: RvsClient, suite: SuiteRef): Promise<string> {
+  if ('id' in suite) return suite.id;
+  const matches = await client.suitesNamed(suite.name);
+  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length === 0) {
+    throw new SuiteNameError(`no suite named "${suite.name}" in this tenant (names are exact and case-sensitive; rvs apply prints each suite's id and name)`);
+  }
+  const candidates = matches.map((m) => `${m.id} (${m.name})`).join(', ');
+  throw new SuiteNameError(`${matches.length} suites are named "${suite.name}": ${candidates}; run one by its id, or rename all but one`);
 }
 
 class WaitTimeout extends Error {
@@ -74,6 +91,7 @@ export function describeError(error: unknown): string {
     error instanceof ConnectionError ||
     error instanceof WaitTimeout ||
     error instanceof OutputError ||
+    error instanceof SuiteNameError ||
     error instanceof ConfigOutputError
   ) {
     return error.message;
@@ -252,9 +270,9 @@ export async function main(io: CliIo): Promise<number> {
       }
       if (cmd.branch) body.branch = cmd.branch;
       if (cmd.commit) body.commit = cmd.commit;
-      created = await client.triggerRun(cmd.suiteId, body, randomUUID());
+      created = await client.triggerRun(await resolveSuite(client, cmd.suite), body, randomUUID());
       runId = created.id;
-      io.onRunCreated?.(runId);
+      io.onRunCreated?.(runId, created);
       if (!cmd.wait) {
         const run = created;
         await output(formatRun(cmd.format, run, client.runUrl(runId)), () => formatRun('text', run, client.runUrl(runId)));

@@ -111,31 +111,76 @@ export function scheduleOf(schedule: ServerSchedule | null): RvsFileSuite['sched
   return { cron: schedule.cron ?? '', timezone: schedule.timezone ?? 'UTC', paused: schedule.paused };
 }
 
-/** Leaves of a JSON value by path; arrays of objects (workload methods) by index, other arrays whole. */
-function leaves(value: unknown, prefix: string, out: Map<string, unknown>): Map<string, unknown> {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The keys of an array of objects: each item's `method` when every item has one (workload
+ * methods), a repeat of a method numbered (`eth_call#2`); else the index. By name, removing the
+ * first method is one removal, not a change of every method after it.
+ */
+function itemKeys(items: unknown[]): { keys: string[]; byName: boolean } {
+  if (!items.every((item) => isObject(item) && typeof item.method === 'string')) return { keys: items.map((_, index) => String(index)), byName: false };
+  const seen = new Map<string, number>();
+  const keys = items.map((item) => {
+    const name = (item as { method: string }).method;
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    return n === 1 ? name : `${name}#${n}`;
+  });
+  return { keys, byName: true };
+}
+
+interface Leaves {
+  values: Map<string, unknown>;
+  /** Arrays keyed by method name, by path: their keys in order (an order change is a change too). */
+  orders: Map<string, string[]>;
+  /** Their items by path (`workload.methods[eth_call]`): one added or removed is one change. */
+  items: Map<string, unknown>;
+}
+
+/** Leaves of a JSON value by path; arrays of objects by item key (see itemKeys), other arrays whole. */
+function leaves(value: unknown, prefix: string, out: Leaves): Leaves {
   if (isObject(value)) {
     const keys = Object.keys(value);
-    if (keys.length === 0 && prefix) out.set(prefix, value);
+    if (keys.length === 0 && prefix) out.values.set(prefix, value);
     for (const key of keys) leaves(value[key], prefix ? `${prefix}.${key}` : key, out);
   } else if (Array.isArray(value) && value.some(isObject)) {
-    if (value.length === 0) out.set(prefix, value);
-    value.forEach((item, index) => leaves(item, `${prefix}[${index}]`, out));
+    const { keys, byName } = itemKeys(value);
+    if (byName) out.orders.set(prefix, keys);
+    value.forEach((item, index) => {
+      if (byName) out.items.set(`${prefix}[${keys[index]}]`, item);
+      leaves(item, `${prefix}[${keys[index]}]`, out);
+    });
   } else {
-    out.set(prefix, value);
+    out.values.set(prefix, value);
   }
   return out;
 }
 
+const noLeaves = (): Leaves => ({ values: new Map(), orders: new Map(), items: new Map() });
+
 /** The changes from `current` to `desired`, by leaf; canonical JSON decides equality. */
 export function diffFields(current: Record<string, unknown> | null, desired: Record<string, unknown>): FieldChange[] {
-  const before = current === null ? new Map<string, unknown>() : leaves(current, '', new Map());
-  const after = leaves(desired, '', new Map());
+  const before = current === null ? noLeaves() : leaves(current, '', noLeaves());
+  const after = leaves(desired, '', noLeaves());
   const changes: FieldChange[] = [];
-  for (const path of new Set([...before.keys(), ...after.keys()])) {
-    const from = before.get(path);
-    const to = after.get(path);
+  // A method only one side has is one change, whole, not one per field of it.
+  const whole = [...new Set([...before.items.keys(), ...after.items.keys()])].filter((path) => !before.items.has(path) || !after.items.has(path));
+  const within = (path: string) => whole.some((item) => path === item || path.startsWith(`${item}.`) || path.startsWith(`${item}[`));
+  for (const path of new Set([...before.values.keys(), ...after.values.keys()])) {
+    if (within(path)) continue;
+    const from = before.values.get(path);
+    const to = after.values.get(path);
     if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ path, from, to });
+  }
+  for (const path of whole) changes.push({ path, from: before.items.get(path), to: after.items.get(path) });
+  // The methods both sides have, in another order (an added or removed one alone moves nothing).
+  for (const [path, was] of before.orders) {
+    const now = after.orders.get(path);
+    if (now === undefined) continue;
+    const kept = was.filter((key) => now.includes(key));
+    const moved = now.filter((key) => was.includes(key));
+    if (JSON.stringify(kept) !== JSON.stringify(moved)) changes.push({ path: `${path} (order)`, from: kept, to: moved });
   }
   return changes;
 }
@@ -316,7 +361,9 @@ export function formatPlan(plan: Plan): string {
     lines.push(`${item.kind} ${item.key}: ${item.action}`);
     if (item.action === 'unchanged') continue;
     for (const change of item.changes) {
-      lines.push(item.action === 'create' ? `  + ${change.path}: ${show(change.to)}` : `  ~ ${change.path}: ${show(change.from)} → ${show(change.to)}`);
+      if (item.action === 'create' || change.from === undefined) lines.push(`  + ${change.path}: ${show(change.to)}`);
+      else if (change.to === undefined) lines.push(`  - ${change.path}: ${show(change.from)}`);
+      else lines.push(`  ~ ${change.path}: ${show(change.from)} → ${show(change.to)}`);
     }
   }
   lines.push(`Plan: ${counts.create} to create, ${counts.update} to update, ${counts.unchanged} unchanged.`);

@@ -44,12 +44,19 @@ export async function findSuite(sql: Queryable, id: string): Promise<SuiteRow | 
   return row;
 }
 
-export function listSuites(
+/** One page of the tenant's suites, newest first; with `name`, only the suites of exactly that name. */
+export async function listSuites(
   sql: Queryable,
   tenantId: string,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; name?: string | null },
 ): Promise<{ rows: SuiteRow[]; total: number }> {
-  return listTenantPage<SuiteRow>(sql, 'suites', tenantId, page);
+  if (page.name === undefined || page.name === null) return listTenantPage<SuiteRow>(sql, 'suites', tenantId, page);
+  // Names are not unique (no constraint): a name may match several suites, and callers say so.
+  const rows = await sql<SuiteRow[]>`
+    select * from suites where tenant_id = ${tenantId} and name = ${page.name}
+    order by created_at desc, id desc limit ${page.limit} offset ${page.offset}`;
+  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from suites where tenant_id = ${tenantId} and name = ${page.name}`;
+  return { rows, total: count!.n };
 }
 
 /**

@@ -18,7 +18,7 @@ import { mergeWorkloadPreset, presetRefSchema } from '../domain/catalog-presets'
 import { NO_WS_URL_MESSAGE, suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
-import { page, type Page } from './pagination';
+import { page, paginationQuery, type Page } from './pagination';
 import { applySchedule, assertMayFire, checkScheduleInterval, removeSchedule, scheduleInput, schedulesOf, type ScheduleResponse } from './schedules';
 import { adapterForChain } from './chain-support';
 import { countOf } from './chains';
@@ -208,8 +208,17 @@ export async function getSuite({ ctx, input }: { ctx: Ctx; input: { suiteId: str
   return (await present(ctx, [await loadSuite(ctx, input.suiteId)]))[0]!;
 }
 
-export async function listSuites({ ctx, input }: { ctx: Ctx; input: { limit: number; offset: number } }): Promise<Page<SuiteResponse>> {
-  const { rows, total } = await listSuiteRows(ctx.deps.sql, ctx.principal.tenantId, input);
+export const listSuitesQuery = paginationQuery.extend({
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('only the suites with exactly this name (case-sensitive; names are not unique, so a page may hold several)'),
+});
+
+export async function listSuites({ ctx, input }: { ctx: Ctx; input: z.infer<typeof listSuitesQuery> }): Promise<Page<SuiteResponse>> {
+  const { rows, total } = await listSuiteRows(ctx.deps.sql, ctx.principal.tenantId, { limit: input.limit, offset: input.offset, name: input.name ?? null });
   return page(await present(ctx, rows), total, input.limit, input.offset);
 }
 

@@ -173,12 +173,15 @@ describe('the packed CLI, installed into an empty prefix, and the GitHub Action 
     const triggered = await githubEnv('action-trigger', { 'api-url': baseUrl, 'api-key': key, suite: suiteId, wait: 'false' });
     const trigger = await spawnBare(process.execPath, [join(installed(), 'dist', 'action.js')], triggered.work, triggered.env);
     expect(trigger.code, trigger.stderr).toBe(0);
-    expect(await readFile(triggered.files.GITHUB_OUTPUT, 'utf8')).toMatch(/^run-id=[0-9a-f-]{36}\nverdict=\nexit-code=0\ndashboard-url=\n$/);
-    expect(await readFile(triggered.files.GITHUB_STEP_SUMMARY, 'utf8')).toBe('');
+    // Without wait the run has a dashboard page all the same.
+    expect(await readFile(triggered.files.GITHUB_OUTPUT, 'utf8')).toMatch(/^run-id=[0-9a-f-]{36}\nverdict=\nexit-code=0\ndashboard-url=http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=\S+\n$/);
+    expect(await readFile(triggered.files.GITHUB_STEP_SUMMARY, 'utf8')).toMatch(/^\*\*rvs: triggered\*\* · suite [0-9a-f-]{36} · run [0-9a-f-]{36} \(not waited for\) · \[dashboard\]\(http:\/\/rvs\.test\/dashboard\/runs\/\S+\)\n$/);
 
     const missing = await githubEnv('action-missing', { 'api-url': baseUrl, suite: suiteId });
     const refused = await spawnBare(process.execPath, [join(installed(), 'dist', 'action.js')], missing.work, missing.env);
     expect(refused).toMatchObject({ code: 3, stdout: '::error::input api-key is required\n' });
+    // A bad input writes the outputs too.
+    expect(await readFile(missing.files.GITHUB_OUTPUT, 'utf8')).toBe('run-id=\nverdict=\nexit-code=3\ndashboard-url=\n');
   });
 
   it("the README's curl-only recipe gates a run: exit 1 on a failing threshold, 0 on a pass", async () => {
@@ -212,12 +215,13 @@ describe('the packed CLI, installed into an empty prefix, and the GitHub Action 
     // Each input (but `cli`, which only the install step reads) reaches readInputs under the
     // variable the step sets: a value given to every input comes back in every field.
     const inputs = Object.keys(action.inputs).filter((name) => name !== 'cli');
-    expect(inputs.sort()).toEqual(['api-key', 'api-url', 'branch', 'junit', 'suite', 'target-url', 'thresholds', 'timeout', 'wait']);
+    expect(inputs.sort()).toEqual(['api-key', 'api-url', 'branch', 'commit', 'junit', 'metadata', 'suite', 'target-headers', 'target-url', 'thresholds', 'timeout', 'wait']);
     const env: Record<string, string> = {};
+    const given: Record<string, string> = { wait: 'false', 'target-headers': 'x-h: value-of-target-headers', metadata: '{"v":"value-of-metadata"}' };
     for (const name of inputs) {
       const variable = Object.entries(step.env!).find(([, value]) => value === `\${{ inputs.${name} }}`)?.[0];
       expect(variable, name).toBeDefined();
-      env[variable!] = name === 'wait' ? 'false' : `value-of-${name}`;
+      env[variable!] = given[name] ?? `value-of-${name}`;
     }
     expect(readInputs(env)).toEqual({
       apiUrl: 'value-of-api-url',
@@ -226,7 +230,10 @@ describe('the packed CLI, installed into an empty prefix, and the GitHub Action 
       wait: false,
       timeout: 'value-of-timeout',
       targetUrl: 'value-of-target-url',
+      targetHeaders: { 'x-h': 'value-of-target-headers' },
       branch: 'value-of-branch',
+      commit: 'value-of-commit',
+      metadata: { v: 'value-of-metadata' },
       thresholds: ['value-of-thresholds'],
       junit: 'value-of-junit',
     });

@@ -203,7 +203,7 @@ describe('rvs files with ws_url, freshness, transport, batch_size and commitment
     const withoutWatch = changed.replace('      transport: ws\n', '      transport: http\n').replace(/ {4}freshness:\n {6}duration_s: 120\n {6}via: subscribe\n/, '');
     const applied = await rvs(['apply', '-f', await fileWith('applied.yaml', withoutWatch)], env);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toContain('suite heads: update\n  ~ workload.transport: "ws" → "http"\n  ~ freshness.duration_s: 90 → (none)\n');
+    expect(applied.stdout).toContain('suite heads: update\n  ~ workload.transport: "ws" → "http"\n  - freshness.duration_s: 90\n');
     const now = await snapshot(stack, auth);
     expect(now.endpoints.find((e) => e.name === 'node-b')).toMatchObject({ ws_url: null });
     expect(await storedWsUrl(byName['node-b']!.id)).toBeNull();

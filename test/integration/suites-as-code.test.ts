@@ -157,7 +157,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
         'chain devnet: unchanged',
         'endpoint devnet/node-a: unchanged',
         'endpoint devnet/node-b: unchanged',
-        'suite smoke: unchanged',
+        `suite smoke: unchanged (id ${after.suites[0]!.id})`,
         'Applied: 0 created, 0 updated, 4 unchanged.',
         '',
       ].join('\n'),
@@ -223,6 +223,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     const out = join(dir, 'exported.yaml');
     const exported = await rvs(['export', '--output', out], env);
     expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toBe(`wrote ${out}\nsuite suite under test: id ${before.suites[0]!.id}\n`);
     const text = await readFile(out, 'utf8');
     for (const secret of ['secret-path-1', 'secret-query-2', 'secret-pass-3', 'secret-header-4']) expect(text).not.toContain(secret);
     expect(exported.stderr).toContain(

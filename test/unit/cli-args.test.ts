@@ -26,10 +26,20 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(argv, {})).toEqual(expected);
   });
 
+  it('takes the suite by id or by name, as the argument or --suite', () => {
+    expect(parseCliArgs(['run', 'pr-gate'], ENV)).toMatchObject({ suite: { name: 'pr-gate' } });
+    expect(parseCliArgs(['run', '--suite', ' pr gate '], ENV)).toMatchObject({ suite: { name: 'pr gate' } });
+    expect(parseCliArgs(['run', '--suite', SUITE.toUpperCase()], ENV)).toMatchObject({ suite: { id: SUITE } });
+    expect(parseCliArgs(['run', SUITE, '--metadata', 'a=1', '--metadata-json', '{"pr":42,"labels":["x"]}'], ENV)).toMatchObject({
+      metadata: { a: '1', pr: 42, labels: ['x'] },
+    });
+    expect(parseCliArgs(['apply', '-f', 'rvs.yaml', '--verbose'], ENV)).toMatchObject({ command: 'apply', verbose: true });
+  });
+
   it('parses a plain run with defaults', () => {
     expect(parseCliArgs(['run', SUITE], ENV)).toEqual({
       command: 'run',
-      suiteId: SUITE,
+      suite: { id: SUITE },
       baselineRunId: null,
       thresholds: {},
       metadata: {},
@@ -60,7 +70,7 @@ describe('parseCliArgs', () => {
     );
     expect(command).toEqual({
       command: 'run',
-      suiteId: SUITE,
+      suite: { id: SUITE },
       baselineRunId: RUN,
       thresholds: { latency_p95_max_ms: 300, correctness_enabled: true, latency_vs_reference_max_pct: -5.5 },
       metadata: { commit: 'abc123', note: 'a=b c' },
@@ -95,8 +105,12 @@ describe('parseCliArgs', () => {
     { argv: [], env: ENV, message: /missing command/ },
     { argv: ['run', SUITE, '--cancel-on-timeout'], env: ENV, message: /--cancel-on-timeout needs --wait/ },
     { argv: ['deploy', SUITE], env: ENV, message: /unknown command "deploy"/ },
-    { argv: ['run'], env: ENV, message: /missing suite id/ },
-    { argv: ['run', 'not-a-uuid'], env: ENV, message: /suite id must be a UUID/ },
+    { argv: ['run'], env: ENV, message: /missing suite \(its id or name\)/ },
+    { argv: ['run', SUITE, '--suite', 'smoke'], env: ENV, message: /not both/ },
+    { argv: ['run', '  '], env: ENV, message: /the suite name is empty/ },
+    { argv: ['run', SUITE, '--metadata-json', '[1]'], env: ENV, message: /--metadata-json: must be a JSON object/ },
+    { argv: ['run', SUITE, '--metadata', 'a=1', '--metadata-json', '{"a":2}'], env: ENV, message: /a is also given by --metadata/ },
+    { argv: ['verdict', RUN, '--suite', 'smoke'], env: ENV, message: /--suite applies to rvs run only/ },
     { argv: ['run', SUITE, 'extra'], env: ENV, message: /unexpected argument "extra"/ },
     { argv: ['run', SUITE, '--bogus'], env: ENV, message: /Unknown option '--bogus'/ },
     { argv: ['run', SUITE, '--format'], env: ENV, message: /argument missing/ },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { actionArgs, ActionInputError, outputLines, readInputs } from '../../src/cli/action';
 import { parseCliArgs, UsageError } from '../../src/cli/args';
 import { exportFile } from '../../src/cli/config-commands';
-import { diffFields, formatPlan, planApply, suiteConfigOf, type TenantConfig } from '../../src/cli/plan';
+import { diffFields, formatPlan, planApply, suiteConfigOf, type Plan, type TenantConfig } from '../../src/cli/plan';
 import { loadRvsFile, RvsFileError } from '../../src/cli/rvs-file';
 import { rvsFileJsonSchema } from '../../src/domain/rvs-file';
 import { suiteConfigSchema } from '../../src/domain/suite-config';
@@ -12,7 +12,7 @@ const ENV = { RVS_URL: 'http://rvs.test:3000', RVS_API_KEY: KEY };
 
 describe('parseCliArgs: apply, export, schema', () => {
   it('parses apply, export and schema', () => {
-    expect(parseCliArgs(['apply', '-f', 'rvs.yaml'], ENV)).toEqual({ command: 'apply', file: 'rvs.yaml', dryRun: false, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
+    expect(parseCliArgs(['apply', '-f', 'rvs.yaml'], ENV)).toEqual({ command: 'apply', file: 'rvs.yaml', dryRun: false, verbose: false, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
     expect(parseCliArgs(['apply', '--file', '-', '--dry-run'], ENV)).toMatchObject({ command: 'apply', file: '-', dryRun: true });
     expect(parseCliArgs(['export'], ENV)).toEqual({ command: 'export', output: null, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
     expect(parseCliArgs(['export', '--output', 'out.yaml'], ENV)).toMatchObject({ command: 'export', output: 'out.yaml' });
@@ -118,7 +118,30 @@ describe('planApply and diffFields', () => {
     expect(formatPlan(moved)).toContain('endpoint devnet/a: update\n  ~ url: "https://rpc.example.com/****" → "https://rpc2.example.com:8545/****/****"\n');
   });
 
-  it('diffs leaves; arrays of objects by index, other arrays whole', () => {
+  it('diffs workload methods by method name: removing the first is one removal, a reorder one change', () => {
+    const m = (method: string, weight = 1) => ({ method, params: [], weight });
+    const before = { workload: { methods: [m('eth_blockNumber'), m('eth_chainId'), m('eth_getBalance', 2)] } };
+    expect(diffFields(before, { workload: { methods: [m('eth_chainId'), m('eth_getBalance', 2)] } })).toEqual([
+      { path: 'workload.methods[eth_blockNumber]', from: m('eth_blockNumber'), to: undefined },
+    ]);
+    expect(diffFields(before, { workload: { methods: [m('eth_blockNumber'), m('eth_chainId'), m('eth_getBalance', 3)] } })).toEqual([
+      { path: 'workload.methods[eth_getBalance].weight', from: 2, to: 3 },
+    ]);
+    expect(diffFields(before, { workload: { methods: [m('eth_chainId'), m('eth_blockNumber'), m('eth_getBalance', 2), m('eth_call')] } })).toEqual([
+      { path: 'workload.methods[eth_call]', from: undefined, to: m('eth_call') },
+      { path: 'workload.methods (order)', from: ['eth_blockNumber', 'eth_chainId', 'eth_getBalance'], to: ['eth_chainId', 'eth_blockNumber', 'eth_getBalance'] },
+    ]);
+    // A method given twice (other params) is told apart by its place among its namesakes.
+    expect(diffFields({ w: [m('eth_call'), m('eth_call')] }, { w: [m('eth_call'), { ...m('eth_call'), weight: 4 }] })).toEqual([{ path: 'w[eth_call#2].weight', from: 1, to: 4 }]);
+    const plan: Plan = {
+      chains: [],
+      endpoints: [],
+      suites: [{ kind: 'suite', key: 'smoke', chainSlug: 'devnet', index: 0, existing: null, action: 'update', changes: diffFields(before, { workload: { methods: before.workload.methods.slice(1) } }) }],
+    };
+    expect(formatPlan(plan)).toBe('suite smoke: update\n  - workload.methods[eth_blockNumber]: {"method":"eth_blockNumber","params":[],"weight":1}\nPlan: 0 to create, 1 to update, 0 unchanged.\n');
+  });
+
+  it('diffs leaves; arrays of objects without a method by index, other arrays whole', () => {
     expect(diffFields({ a: { b: 1, c: [1, 2] }, m: [{ x: 1 }] }, { a: { b: 2, c: [1, 2] }, m: [{ x: 1 }, { x: 2 }] })).toEqual([
       { path: 'a.b', from: 1, to: 2 },
       { path: 'm[1].x', from: undefined, to: 2 },
@@ -130,16 +153,19 @@ describe('planApply and diffFields', () => {
 describe('the GitHub Action entry point', () => {
   it('reads inputs as GitHub spells them (INPUT_API-URL) and as a composite action sets them (INPUT_API_URL)', () => {
     const inputs = readInputs({ 'INPUT_API-URL': 'http://rvs', INPUT_API_KEY: 'k', INPUT_SUITE: 's', INPUT_THRESHOLDS: 'a=1, b=2\nc=3\n' });
-    expect(inputs).toEqual({ apiUrl: 'http://rvs', apiKey: 'k', suite: 's', wait: true, timeout: '', targetUrl: '', branch: '', thresholds: ['a=1', 'b=2', 'c=3'], junit: '' });
+    expect(inputs).toEqual({
+      apiUrl: 'http://rvs', apiKey: 'k', suite: 's', wait: true, timeout: '', targetUrl: '', targetHeaders: {}, branch: '', commit: '', metadata: null, thresholds: ['a=1', 'b=2', 'c=3'], junit: '',
+    });
     expect(() => readInputs({ INPUT_API_URL: 'x', INPUT_API_KEY: 'k', INPUT_SUITE: 's', INPUT_WAIT: 'yes' })).toThrow(ActionInputError);
   });
 
   it('builds the rvs command line; the URL and key never become flags', () => {
     const base = readInputs({ INPUT_API_URL: 'http://rvs', INPUT_API_KEY: 'k', INPUT_SUITE: 's' });
     expect(actionArgs({ ...base, timeout: '5m', thresholds: ['a=1'], targetUrl: 'http://preview', branch: 'feature/x', junit: 'j.xml' })).toEqual([
-      'run', 's', '--wait', '--timeout', '5m', '--threshold', 'a=1', '--target-url', 'http://preview', '--branch', 'feature/x', '--format', 'junit', '--output', 'j.xml',
+      'run', '--suite', 's', '--wait', '--timeout', '5m', '--threshold', 'a=1', '--target-url', 'http://preview', '--branch', 'feature/x', '--format', 'junit', '--output', 'j.xml',
     ]);
-    expect(actionArgs({ ...base, wait: false })).toEqual(['run', 's']);
+    expect(actionArgs({ ...base, wait: false })).toEqual(['run', '--suite', 's']);
+    expect(() => actionArgs({ ...base, targetHeaders: { authorization: 'Bearer x' } })).toThrow('input target-headers needs target-url');
     expect(() => actionArgs({ ...base, wait: false, junit: 'j.xml' })).toThrow('input junit needs wait: true');
   });
 

@@ -325,16 +325,16 @@ describe('errors: exit 3, one line on stderr, never the key', () => {
   });
 
   it('a usage error is exit 3 with one line', async () => {
-    const h = harness(['run', 'nope'], {});
+    const h = harness(['run', SUITE, '--suite', 'nope'], {});
     expect(await h.run()).toBe(3);
-    expect(h.stderr()).toBe('rvs: suite id must be a UUID, got "nope"\n');
+    expect(h.stderr()).toBe('rvs: give the suite as the argument or as --suite, not both\n');
     expect(h.seen).toEqual([]);
   });
 
   it('--help and --version print to stdout and exit 0', async () => {
     const help = harness(['--help'], {}, {});
     expect(await help.run()).toBe(0);
-    expect(help.stdout()).toContain('rvs run <suiteId>');
+    expect(help.stdout()).toContain('rvs run <suite>');
     const version = harness(['--version'], {}, {});
     expect(await version.run()).toBe(0);
     expect(version.stdout()).toBe('rvs 9.9.9\n');

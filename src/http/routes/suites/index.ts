@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { paginationQuery } from '../../../services/pagination';
 import * as suites from '../../../services/suites';
 import { ctxOf } from '../../auth';
 import { exact } from '../shared/exact';
@@ -37,8 +36,9 @@ export const suiteRoutes: FastifyPluginAsyncZod = async (app) => {
       scope: 'suites:read',
       operationId: 'listSuites',
       summary: 'List suites, newest first',
+      description: 'With `name`, only the suites of exactly that name: how `rvs run <name>` finds a suite (more than one is ambiguous).',
       tag: 'suites',
-      querystring: paginationQuery,
+      querystring: suites.listSuitesQuery,
       success: { status: 200, description: 'a page of suites', schema: SuitePage },
     }),
     async (request) => exact(SuitePage, await suites.listSuites({ ctx: ctxOf(request), input: request.query })),
