@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isRefusedEnvName, REFUSED_RULE } from './env-allow-list';
 
 /** A mistake in how rvs was called: reported as one line, exit code 3. */
 export class UsageError extends Error {
@@ -39,13 +40,15 @@ export interface VerdictCommand extends Common {
   runId: string;
 }
 
-/** rvs apply -f <file> [--dry-run]: the file's chains, endpoints and suites into the tenant. */
+/** rvs apply -f <file> [--dry-run] [--env NAME]…: the file's chains, endpoints and suites into the tenant. */
 export interface ApplyCommand {
   command: 'apply';
   baseUrl: string;
   apiKey: string;
   file: string;
   dryRun: boolean;
+  /** Variables the file may read besides RVS_SECRET_* (--env NAME, repeatable). */
+  envNames: string[];
 }
 
 /** rvs export [--output <file>]: the tenant's configuration as a file. */
@@ -90,7 +93,11 @@ Options:
   --output <file>          write the formatted verdict to <file>; stdout gets the text summary
                            (export: write the file there instead of to stdout)
   -f, --file <file>        (apply) the file to apply (YAML or JSON), - for stdin
-  --dry-run                (apply) print the plan (create / update / unchanged) and change nothing
+  --dry-run                (apply) print the plan (create / update / unchanged) and the
+                           variables the file reads, and change nothing
+  --env <NAME>             (apply) let the file read \${NAME} too, repeatable; without it a file
+                           reads only RVS_SECRET_* variables. RVS_API_KEY, GITHUB_*, ACTIONS_*
+                           and RUNNER_* are never read
   --url <url>              service URL, with or without /v1 (default: $RVS_URL)
   --api-key <key>          API key (default: $RVS_API_KEY; prefer the variable: flags show in ps)
   -h, --help               show this help
@@ -123,9 +130,12 @@ const OPTIONS = {
   'api-key': { type: 'string' },
   file: { type: 'string', short: 'f' },
   'dry-run': { type: 'boolean' },
+  env: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -243,6 +253,17 @@ function serviceOf(values: ParsedValues, env: Record<string, string | undefined>
   return { baseUrl: normaliseBaseUrl(rawUrl), apiKey };
 }
 
+/** --env names: variable names, none of them one a file may never read (the CLI's key, the CI runner's). */
+function envNamesOf(names: string[] | undefined): string[] {
+  const result: string[] = [];
+  for (const name of names ?? []) {
+    if (!ENV_NAME.test(name)) throw new UsageError(`--env: "${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
+    if (isRefusedEnvName(name)) throw new UsageError(`--env: ${name} is refused: ${REFUSED_RULE}`);
+    if (!result.includes(name)) result.push(name);
+  }
+  return result;
+}
+
 /** apply, export and schema: no run, so none of the run and verdict flags. */
 function configCommand(
   command: 'apply' | 'export' | 'schema',
@@ -255,7 +276,7 @@ function configCommand(
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run and rvs verdict only`);
   }
   if (command !== 'apply') {
-    for (const flag of ['file', 'dry-run'] as const) {
+    for (const flag of ['file', 'dry-run', 'env'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
     }
   }
@@ -266,7 +287,7 @@ function configCommand(
   if (command === 'apply') {
     if (values.output !== undefined) throw new UsageError('--output does not apply to rvs apply');
     if (!values.file) throw new UsageError('rvs apply needs -f <file>');
-    return { command, file: values.file, dryRun: values['dry-run'] ?? false, ...serviceOf(values, env) };
+    return { command, file: values.file, dryRun: values['dry-run'] ?? false, envNames: envNamesOf(values.env), ...serviceOf(values, env) };
   }
   if (values.output === '') throw new UsageError('--output needs a file name');
   return { command, output: values.output ?? null, ...serviceOf(values, env) };
@@ -289,7 +310,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   if (command === undefined) throw new UsageError('missing command (run, verdict, apply, export or schema); see rvs --help');
   if (command === 'help') return { command: 'help' };
   if (command === 'apply' || command === 'export' || command === 'schema') return configCommand(command, values, positionals.slice(1), env);
-  for (const flag of ['file', 'dry-run'] as const) {
+  for (const flag of ['file', 'dry-run', 'env'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
   }
   if (command !== 'run' && command !== 'verdict') throw new UsageError(`unknown command "${command}"; see rvs --help`);
