@@ -71,9 +71,9 @@ export async function runApply(command: ApplyCommand, client: RvsClient, io: Con
   }
   const current = await fetchTenantConfig(client);
   const plan = planApply(loaded, current, fileName);
+  if (command.dryRun) io.stdout.write(formatVariables(loaded.variables));
   io.stdout.write(formatPlan(plan));
   if (command.dryRun) {
-    io.stdout.write(formatVariables(loaded.variables));
     io.stdout.write('Dry run: nothing was changed.\n');
     return 0;
   }

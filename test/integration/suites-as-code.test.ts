@@ -340,7 +340,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toBe(
         [
-          `rvs: ${path}:12:17 endpoints[0].headers.x-rvs-key: environment variable RVS_API_KEY is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
+          `rvs: ${path}:12:18 endpoints[0].headers.x-rvs-key: environment variable RVS_API_KEY is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
           `rvs: ${path}:13:13 endpoints[0].headers.x-gh: environment variable GITHUB_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
           `rvs: ${path}:14:15 endpoints[0].headers.x-oidc: environment variable ACTIONS_ID_TOKEN_REQUEST_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
           'rvs: nothing was changed',
@@ -376,7 +376,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     const notNamed = await rvs(['apply', '-f', customPath], env);
     expect(notNamed.code).toBe(3);
     expect(notNamed.stderr).toContain(
-      `${customPath}:11:10 endpoints[0].url: environment variable CUSTOM_URL is not allowed: a file reads only RVS_SECRET_* variables and those named with --env NAME (rename it RVS_SECRET_CUSTOM_URL, or pass --env CUSTOM_URL)\n`,
+      `${customPath}:10:10 endpoints[0].url: environment variable CUSTOM_URL is not allowed: a file reads only RVS_SECRET_* variables and those named with --env NAME (rename it RVS_SECRET_CUSTOM_URL, or pass --env CUSTOM_URL)\n`,
     );
     expect(await snapshot(stack, auth)).toEqual(before);
     const dryNamed = await rvs(['apply', '-f', customPath, '--env', 'CUSTOM_URL', '--dry-run'], env);
