@@ -14,6 +14,7 @@ export interface FileProblem {
 export interface FileVariable {
   name: string;
   access: EnvAccess;
+  /** Whether it is set and not empty; false for one that may not be read (never looked at). */
   set: boolean;
 }
 
@@ -262,10 +263,10 @@ export function loadRvsFile(
   const variables = new Map<string, FileVariable>();
   const substitute = (value: string, path: PropertyKey[]): string =>
     value.replace(ENV_REFERENCE, (_whole, variable: string) => {
-      const found = env[variable];
-      if (!variables.has(variable)) variables.set(variable, { name: variable, access: envAccess(variable, namedEnv), set: found !== undefined && found !== '' });
-      // Refused before its value is even looked at: the value never leaves this function.
+      // Refused before its value is even read.
       const refusal = envAccessProblem(variable, namedEnv);
+      const found = refusal === null ? env[variable] : undefined;
+      if (!variables.has(variable)) variables.set(variable, { name: variable, access: envAccess(variable, namedEnv), set: found !== undefined && found !== '' });
       if (refusal !== null) {
         problems.push(problemAt(path, refusal));
         return '';
