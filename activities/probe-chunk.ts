@@ -15,6 +15,7 @@ import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { DEFAULT_REGION } from '../src/domain/vantage';
 import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
+import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { parseHead } from '../src/chains/registry';
@@ -74,14 +75,16 @@ export function toSampleRow(runId: string, targetId: string, role: SampleRow['ro
  * Reads the target's chain head and records it for the verdict's head_lag_blocks and the
  * correctness check's head-moved excuse. Not a sample, and a failed or malformed answer is
  * ignored: a missing read only withholds that excuse, and the samples that follow judge the
- * endpoint's availability.
+ * endpoint's availability. Our address policy's refusal is not the endpoint's failure: it is
+ * thrown, and fails the chunk as a refused probe call does.
  */
 async function observeHead(sql: Sql, chain: ChainAdapter, client: JsonRpcClient, runId: string, targetId: string): Promise<void> {
   const sentAt = Date.now();
   let answer: unknown;
   try {
     answer = await client.result(chain.head.method, chain.head.params);
-  } catch {
+  } catch (error) {
+    if (error instanceof OutboundAddressRefusedError) throw error;
     return;
   }
   const head = parseHead(chain, answer);
@@ -96,7 +99,8 @@ async function readHeight(chain: ChainAdapter, client: JsonRpcClient): Promise<b
   if (chain.heightRead === undefined) return null;
   try {
     return chain.heightRead.parse(await client.result(chain.heightRead.method, chain.heightRead.params))?.number ?? null;
-  } catch {
+  } catch (error) {
+    if (error instanceof OutboundAddressRefusedError) throw error;
     return null;
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isRefusedEnvName, REFUSED_RULE } from './env-allow-list';
 
 /** A mistake in how rvs was called: reported as one line, exit code 3. */
 export class UsageError extends Error {
@@ -43,7 +44,7 @@ export interface VerdictCommand extends Common {
   runId: string;
 }
 
-/** rvs apply -f <file> [--dry-run] [--verbose]: the file's chains, endpoints and suites into the tenant. */
+/** rvs apply -f <file> [--dry-run] [--verbose] [--env NAME]…: the file's chains, endpoints and suites into the tenant. */
 export interface ApplyCommand {
   command: 'apply';
   baseUrl: string;
@@ -52,6 +53,8 @@ export interface ApplyCommand {
   dryRun: boolean;
   /** Repeat every suite's warnings, changed or not. */
   verbose: boolean;
+  /** Variables the file may read besides RVS_SECRET_* (--env NAME, repeatable). */
+  envNames: string[];
 }
 
 /** rvs export [--output <file>]: the tenant's configuration as a file. */
@@ -70,7 +73,7 @@ export const USAGE = `Usage:
   rvs run <suite> [options]        trigger a run of a suite, given by id or by name
   rvs run --suite <suite> [options]
   rvs verdict <runId> [options]    print the verdict of a run
-  rvs apply -f <file> [--dry-run] [--verbose]
+  rvs apply -f <file> [--dry-run] [--verbose] [--env NAME]…
                                    create or update the file's chains, endpoints and suites
   rvs export [--output <file>]     write the tenant's chains, endpoints and suites as a file
   rvs schema                       print the JSON Schema of that file
@@ -102,9 +105,13 @@ Options:
   --output <file>          write the formatted verdict to <file>; stdout gets the text summary
                            (export: write the file there instead of to stdout)
   -f, --file <file>        (apply) the file to apply (YAML or JSON), - for stdin
-  --dry-run                (apply) print the plan (create / update / unchanged) and change nothing
+  --dry-run                (apply) print the plan (create / update / unchanged) and the
+                           variables the file reads, and change nothing
   --verbose                (apply) print every suite's warnings; by default a suite's warnings
                            are printed when it is created or they change, else only counted
+  --env <NAME>             (apply) let the file read \${NAME} too, repeatable; without it a file
+                           reads only RVS_SECRET_* variables. RVS_API_KEY, GITHUB_*, ACTIONS_*
+                           and RUNNER_* are never read
   --url <url>              service URL, with or without /v1 (default: $RVS_URL)
   --api-key <key>          API key (default: $RVS_API_KEY; prefer the variable: flags show in ps)
   -h, --help               show this help
@@ -140,9 +147,12 @@ const OPTIONS = {
   file: { type: 'string', short: 'f' },
   'dry-run': { type: 'boolean' },
   verbose: { type: 'boolean' },
+  env: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -289,6 +299,17 @@ function serviceOf(values: ParsedValues, env: Record<string, string | undefined>
   return { baseUrl: normaliseBaseUrl(rawUrl), apiKey };
 }
 
+/** --env names: variable names, none of them one a file may never read (the CLI's key, the CI runner's). */
+function envNamesOf(names: string[] | undefined): string[] {
+  const result: string[] = [];
+  for (const name of names ?? []) {
+    if (!ENV_NAME.test(name)) throw new UsageError(`--env: "${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
+    if (isRefusedEnvName(name)) throw new UsageError(`--env: ${name} is refused: ${REFUSED_RULE}`);
+    if (!result.includes(name)) result.push(name);
+  }
+  return result;
+}
+
 /** apply, export and schema: no run, so none of the run and verdict flags. */
 function configCommand(
   command: 'apply' | 'export' | 'schema',
@@ -301,7 +322,7 @@ function configCommand(
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs run and rvs verdict only`);
   }
   if (command !== 'apply') {
-    for (const flag of ['file', 'dry-run', 'verbose'] as const) {
+    for (const flag of ['file', 'dry-run', 'verbose', 'env'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
     }
   }
@@ -312,7 +333,7 @@ function configCommand(
   if (command === 'apply') {
     if (values.output !== undefined) throw new UsageError('--output does not apply to rvs apply');
     if (!values.file) throw new UsageError('rvs apply needs -f <file>');
-    return { command, file: values.file, dryRun: values['dry-run'] ?? false, verbose: values.verbose ?? false, ...serviceOf(values, env) };
+    return { command, file: values.file, dryRun: values['dry-run'] ?? false, verbose: values.verbose ?? false, envNames: envNamesOf(values.env), ...serviceOf(values, env) };
   }
   if (values.output === '') throw new UsageError('--output needs a file name');
   return { command, output: values.output ?? null, ...serviceOf(values, env) };
@@ -335,7 +356,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   if (command === undefined) throw new UsageError('missing command (run, verdict, apply, export or schema); see rvs --help');
   if (command === 'help') return { command: 'help' };
   if (command === 'apply' || command === 'export' || command === 'schema') return configCommand(command, values, positionals.slice(1), env);
-  for (const flag of ['file', 'dry-run', 'verbose'] as const) {
+  for (const flag of ['file', 'dry-run', 'verbose', 'env'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to rvs apply only`);
   }
   if (command !== 'run' && command !== 'verdict') throw new UsageError(`unknown command "${command}"; see rvs --help`);

@@ -17,7 +17,8 @@ import {
   type ServerSuite,
   type TenantConfig,
 } from './plan';
-import { loadRvsFile, type ResolvedSecrets } from './rvs-file';
+import { ALLOWED_ENV_PREFIX } from './env-allow-list';
+import { loadRvsFile, RvsFileError, type FileVariable, type LoadedFile, type ResolvedSecrets } from './rvs-file';
 
 export interface ConfigIo {
   stdout: { write(chunk: string): unknown };
@@ -59,9 +60,18 @@ export async function runApply(command: ApplyCommand, client: RvsClient, io: Con
   } catch (error) {
     throw new ConfigOutputError(`cannot read ${fileName}: ${(error as Error).message}`);
   }
-  const loaded = loadRvsFile(text, fileName, io.env);
+  const named = new Set(command.envNames);
+  let loaded: LoadedFile;
+  try {
+    loaded = loadRvsFile(text, fileName, io.env, named);
+  } catch (error) {
+    // A dry run shows what the file reads even when it may not: that is what a reviewer looks for.
+    if (command.dryRun && error instanceof RvsFileError && error.variables.length > 0) io.stdout.write(formatVariables(error.variables));
+    throw error;
+  }
   const current = await fetchTenantConfig(client);
   const plan = planApply(loaded, current, fileName);
+  if (command.dryRun) io.stdout.write(formatVariables(loaded.variables));
   io.stdout.write(formatPlan(plan));
   if (command.dryRun) {
     io.stdout.write('Dry run: nothing was changed.\n');
@@ -69,6 +79,18 @@ export async function runApply(command: ApplyCommand, client: RvsClient, io: Con
   }
   await executePlan(plan, loaded.file, loaded.secrets, current, client, io, command.verbose);
   return 0;
+}
+
+/** Every variable the file reads, by name only (never a value), with whether it may be read and why. */
+export function formatVariables(variables: readonly FileVariable[]): string {
+  if (variables.length === 0) return 'Environment variables read: none.\n';
+  const width = Math.max(...variables.map((v) => v.name.length));
+  const why = (v: FileVariable) => {
+    if (v.access === 'refused') return 'refused (never read from a file)';
+    if (v.access === 'not_allowed') return `not allowed (not ${ALLOWED_ENV_PREFIX}*, not given with --env)`;
+    return `allowed (${v.name.startsWith(ALLOWED_ENV_PREFIX) ? `${ALLOWED_ENV_PREFIX}*` : '--env'})${v.set ? '' : ', not set'}`;
+  };
+  return `Environment variables read (names only):\n${variables.map((v) => `  ${v.name.padEnd(width)}  ${why(v)}\n`).join('')}`;
 }
 
 async function executePlan(
@@ -187,8 +209,9 @@ function envName(text: string): string {
 
 /**
  * The tenant's configuration as a file. Secrets cannot be exported (the API never shows them):
- * each endpoint's URL becomes `${<NAME>_URL}` and each header value `${<NAME>_<HEADER>}`, and the
- * variables to set are listed on stderr.
+ * each endpoint's URL becomes `${RVS_SECRET_<NAME>_URL}`, its ws_url `${RVS_SECRET_<NAME>_WS_URL}`
+ * and each header value `${RVS_SECRET_<NAME>_<HEADER>}` (names `rvs apply` reads without --env),
+ * and the variables to set are listed on stderr.
  */
 export function exportFile(current: TenantConfig, schemaUrl: string): { text: string; variables: string[] } {
   const slugById = new Map(current.chains.map((c) => [c.id, c.slug]));
@@ -213,9 +236,10 @@ export function exportFile(current: TenantConfig, schemaUrl: string): { text: st
   const nameCount = new Map<string, number>();
   for (const e of endpoints) nameCount.set(envName(e.name), (nameCount.get(envName(e.name)) ?? 0) + 1);
   const used = new Set<string>();
+  // RVS_SECRET_ so that rvs apply reads them back without --env (env-allow-list.ts).
   const variable = (base: string) => {
-    let name = base;
-    for (let n = 2; used.has(name); n += 1) name = `${base}_${n}`;
+    let name = `${ALLOWED_ENV_PREFIX}${base}`;
+    for (let n = 2; used.has(name); n += 1) name = `${ALLOWED_ENV_PREFIX}${base}_${n}`;
     used.add(name);
     return name;
   };

@@ -99,6 +99,22 @@ export function describeError(error: unknown): string {
   return `unexpected error: ${(error as Error)?.message ?? String(error)}`;
 }
 
+/**
+ * The read token of a dashboard link, as written in the link (and decoded, when that differs):
+ * what `::add-mask::` must hide.
+ */
+export function dashboardTokens(url: string): string[] {
+  const raw = /[?&]token=([^&#]+)/.exec(url)?.[1];
+  if (raw === undefined) return [];
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // a malformed escape: the raw text is what the log would show
+  }
+  return decoded === raw ? [raw] : [raw, decoded];
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
@@ -159,6 +175,22 @@ export async function main(io: CliIo): Promise<number> {
   }
 
   const cmd: RunCommand | VerdictCommand = command;
+  /*
+   * A dashboard link carries a read token valid for days, and a public repository's job log is
+   * public: under GitHub Actions the runner is told to mask the token (`::add-mask::`, which it
+   * reads on stdout and stderr), on the stream that shows the link, before it, so the log shows
+   * the link as `?token=***`. Outside Actions the link is printed as it is (a terminal's user
+   * asked for it).
+   */
+  const masked = new Set<string>();
+  const maskDashboardToken = (url: string | undefined, stream: { write(chunk: string): unknown }) => {
+    if (io.env.GITHUB_ACTIONS !== 'true' || !url) return;
+    for (const token of dashboardTokens(url)) {
+      if (masked.has(token)) continue;
+      masked.add(token);
+      stream.write(`::add-mask::${token}\n`);
+    }
+  };
   const client = new RvsClient({
     baseUrl: cmd.baseUrl,
     apiKey: cmd.apiKey,
@@ -242,6 +274,8 @@ export async function main(io: CliIo): Promise<number> {
   };
 
   const emit = async (report: VerdictReport) => {
+    maskDashboardToken(report.verdict.dashboard_url, io.stdout);
+    maskDashboardToken(report.run?.dashboard_url, io.stdout);
     await output(formatVerdict(cmd.format, report), () => formatText(report));
     const stepSummary = io.env.GITHUB_STEP_SUMMARY;
     if (stepSummary) {
@@ -272,6 +306,8 @@ export async function main(io: CliIo): Promise<number> {
       if (cmd.commit) body.commit = cmd.commit;
       created = await client.triggerRun(await resolveSuite(client, cmd.suite), body, randomUUID());
       runId = created.id;
+      // --wait shows the link on stderr at once, without --wait the run on stdout.
+      maskDashboardToken(created.dashboard_url, cmd.wait ? io.stderr : io.stdout);
       io.onRunCreated?.(runId, created);
       if (!cmd.wait) {
         const run = created;

@@ -5,13 +5,21 @@ import { isRecord } from './json-shape';
 /*
  * What differs between a candidate's and a reference's answer to the same call, for the listed
  * correctness mismatches: the JSON paths where the normalised results part, each with both values
- * — bounded (at most MAX_DIFFERENCES paths of at most MAX_VALUE_CHARS characters each) and with
+ * — bounded (at most MAX_DIFFERENCES paths, each of at most MAX_PATH_CHARS characters with values of at most
+ * MAX_VALUE_CHARS) and with
  * every URL in a value redacted, since a value is a node's answer and is shown in the verdict, on
  * the dashboard and in webhooks. Pure.
  */
 
 export const MAX_DIFFERENCES = 3;
 export const MAX_VALUE_CHARS = 64;
+/**
+ * A path is cut too: its keys are the node's (one answer with three 1 MB keys made a 3 MB
+ * verdict), and so is its depth. A key is cut to MAX_KEY_CHARS, the whole path to MAX_PATH_CHARS,
+ * each ending in `…` where cut.
+ */
+export const MAX_KEY_CHARS = 48;
+export const MAX_PATH_CHARS = 160;
 
 export interface AnswerDiff {
   differences: AnswerDifference[];
@@ -38,7 +46,24 @@ export function showValue(value: unknown): string {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 }
 
-const keyPath = (path: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+function keyPath(path: string, key: string): string {
+  const shown = cut(key, MAX_KEY_CHARS);
+  return cut(/^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${shown}` : `${path}[${JSON.stringify(shown)}]`, MAX_PATH_CHARS);
+}
+
+/**
+ * Differences as stored, bounded again as answerDifferences bounds new ones: explanations stored
+ * before paths were cut may hold a path of megabytes, and a verdict recomputed from them would too.
+ */
+export function boundedDifferences(differences: readonly AnswerDifference[]): AnswerDifference[] {
+  return differences.slice(0, MAX_DIFFERENCES).map((d) => ({
+    path: cut(d.path, MAX_PATH_CHARS),
+    candidate: cut(d.candidate, MAX_VALUE_CHARS),
+    reference: cut(d.reference, MAX_VALUE_CHARS),
+  }));
+}
 
 /**
  * The first MAX_DIFFERENCES paths (in key order, depth first) where the normalised answers differ:
@@ -74,7 +99,7 @@ export function answerDifferences(
       continue;
     }
     if (Array.isArray(x) && Array.isArray(y)) {
-      for (let i = Math.max(x.length, y.length) - 1; i >= 0; i--) stack.push({ path: `${path}[${i}]`, a: x[i], b: y[i] });
+      for (let i = Math.max(x.length, y.length) - 1; i >= 0; i--) stack.push({ path: cut(`${path}[${i}]`, MAX_PATH_CHARS), a: x[i], b: y[i] });
       continue;
     }
     if (x !== undefined && y !== undefined && canonicalJson(x) === canonicalJson(y)) continue;

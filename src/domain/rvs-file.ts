@@ -26,8 +26,8 @@ const fromEnvironment = (what: string) =>
     .string()
     .min(1)
     .max(4096)
-    .regex(new RegExp(ENV_REFERENCE.source), `${what} must come from the environment: write \${NAME} (e.g. \${RPC_URL}), never the value itself`)
-    .describe(`${what}, with every secret part as \${NAME}, taken from the environment variable NAME when applied`);
+    .regex(new RegExp(ENV_REFERENCE.source), `${what} must come from the environment: write \${NAME} (e.g. \${RVS_SECRET_RPC_URL}), never the value itself`)
+    .describe(`${what}, with every secret part as \${NAME}, taken from the environment variable NAME when applied; rvs apply reads only RVS_SECRET_* names and those given with --env NAME`);
 
 const slug = z
   .string()

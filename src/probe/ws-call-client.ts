@@ -80,6 +80,12 @@ class WsCallClient implements JsonRpcClient {
   private waitingHead = 0;
   private closing: Promise<void> | null = null;
   private drained: (() => void) | null = null;
+  /**
+   * Our address policy refused the endpoint's address: every later call throws it too. Without
+   * this, the calls during the socket's backoff were connection errors, and a caller that had
+   * let the first refusal go (a head read) saw an unreachable endpoint instead of a refused one.
+   */
+  private refusal: OutboundAddressRefusedError | null = null;
 
   constructor(
     private readonly target: ProbeTarget,
@@ -145,6 +151,7 @@ class WsCallClient implements JsonRpcClient {
    * over opening a socket and the answer, as the HTTP transport's does over connect and response.
    */
   private async exchange(method: string, params: unknown[]): Promise<Exchange> {
+    if (this.refusal !== null) throw this.refusal;
     if (this.closing !== null) return { outcome: 'connection_error' };
     await this.acquire();
     try {
@@ -155,7 +162,10 @@ class WsCallClient implements JsonRpcClient {
       try {
         connection = await this.connectionOf(socket);
       } catch (error) {
-        if (error instanceof OutboundAddressRefusedError) throw error;
+        if (error instanceof OutboundAddressRefusedError) {
+          this.refusal = error;
+          throw error;
+        }
         return { outcome: error instanceof WsConnectError ? outcomeOfConnectError(error) : 'connection_error' };
       }
       const remainingMs = deadlineMs - performance.now();

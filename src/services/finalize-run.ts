@@ -24,6 +24,7 @@ import { classifyDifferingSamples, compareWithReference, contextConfirmedExample
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import { sweepStepRows } from '../db/sweep-stats';
 import { sweepPlanOf } from '../domain/sweep';
+import { boundedDifferences, MAX_DIFFERENCES } from '../domain/answer-diff';
 import {
   MAX_LISTED_MISMATCHES,
   spreadMismatches,
@@ -202,7 +203,7 @@ async function tallyCorrectness(
     // Explained for these very answers (a re-check stored since would change the hashes listed).
     const explained =
       e && e.candidate_hash === m.candidateHash && e.reference_hash === m.referenceHash
-        ? { differences: e.differences, more_differences: e.more_differences, differences_status: e.differences_status }
+        ? { differences: boundedDifferences(e.differences), more_differences: e.more_differences || e.differences.length > MAX_DIFFERENCES, differences_status: e.differences_status }
         : unexplained;
     return {
       method: m.method,

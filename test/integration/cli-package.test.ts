@@ -152,6 +152,12 @@ describe('the packed CLI, installed into an empty prefix, and the GitHub Action 
       'dashboard-url': expect.stringMatching(/^http:\/\/rvs\.test\/dashboard\/runs\/[0-9a-f-]{36}\?token=/),
     });
     expect(outputs['dashboard-url']).toContain(outputs['run-id']);
+    // Every dashboard token is masked before the log first shows it: the verdict's on stdout, the live link's on stderr.
+    const verdictToken = /[?&]token=([^&\s]+)/.exec(outputs['dashboard-url']!)![1]!;
+    expect(result.stdout.indexOf(verdictToken)).toBe(result.stdout.indexOf(`::add-mask::${verdictToken}\n`) + '::add-mask::'.length);
+    expect(result.stdout).toContain(`token=${verdictToken}`);
+    const liveToken = /dashboard \(live\): \S+[?&]token=([^&\s]+)/.exec(result.stderr)![1]!;
+    expect(result.stderr.indexOf(liveToken)).toBe(result.stderr.indexOf(`::add-mask::${liveToken}\n`) + '::add-mask::'.length);
     expect(await readFile(files.GITHUB_STEP_SUMMARY, 'utf8')).toContain('suite under test: FAIL');
     // The JUnit path is relative to the job's working directory, like any path a step is given.
     expect(await readFile(join(work, 'rvs-junit.xml'), 'utf8')).toContain(`<property name="run_id" value="${outputs['run-id']}"/>`);

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { READINESS_CACHE_MS } from '../../src/services/health';
 import { startStack, type Stack } from '../helpers/stack';
 import { startUnreadyApp } from '../helpers/unready-app';
 
@@ -32,6 +33,21 @@ describe('GET /healthz and GET /readyz', () => {
     // The address's failed-authentication quota (2 a minute) is whole: the first failure is a 401.
     const unauthenticated = await stack.app.inject({ method: 'GET', url: '/v1/users/me', remoteAddress });
     expect(unauthenticated.statusCode).toBe(401);
+  });
+
+  it('a flood of /readyz costs at most one Temporal (and database) check per interval, every answer still 200', async () => {
+    // A spy that calls through to the real Temporal frontend: it only counts.
+    const systemInfo = vi.spyOn(stack.client.workflowService, 'getSystemInfo');
+    try {
+      const started = performance.now();
+      const answers = await Promise.all(Array.from({ length: 300 }, () => stack.app.inject({ method: 'GET', url: '/readyz' })));
+      const elapsedMs = performance.now() - started;
+      for (const answer of answers) expect(answer.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } });
+      // One check per started interval at most, however long the flood took (300 before the cache).
+      expect(systemInfo.mock.calls.length).toBeLessThanOrEqual(Math.ceil(elapsedMs / READINESS_CACHE_MS) + 1);
+    } finally {
+      systemInfo.mockRestore();
+    }
   });
 
   it('/readyz is 503 naming PostgreSQL and Temporal when neither answers; /healthz does no I/O and stays 200', async () => {

@@ -58,6 +58,26 @@ describe('outbound URLs are refused at creation when every probe or delivery wou
     expect((await get<any>(stack.app, `/v1/endpoints/${ok.body.id}`, auth)).body.url).toBe('https://rpc.example.com/');
   });
 
+  it('refuses a run\'s own targets[].url at a loopback or private literal with 400, like a stored endpoint, creating no run', async () => {
+    const { auth, tenantId } = await stack.newTenant();
+    const chainId = await newChain(auth);
+    // Never probed: every trigger below is refused before a run exists.
+    const endpoint = await post<{ id: string }>(stack.app, '/v1/endpoints', auth, { chain_id: chainId, name: 'n', url: 'https://node.rvs-test.invalid/' });
+    const suite = await post<{ id: string }>(stack.app, '/v1/suites', auth, { chain_id: chainId, name: 's', config: { targets: [{ endpoint_id: endpoint.body.id }] } });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    for (const [, url, kind] of PRIVATE_URLS) {
+      const response = await post<any>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth, { targets: [{ url: 'https://preview.rvs-test.invalid/' }, { url }] });
+      expect(response.status, url).toBe(400);
+      expect(response.body.error.code).toBe('validation_error');
+      expect(response.body.error.details).toEqual([{ field: 'targets.1.url', message: expect.stringContaining(`is a ${kind} address, refused while RVS_ALLOW_PRIVATE_TARGETS is off`) }]);
+      for (const secret of ['s3cr3t', 'rpcuser', 'k3y-path']) expect(JSON.stringify(response.body)).not.toContain(secret);
+    }
+    const [row] = await stack.sql<{ runs: number; endpoints: number }[]>`
+      select (select count(*)::int from runs where tenant_id = ${tenantId}) as runs,
+             (select count(*)::int from endpoints where tenant_id = ${tenantId}) as endpoints`;
+    expect(row).toEqual({ runs: 0, endpoints: 1 });
+  });
+
   it.each(PRIVATE_URLS)('refuses a webhook at %s with 400 naming RVS_ALLOW_PRIVATE_WEBHOOKS, creating nothing', async (_name, url, kind) => {
     const { auth } = await stack.newTenant();
     const created = await post<any>(stack.app, '/v1/webhooks', auth, { url, events: ['run.finished'] });
@@ -152,5 +172,49 @@ describe('outbound URLs are refused at creation when every probe or delivery wou
     );
     // One attempt, not five: the refusal is final at once.
     expect((run.retry_history as unknown[]).length).toBe(1);
+  });
+
+  it('fails a run over the WebSocket transport with a reference when the address is refused, instead of recording connection errors and succeeding', async () => {
+    const { auth, tenantId } = await stack.newTenant();
+    const chainId = await newChain(auth);
+    // localhost resolves to loopback: the guarded lookup refuses it before a socket is opened (the ports are closed anyway).
+    const endpoint = async (name: string) => {
+      const port = await freePort();
+      const url = `http://localhost:${port}/`;
+      const wsUrl = `ws://localhost:${port}/`;
+      return insertEndpoint(stack.sql, {
+        tenantId,
+        chainId,
+        name,
+        protocol: 'json-rpc-http',
+        urlRedacted: redactUrl(url),
+        urlEncrypted: stack.box.encrypt(url),
+        wsUrlRedacted: redactUrl(wsUrl),
+        wsUrlEncrypted: stack.box.encrypt(wsUrl),
+        headerNames: [],
+        headersEncrypted: null,
+        timeoutMs: 1_000,
+      });
+    };
+    const candidate = await endpoint('ws-candidate');
+    const reference = await endpoint('ws-reference');
+    const suite = await post<{ id: string }>(stack.app, '/v1/suites', auth, {
+      chain_id: chainId,
+      name: 'ws suite',
+      config: {
+        targets: [{ endpoint_id: candidate.id }],
+        reference_endpoint_id: reference.id,
+        workload: { transport: 'ws', requests_per_target: 10, concurrency: 1, warmup_requests: 0, timeout_ms: 1_000 },
+        retry: { max_attempts: 5, initial_interval_ms: 200 },
+      },
+    });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth);
+    expect(created.status).toBe(201);
+    const run = await waitForRun(stack.app, auth, created.body.id, 45_000);
+    expect(run.status).toBe('failed');
+    expect(run.failure_reason).toMatch(/^a probe failed and cannot be retried: endpoint ws-(candidate|reference): refused to connect to a loopback address \(RVS_ALLOW_PRIVATE_TARGETS is off\)$/);
+    const [samples] = await stack.sql<{ n: number }[]>`select count(*)::int as n from run_samples where run_id = ${created.body.id} and outcome = 'connection_error'`;
+    expect(samples!.n).toBe(0);
   });
 });

@@ -56,18 +56,18 @@ chains:
 endpoints:
   - name: node-a
     chain: devnet
-    url: \${NODE_A_URL}
-    ws_url: \${NODE_A_WS_URL}
+    url: \${RVS_SECRET_NODE_A_URL}
+    ws_url: \${RVS_SECRET_NODE_A_WS_URL}
   - name: node-b
     chain: devnet
-    url: http://127.0.0.1:18546/rpc/\${NODE_B_TOKEN}
-    ws_url: ws://127.0.0.1:18546/\${NODE_B_TOKEN}
+    url: http://127.0.0.1:18546/rpc/\${RVS_SECRET_NODE_B_TOKEN}
+    ws_url: ws://127.0.0.1:18546/\${RVS_SECRET_NODE_B_TOKEN}
   - name: sol-a
     chain: sol-local
-    url: \${SOL_A_URL}
+    url: \${RVS_SECRET_SOL_A_URL}
   - name: sol-b
     chain: sol-local
-    url: \${SOL_B_URL}
+    url: \${RVS_SECRET_SOL_B_URL}
 suites:
   - name: heads
     chain: devnet
@@ -109,11 +109,11 @@ suites:
 `;
 
 const SECRETS = {
-  NODE_A_URL: 'http://127.0.0.1:18545/v2/key-aaaa1111',
-  NODE_A_WS_URL: 'ws://127.0.0.1:18545/ws/key-wsws9999',
-  NODE_B_TOKEN: 'token-bbbb2222',
-  SOL_A_URL: 'http://127.0.0.1:18899/',
-  SOL_B_URL: 'http://127.0.0.1:18900/',
+  RVS_SECRET_NODE_A_URL: 'http://127.0.0.1:18545/v2/key-aaaa1111',
+  RVS_SECRET_NODE_A_WS_URL: 'ws://127.0.0.1:18545/ws/key-wsws9999',
+  RVS_SECRET_NODE_B_TOKEN: 'token-bbbb2222',
+  RVS_SECRET_SOL_A_URL: 'http://127.0.0.1:18899/',
+  RVS_SECRET_SOL_B_URL: 'http://127.0.0.1:18900/',
 };
 
 describe('rvs files with ws_url, freshness, transport, batch_size and commitment, against a real stack', () => {
@@ -160,7 +160,7 @@ describe('rvs files with ws_url, freshness, transport, batch_size and commitment
     const byName = Object.fromEntries(after.endpoints.map((e) => [e.name, e]));
     expect(byName['node-a']).toMatchObject({ ws_url: 'ws://127.0.0.1:18545/****/****' });
     expect(byName['sol-a']).toMatchObject({ ws_url: null });
-    expect(await storedWsUrl(byName['node-a']!.id)).toBe(SECRETS.NODE_A_WS_URL);
+    expect(await storedWsUrl(byName['node-a']!.id)).toBe(SECRETS.RVS_SECRET_NODE_A_WS_URL);
     expect(await storedWsUrl(byName['node-b']!.id)).toBe('ws://127.0.0.1:18546/token-bbbb2222');
     const suite = (name: string) => after.suites.find((s) => s.name === name)!;
     expect(suite('heads').config).toMatchObject({
@@ -180,7 +180,7 @@ describe('rvs files with ws_url, freshness, transport, batch_size and commitment
     expect(await snapshot(stack, auth)).toEqual(after);
 
     const changed = FILE.replace('      duration_s: 90\n', '      duration_s: 120\n')
-      .replace('    ws_url: ws://127.0.0.1:18546/${NODE_B_TOKEN}\n', '')
+      .replace('    ws_url: ws://127.0.0.1:18546/${RVS_SECRET_NODE_B_TOKEN}\n', '')
       .replace('    commitment: confirmed\n', '    commitment: finalized\n')
       .replace('      batch_size: 10\n', '      batch_size: 25\n');
     // node-b without its ws_url cannot serve the ws transport of suite heads: refused before any write.
@@ -222,9 +222,9 @@ describe('rvs files with ws_url, freshness, transport, batch_size and commitment
     expect(exported.code, exported.stderr).toBe(0);
     const text = await readFile(out, 'utf8');
     for (const secret of ['key-aaaa1111', 'key-wsws9999', 'token-bbbb2222']) expect(text + exported.stderr).not.toContain(secret);
-    expect(exported.stderr).toContain('the file takes endpoint URLs and header values from: NODE_A_URL, NODE_A_WS_URL, NODE_B_URL, NODE_B_WS_URL, SOL_A_URL, SOL_B_URL');
+    expect(exported.stderr).toContain('the file takes endpoint URLs and header values from: RVS_SECRET_NODE_A_URL, RVS_SECRET_NODE_A_WS_URL, RVS_SECRET_NODE_B_URL, RVS_SECRET_NODE_B_WS_URL, RVS_SECRET_SOL_A_URL, RVS_SECRET_SOL_B_URL');
     const file = parse(text) as Record<string, any>;
-    expect(file.endpoints.find((e: { name: string }) => e.name === 'node-a')).toEqual({ name: 'node-a', chain: 'devnet', url: '${NODE_A_URL}', ws_url: '${NODE_A_WS_URL}', headers: {}, timeout_ms: 10000 });
+    expect(file.endpoints.find((e: { name: string }) => e.name === 'node-a')).toEqual({ name: 'node-a', chain: 'devnet', url: '${RVS_SECRET_NODE_A_URL}', ws_url: '${RVS_SECRET_NODE_A_WS_URL}', headers: {}, timeout_ms: 10000 });
     expect(file.endpoints.find((e: { name: string }) => e.name === 'sol-a')).not.toHaveProperty('ws_url');
     const suite = (name: string) => file.suites.find((s: { name: string }) => s.name === name);
     expect(suite('heads').freshness).toEqual({ duration_s: 90, via: 'subscribe', poll_interval_ms: 250, grace_ms: 2000, late_ms: 1000 });
@@ -238,7 +238,7 @@ describe('rvs files with ws_url, freshness, transport, batch_size and commitment
     const validate = ajv.compile((await schema.json()) as object);
     expect(validate(file), JSON.stringify(validate.errors)).toBe(true);
 
-    const values = { ...SECRETS, NODE_B_URL: 'http://127.0.0.1:18546/rpc/token-bbbb2222', NODE_B_WS_URL: 'ws://127.0.0.1:18546/token-bbbb2222' };
+    const values = { ...SECRETS, RVS_SECRET_NODE_B_URL: 'http://127.0.0.1:18546/rpc/token-bbbb2222', RVS_SECRET_NODE_B_WS_URL: 'ws://127.0.0.1:18546/token-bbbb2222' };
     const applied = await rvs(['apply', '-f', out], { RVS_URL: baseUrl, RVS_API_KEY: key, ...values });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('Applied: 0 created, 0 updated, 9 unchanged.\n');
@@ -250,27 +250,27 @@ describe('rvs files with ws_url, freshness, transport, batch_size and commitment
     expect(recreated.code, recreated.stderr).toBe(0);
     expect(recreated.stdout).toContain('Applied: 9 created, 0 updated, 0 unchanged.\n');
     const nodeA = (await snapshot(stack, other.auth)).endpoints.find((e) => e.name === 'node-a')!;
-    expect(await storedWsUrl(nodeA.id)).toBe(SECRETS.NODE_A_WS_URL);
+    expect(await storedWsUrl(nodeA.id)).toBe(SECRETS.RVS_SECRET_NODE_A_WS_URL);
     expect((await rvs(['export'], { RVS_URL: baseUrl, RVS_API_KEY: other.key })).stdout).toBe(text);
   });
 
   it('refuses, before any write, a literal ws_url, one that is not ws/wss once substituted, and a watch without a reference', async () => {
     const { key, auth } = await stack.newTenant();
     const env = { RVS_URL: baseUrl, RVS_API_KEY: key, ...SECRETS };
-    const literal = FILE.replace('ws_url: ${NODE_A_WS_URL}', 'ws_url: ws://127.0.0.1:18545/literal-key').replace('    reference: sol-b\n', '');
+    const literal = FILE.replace('ws_url: ${RVS_SECRET_NODE_A_WS_URL}', 'ws_url: ws://127.0.0.1:18545/literal-key').replace('    reference: sol-b\n', '');
     const bad = await rvs(['apply', '-f', await fileWith('literal.yaml', literal)], env);
     expect(bad.code).toBe(3);
     const name = join(dir, 'literal.yaml');
     expect(bad.stderr).toBe(
       [
-        `rvs: ${name}:13:13 endpoints[0].ws_url: ws_url must come from the environment: write \${NAME} (e.g. \${RPC_URL}), never the value itself`,
+        `rvs: ${name}:13:13 endpoints[0].ws_url: ws_url must come from the environment: write \${NAME} (e.g. \${RVS_SECRET_RPC_URL}), never the value itself`,
         `rvs: ${name}:58:7 suites[2].freshness: a head watch measures against the reference: set reference`,
         'rvs: nothing was changed',
         '',
       ].join('\n'),
     );
 
-    const http = await rvs(['apply', '-f', await fileWith('http.yaml', FILE)], { ...env, NODE_A_WS_URL: 'http://127.0.0.1:18545/key-wsws9999' });
+    const http = await rvs(['apply', '-f', await fileWith('http.yaml', FILE)], { ...env, RVS_SECRET_NODE_A_WS_URL: 'http://127.0.0.1:18545/key-wsws9999' });
     expect(http.code).toBe(3);
     expect(http.stderr).toContain('http.yaml:13:13 endpoints[0].ws_url: must be a ws:// or wss:// URL once its variables are substituted\n');
     expect(http.stderr).not.toContain('key-wsws9999');

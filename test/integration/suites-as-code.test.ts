@@ -52,13 +52,13 @@ chains:
 endpoints:
   - name: node-a
     chain: devnet
-    url: \${NODE_A_URL}
+    url: \${RVS_SECRET_NODE_A_URL}
     headers:
-      x-api-key: \${NODE_A_KEY}
+      x-api-key: \${RVS_SECRET_NODE_A_KEY}
     timeout_ms: 2000
   - name: node-b
     chain: devnet
-    url: http://127.0.0.1:\${NODE_B_PORT}/rpc/\${NODE_B_TOKEN}
+    url: http://127.0.0.1:\${RVS_SECRET_NODE_B_PORT}/rpc/\${RVS_SECRET_NODE_B_TOKEN}
 suites:
   - name: smoke
     chain: devnet
@@ -91,10 +91,10 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
   });
 
   const secrets = {
-    NODE_A_URL: 'http://127.0.0.1:18545/v2/key-aaaa1111',
-    NODE_A_KEY: 'header-secret-a',
-    NODE_B_PORT: '18546',
-    NODE_B_TOKEN: 'token-bbbb2222',
+    RVS_SECRET_NODE_A_URL: 'http://127.0.0.1:18545/v2/key-aaaa1111',
+    RVS_SECRET_NODE_A_KEY: 'header-secret-a',
+    RVS_SECRET_NODE_B_PORT: '18546',
+    RVS_SECRET_NODE_B_TOKEN: 'token-bbbb2222',
   };
 
   async function fileWith(name: string, text: string): Promise<string> {
@@ -130,7 +130,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     expect(byName['node-a']).toMatchObject({ timeout_ms: 2000, header_names: ['x-api-key'] });
     const [stored] = await stack.sql<{ url_encrypted: string; headers_encrypted: string }[]>`
       select url_encrypted, headers_encrypted from endpoints where id = ${byName['node-a']!.id}`;
-    expect(stack.box.decrypt(stored!.url_encrypted)).toBe(secrets.NODE_A_URL);
+    expect(stack.box.decrypt(stored!.url_encrypted)).toBe(secrets.RVS_SECRET_NODE_A_URL);
     expect(JSON.parse(stack.box.decrypt(stored!.headers_encrypted))).toEqual({ 'x-api-key': 'header-secret-a' });
     expect(after.suites).toHaveLength(1);
     expect(after.suites[0]).toMatchObject({
@@ -188,7 +188,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
 
     // The same path and host with another key: the redacted URL is equal, so the plan says
     // unchanged, but the service compares the real value and stores the new one.
-    const rotated = { ...env, NODE_A_URL: 'http://127.0.0.1:18545/v2/key-cccc3333' };
+    const rotated = { ...env, RVS_SECRET_NODE_A_URL: 'http://127.0.0.1:18545/v2/key-cccc3333' };
     const apply = await rvs(['apply', '-f', await fileWith('base-again.yaml', FILE)], rotated);
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toContain('endpoint devnet/node-a: unchanged\n');
@@ -227,14 +227,14 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     const text = await readFile(out, 'utf8');
     for (const secret of ['secret-path-1', 'secret-query-2', 'secret-pass-3', 'secret-header-4']) expect(text).not.toContain(secret);
     expect(exported.stderr).toContain(
-      'the file takes endpoint URLs and header values from: CANDIDATE_0_URL, CANDIDATE_0_AUTHORIZATION, CANDIDATE_1_URL, CANDIDATE_1_AUTHORIZATION, REFERENCE_URL, REFERENCE_AUTHORIZATION',
+      'the file takes endpoint URLs and header values from: RVS_SECRET_CANDIDATE_0_URL, RVS_SECRET_CANDIDATE_0_AUTHORIZATION, RVS_SECRET_CANDIDATE_1_URL, RVS_SECRET_CANDIDATE_1_AUTHORIZATION, RVS_SECRET_REFERENCE_URL, RVS_SECRET_REFERENCE_AUTHORIZATION',
     );
     const file = parse(text) as Record<string, any>;
     expect(file.endpoints[0]).toEqual({
       name: 'candidate 0',
       chain: before.chains[0]!.slug,
-      url: '${CANDIDATE_0_URL}',
-      headers: { authorization: '${CANDIDATE_0_AUTHORIZATION}' },
+      url: '${RVS_SECRET_CANDIDATE_0_URL}',
+      headers: { authorization: '${RVS_SECRET_CANDIDATE_0_AUTHORIZATION}' },
       timeout_ms: 2000,
     });
     expect(file.suites[0]).toMatchObject({ name: 'suite under test', targets: ['candidate 0', 'candidate 1'], reference: 'reference', schedule: null });
@@ -249,12 +249,12 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     expect(validate(file), JSON.stringify(validate.errors)).toBe(true);
 
     const values = {
-      CANDIDATE_0_URL: 'http://127.0.0.1:18600/secret-path-1',
-      CANDIDATE_1_URL: 'http://127.0.0.1:18601/?apikey=secret-query-2',
-      REFERENCE_URL: 'http://user:secret-pass-3@127.0.0.1:18602/',
-      CANDIDATE_0_AUTHORIZATION: 'Bearer secret-header-4',
-      CANDIDATE_1_AUTHORIZATION: 'Bearer secret-header-4',
-      REFERENCE_AUTHORIZATION: 'Bearer secret-header-4',
+      RVS_SECRET_CANDIDATE_0_URL: 'http://127.0.0.1:18600/secret-path-1',
+      RVS_SECRET_CANDIDATE_1_URL: 'http://127.0.0.1:18601/?apikey=secret-query-2',
+      RVS_SECRET_REFERENCE_URL: 'http://user:secret-pass-3@127.0.0.1:18602/',
+      RVS_SECRET_CANDIDATE_0_AUTHORIZATION: 'Bearer secret-header-4',
+      RVS_SECRET_CANDIDATE_1_AUTHORIZATION: 'Bearer secret-header-4',
+      RVS_SECRET_REFERENCE_AUTHORIZATION: 'Bearer secret-header-4',
     };
     const applied = await rvs(['apply', '-f', out], { ...env, ...values });
     expect(applied.code, applied.stderr).toBe(0);
@@ -278,7 +278,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     const before = await snapshot(stack, auth);
 
     const schemaErrors = await rvs(
-      ['apply', '-f', await fileWith('bad-schema.yaml', FILE.replace('timeout_ms: 2000', 'timeout_ms: 5').replace('    chain_id: 1337', '    chain_id: 1337\n    colour: red').replace('url: ${NODE_A_URL}', 'url: http://127.0.0.1:8545/literal-key'))],
+      ['apply', '-f', await fileWith('bad-schema.yaml', FILE.replace('timeout_ms: 2000', 'timeout_ms: 5').replace('    chain_id: 1337', '    chain_id: 1337\n    colour: red').replace('url: ${RVS_SECRET_NODE_A_URL}', 'url: http://127.0.0.1:8545/literal-key'))],
       env,
     );
     expect(schemaErrors.code).toBe(3);
@@ -287,7 +287,7 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     expect(schemaErrors.stderr).toBe(
       [
         `rvs: ${name}:7:5 chains[0].colour: unknown field`,
-        `rvs: ${name}:11:10 endpoints[0].url: url must come from the environment: write \${NAME} (e.g. \${RPC_URL}), never the value itself`,
+        `rvs: ${name}:11:10 endpoints[0].url: url must come from the environment: write \${NAME} (e.g. \${RVS_SECRET_RPC_URL}), never the value itself`,
         `rvs: ${name}:14:17 endpoints[0].timeout_ms: Too small: expected number to be >=100`,
         'rvs: nothing was changed',
         '',
@@ -304,9 +304,9 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     expect(unnamed.stderr).toContain('unnamed.yaml:4:5 chains[0].name: required\n');
 
     // Valid on its own, wrong against the environment or the tenant: also found before any write.
-    const unset = await rvs(['apply', '-f', await fileWith('unset.yaml', FILE)], { ...env, NODE_B_TOKEN: '' });
+    const unset = await rvs(['apply', '-f', await fileWith('unset.yaml', FILE)], { ...env, RVS_SECRET_NODE_B_TOKEN: '' });
     expect(unset.code).toBe(3);
-    expect(unset.stderr).toContain('unset.yaml:16:10 endpoints[1].url: environment variable NODE_B_TOKEN is not set\n');
+    expect(unset.stderr).toContain('unset.yaml:16:10 endpoints[1].url: environment variable RVS_SECRET_NODE_B_TOKEN is not set\n');
     const unknown = FILE.replace('targets: [node-a]', 'targets: [node-a, node-c]').replace('chain: devnet\n    targets', 'chain: mainnet\n    targets');
     const refs = await rvs(['apply', '-f', await fileWith('refs.yaml', unknown)], env);
     expect(refs.code).toBe(3);
@@ -324,6 +324,70 @@ describe('suites as code: rvs apply, apply --dry-run, export, and the file schem
     );
 
     expect(await snapshot(stack, auth)).toEqual(before);
+  });
+
+  it('${NAME} is an allow-list: the CLI\'s key and CI variables are refused, others need --env; the dry run lists every variable by name', async () => {
+    const { key, auth } = await stack.newTenant();
+    const ci = { GITHUB_TOKEN: 'ghs_planted-github-token', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'planted-oidc', CUSTOM_URL: 'http://127.0.0.1:18547/v2/custom-key' };
+    const env = { RVS_URL: baseUrl, RVS_API_KEY: key, ...secrets, ...ci };
+    const before = await snapshot(stack, auth);
+    // A file that sends the CLI's own key and the job's GitHub token to a host of its choosing.
+    const hostile = FILE.replace('      x-api-key: ${RVS_SECRET_NODE_A_KEY}\n', '      x-rvs-key: "${RVS_API_KEY}"\n      x-gh: "${GITHUB_TOKEN}"\n      x-oidc: "${ACTIONS_ID_TOKEN_REQUEST_TOKEN}"\n');
+    const path = await fileWith('hostile.yaml', hostile);
+
+    for (const args of [[], ['--env', 'CUSTOM_URL']]) {
+      const refused = await rvs(['apply', '-f', path, ...args], env);
+      expect(refused.code).toBe(3);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe(
+        [
+          `rvs: ${path}:12:18 endpoints[0].headers.x-rvs-key: environment variable RVS_API_KEY is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
+          `rvs: ${path}:13:13 endpoints[0].headers.x-gh: environment variable GITHUB_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
+          `rvs: ${path}:14:15 endpoints[0].headers.x-oidc: environment variable ACTIONS_ID_TOKEN_REQUEST_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env`,
+          'rvs: nothing was changed',
+          '',
+        ].join('\n'),
+      );
+    }
+    const named = await rvs(['apply', '-f', path, '--env', 'GITHUB_TOKEN'], env);
+    expect(named.code).toBe(3);
+    expect(named.stderr).toBe('rvs: --env: GITHUB_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env\n');
+
+    // The dry run shows what the file reads, names only, even though it is refused.
+    const dry = await rvs(['apply', '-f', path, '--dry-run'], env);
+    expect(dry.code).toBe(3);
+    expect(dry.stdout).toBe(
+      [
+        'Environment variables read (names only):',
+        '  RVS_SECRET_NODE_A_URL           allowed (RVS_SECRET_*)',
+        '  RVS_API_KEY                     refused (never read from a file)',
+        '  GITHUB_TOKEN                    refused (never read from a file)',
+        '  ACTIONS_ID_TOKEN_REQUEST_TOKEN  refused (never read from a file)',
+        '  RVS_SECRET_NODE_B_PORT          allowed (RVS_SECRET_*)',
+        '  RVS_SECRET_NODE_B_TOKEN         allowed (RVS_SECRET_*)',
+        '',
+      ].join('\n'),
+    );
+    for (const value of [key, ...Object.values(ci), ...Object.values(secrets)]) expect(dry.stdout + dry.stderr).not.toContain(value);
+    expect(await snapshot(stack, auth)).toEqual(before);
+
+    // Another name is read only when named with --env.
+    const custom = FILE.replace('url: ${RVS_SECRET_NODE_A_URL}', 'url: ${CUSTOM_URL}');
+    const customPath = await fileWith('custom.yaml', custom);
+    const notNamed = await rvs(['apply', '-f', customPath], env);
+    expect(notNamed.code).toBe(3);
+    expect(notNamed.stderr).toContain(
+      `${customPath}:10:10 endpoints[0].url: environment variable CUSTOM_URL is not allowed: a file reads only RVS_SECRET_* variables and those named with --env NAME (rename it RVS_SECRET_CUSTOM_URL, or pass --env CUSTOM_URL)\n`,
+    );
+    expect(await snapshot(stack, auth)).toEqual(before);
+    const dryNamed = await rvs(['apply', '-f', customPath, '--env', 'CUSTOM_URL', '--dry-run'], env);
+    expect(dryNamed.code, dryNamed.stderr).toBe(0);
+    expect(dryNamed.stdout).toContain('Environment variables read (names only):\n  CUSTOM_URL               allowed (--env)\n');
+    const applied = await rvs(['apply', '-f', customPath, '--env', 'CUSTOM_URL'], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    const nodeA = (await snapshot(stack, auth)).endpoints.find((e) => e.name === 'node-a')!;
+    const [stored] = await stack.sql<{ url_encrypted: string }[]>`select url_encrypted from endpoints where id = ${nodeA.id}`;
+    expect(stack.box.decrypt(stored!.url_encrypted)).toBe(ci.CUSTOM_URL);
   });
 
   it('the schema the API serves is the one the CLI prints and ships (public, no credential)', async () => {

@@ -1,6 +1,6 @@
 import { CHAINS } from '../../src/chains/registry';
 import { describe, expect, it } from 'vitest';
-import { answerDifferences, MAX_VALUE_CHARS, showValue } from '../../src/domain/answer-diff';
+import { answerDifferences, boundedDifferences, MAX_PATH_CHARS, MAX_VALUE_CHARS, showValue } from '../../src/domain/answer-diff';
 
 describe('answerDifferences: where two answers part', () => {
   it.each([
@@ -66,5 +66,36 @@ describe('answerDifferences: where two answers part', () => {
     expect(diff.differences).toHaveLength(1);
     expect(diff.differences[0]!.path).toBe('$');
     expect(diff.differences[0]!.reference).toBe('2');
+  });
+});
+
+describe('a huge differing answer stays a few hundred bytes of differences', () => {
+  it('cuts keys and paths a node chose: four 1 MB keys are three short paths and "more"', () => {
+    const huge = (c: string) => c.repeat(1_000_000);
+    const candidate = { [huge('a')]: 1, [huge('b')]: 2, [huge('c')]: 3, [`${huge('d')} odd`]: 4 };
+    const diff = answerDifferences(CHAINS.evm.normalize, 'eth_syncing', candidate, {});
+    expect(diff.more).toBe(true);
+    expect(diff.differences.map((d) => d.path)).toEqual([`$.${'a'.repeat(47)}…`, `$.${'b'.repeat(47)}…`, `$.${'c'.repeat(47)}…`]);
+    expect(JSON.stringify(diff).length).toBeLessThan(600);
+    // A key that needs quoting is cut before it is quoted.
+    expect(answerDifferences(CHAINS.evm.normalize, 'eth_syncing', { [`${huge('d')} odd`]: 4 }, {}).differences[0]!.path).toBe(`$["${'d'.repeat(47)}…"]`);
+  });
+
+  it('cuts a deep path to MAX_PATH_CHARS', () => {
+    const nest = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : [nest(depth - 1, leaf)]);
+    const diff = answerDifferences(CHAINS.evm.normalize, 'eth_call', nest(60, 1), nest(60, 2));
+    expect(diff.differences).toHaveLength(1);
+    expect(diff.differences[0]!.path).toHaveLength(MAX_PATH_CHARS);
+    expect(diff.differences[0]!.path.endsWith('…')).toBe(true);
+  });
+
+  it('bounds differences stored before paths were cut', () => {
+    const stored = Array.from({ length: 5 }, (_, i) => ({ path: `$.${String(i).repeat(1_000_000)}`, candidate: 'x'.repeat(1_000_000), reference: '1' }));
+    const bounded = boundedDifferences(stored);
+    expect(bounded).toHaveLength(3);
+    for (const d of bounded) {
+      expect(d.path.length).toBeLessThanOrEqual(MAX_PATH_CHARS);
+      expect(d.candidate.length).toBeLessThanOrEqual(MAX_VALUE_CHARS);
+    }
   });
 });

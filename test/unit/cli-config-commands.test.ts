@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionArgs, ActionInputError, outputLines, readInputs } from '../../src/cli/action';
 import { parseCliArgs, UsageError } from '../../src/cli/args';
-import { exportFile } from '../../src/cli/config-commands';
+import { exportFile, formatVariables } from '../../src/cli/config-commands';
 import { diffFields, formatPlan, planApply, suiteConfigOf, type Plan, type TenantConfig } from '../../src/cli/plan';
 import { loadRvsFile, RvsFileError } from '../../src/cli/rvs-file';
 import { rvsFileJsonSchema } from '../../src/domain/rvs-file';
@@ -12,7 +12,8 @@ const ENV = { RVS_URL: 'http://rvs.test:3000', RVS_API_KEY: KEY };
 
 describe('parseCliArgs: apply, export, schema', () => {
   it('parses apply, export and schema', () => {
-    expect(parseCliArgs(['apply', '-f', 'rvs.yaml'], ENV)).toEqual({ command: 'apply', file: 'rvs.yaml', dryRun: false, verbose: false, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
+    expect(parseCliArgs(['apply', '-f', 'rvs.yaml'], ENV)).toEqual({ command: 'apply', file: 'rvs.yaml', dryRun: false, verbose: false, envNames: [], baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
+    expect(parseCliArgs(['apply', '-f', 'rvs.yaml', '--env', 'RPC_KEY', '--env', 'TOKEN', '--env', 'RPC_KEY'], ENV)).toMatchObject({ envNames: ['RPC_KEY', 'TOKEN'] });
     expect(parseCliArgs(['apply', '--file', '-', '--dry-run'], ENV)).toMatchObject({ command: 'apply', file: '-', dryRun: true });
     expect(parseCliArgs(['export'], ENV)).toEqual({ command: 'export', output: null, baseUrl: 'http://rvs.test:3000/v1', apiKey: KEY });
     expect(parseCliArgs(['export', '--output', 'out.yaml'], ENV)).toMatchObject({ command: 'export', output: 'out.yaml' });
@@ -28,6 +29,12 @@ describe('parseCliArgs: apply, export, schema', () => {
     { argv: ['export', 'extra'], message: 'unexpected argument "extra"' },
     { argv: ['run', '0b8a2f7e-1111-4222-8333-444455556666', '-f', 'x'], message: '--file applies to rvs apply only' },
     { argv: ['schema', '--threshold', 'a=1'], message: '--threshold applies to rvs run and rvs verdict only' },
+    { argv: ['export', '--env', 'A'], message: '--env applies to rvs apply only' },
+    { argv: ['run', '0b8a2f7e-1111-4222-8333-444455556666', '--env', 'A'], message: '--env applies to rvs apply only' },
+    { argv: ['apply', '-f', 'x', '--env', '1A'], message: '--env: "1A" is not a variable name (letters, digits and _, not starting with a digit)' },
+    { argv: ['apply', '-f', 'x', '--env', 'GITHUB_TOKEN'], message: '--env: GITHUB_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env' },
+    { argv: ['apply', '-f', 'x', '--env', 'RVS_API_KEY'], message: '--env: RVS_API_KEY is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env' },
+    { argv: ['apply', '-f', 'x', '--env', 'runner_temp'], message: '--env: runner_temp is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env' },
   ])('$argv → $message', ({ argv, message }) => {
     expect(() => parseCliArgs(argv, ENV)).toThrow(new UsageError(message));
   });
@@ -45,8 +52,8 @@ chains:
 endpoints:
   - name: a
     chain: devnet
-    url: https://rpc.example.com/\${KEY_A}
-    headers: { authorization: "Bearer \${TOKEN}" }
+    url: https://rpc.example.com/\${RVS_SECRET_KEY_A}
+    headers: { authorization: "Bearer \${RVS_SECRET_TOKEN}" }
 suites:
   - name: s
     chain: devnet
@@ -55,7 +62,7 @@ suites:
 
 describe('loadRvsFile', () => {
   it('applies defaults and takes every ${NAME} from the environment', () => {
-    const loaded = loadRvsFile(FILE, 'rvs.yaml', { KEY_A: 'k-123', TOKEN: 't-456' });
+    const loaded = loadRvsFile(FILE, 'rvs.yaml', { RVS_SECRET_KEY_A: 'k-123', RVS_SECRET_TOKEN: 't-456' });
     expect(loaded.secrets).toEqual([{ url: 'https://rpc.example.com/k-123', wsUrl: null, headers: { authorization: 'Bearer t-456' } }]);
     expect(loaded.file.chains[0]).toEqual({ slug: 'devnet', name: 'Devnet', family: 'evm', chain_id: null, explorer_url: null });
     expect(loaded.file.endpoints[0]!.timeout_ms).toBe(10_000);
@@ -63,7 +70,7 @@ describe('loadRvsFile', () => {
     expect(loaded.file.suites[0]!.schedule).toBeUndefined();
   });
 
-  const problems = (text: string, env: Record<string, string> = { KEY_A: 'k', TOKEN: 't' }) => {
+  const problems = (text: string, env: Record<string, string> = { RVS_SECRET_KEY_A: 'k', RVS_SECRET_TOKEN: 't' }) => {
     try {
       loadRvsFile(text, 'rvs.yaml', env);
     } catch (error) {
@@ -74,7 +81,7 @@ describe('loadRvsFile', () => {
   };
 
   it.each([
-    { name: 'a literal header value', text: FILE.replace('Bearer ${TOKEN}', 'Bearer abc'), line: 'rvs.yaml:9:31 endpoints[0].headers.authorization: a header value must come from the environment' },
+    { name: 'a literal header value', text: FILE.replace('Bearer ${RVS_SECRET_TOKEN}', 'Bearer abc'), line: 'rvs.yaml:9:31 endpoints[0].headers.authorization: a header value must come from the environment' },
     { name: 'a duplicate suite', text: `${FILE}  - name: s\n    chain: devnet\n    targets: [a]\n`, line: 'rvs.yaml:14:5 suites[1]: this suite name appears more than once in the file' },
     { name: 'a target twice', text: FILE.replace('targets: [a]', 'targets: [a, a]'), line: 'rvs.yaml:13:14 suites[0].targets: an endpoint may appear only once' },
     { name: 'a bad schedule', text: `${FILE}    schedule: { every: 5 }\n`, line: 'rvs.yaml:14:15 suites[0].schedule: does not match any allowed form' },
@@ -85,11 +92,80 @@ describe('loadRvsFile', () => {
   });
 
   it('reports every unset variable; an empty one counts as unset', () => {
-    expect(problems(FILE, { TOKEN: '' })).toEqual([
-      'rvs.yaml:8:10 endpoints[0].url: environment variable KEY_A is not set',
-      'rvs.yaml:9:31 endpoints[0].headers.authorization: environment variable TOKEN is not set',
+    expect(problems(FILE, { RVS_SECRET_TOKEN: '' })).toEqual([
+      'rvs.yaml:8:10 endpoints[0].url: environment variable RVS_SECRET_KEY_A is not set',
+      'rvs.yaml:9:31 endpoints[0].headers.authorization: environment variable RVS_SECRET_TOKEN is not set',
     ]);
   });
+
+  it('reads only RVS_SECRET_* and --env names; RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* never, and never their values', () => {
+    const hostile = FILE.replace('Bearer ${RVS_SECRET_TOKEN}', '${RVS_API_KEY}')
+      .replace('headers: {', 'headers: { x-gh: "${GITHUB_TOKEN}", x-act: "${ACTIONS_RUNTIME_TOKEN}", x-run: "${RUNNER_TEMP}", x-home: "${HOME}",');
+    const env = { RVS_SECRET_KEY_A: 'k', RVS_API_KEY: 'rvs_secret_api_key', GITHUB_TOKEN: 'ghs_secret', ACTIONS_RUNTIME_TOKEN: 'act-secret', RUNNER_TEMP: '/tmp/runner', HOME: '/home/ci' };
+    let error: RvsFileError | null = null;
+    try {
+      // Named with --env, the refused ones are still refused.
+      loadRvsFile(hostile, 'rvs.yaml', env, new Set(['GITHUB_TOKEN', 'RVS_API_KEY']));
+    } catch (caught) {
+      error = caught as RvsFileError;
+    }
+    expect(error).toBeInstanceOf(RvsFileError);
+    const lines = error!.lines();
+    expect(lines).toEqual([
+      expect.stringContaining('endpoints[0].headers.x-gh: environment variable GITHUB_TOKEN is refused: RVS_API_KEY, GITHUB_*, ACTIONS_*, RUNNER_* are never read from a file, not even with --env'),
+      expect.stringContaining('endpoints[0].headers.x-act: environment variable ACTIONS_RUNTIME_TOKEN is refused'),
+      expect.stringContaining('endpoints[0].headers.x-run: environment variable RUNNER_TEMP is refused'),
+      expect.stringContaining('endpoints[0].headers.x-home: environment variable HOME is not allowed: a file reads only RVS_SECRET_* variables and those named with --env NAME (rename it RVS_SECRET_HOME, or pass --env HOME)'),
+      expect.stringContaining('endpoints[0].headers.authorization: environment variable RVS_API_KEY is refused'),
+    ]);
+    for (const value of ['rvs_secret_api_key', 'ghs_secret', 'act-secret', '/tmp/runner', '/home/ci']) expect(lines.join('\n')).not.toContain(value);
+    expect(error!.variables.map((v) => [v.name, v.access])).toEqual([
+      ['RVS_SECRET_KEY_A', 'allowed'],
+      ['GITHUB_TOKEN', 'refused'],
+      ['ACTIONS_RUNTIME_TOKEN', 'refused'],
+      ['RUNNER_TEMP', 'refused'],
+      ['HOME', 'not_allowed'],
+      ['RVS_API_KEY', 'refused'],
+    ]);
+    // --env HOME lets the file read HOME.
+    const allowed = loadRvsFile(FILE.replace('RVS_SECRET_TOKEN', 'HOME'), 'rvs.yaml', env, new Set(['HOME']));
+    expect(allowed.secrets[0]!.headers).toEqual({ authorization: 'Bearer /home/ci' });
+    expect(allowed.variables).toEqual([
+      { name: 'RVS_SECRET_KEY_A', access: 'allowed', set: true },
+      { name: 'HOME', access: 'allowed', set: true },
+    ]);
+  });
+
+  it('formatVariables lists names and whether each is allowed, never values', () => {
+    const text = formatVariables([
+      { name: 'RVS_SECRET_A_URL', access: 'allowed', set: true },
+      { name: 'HOME', access: 'allowed', set: false },
+      { name: 'PATH', access: 'not_allowed', set: true },
+      { name: 'GITHUB_TOKEN', access: 'refused', set: true },
+    ]);
+    expect(text).toBe(
+      [
+        'Environment variables read (names only):',
+        '  RVS_SECRET_A_URL  allowed (RVS_SECRET_*)',
+        '  HOME              allowed (--env), not set',
+        '  PATH              not allowed (not RVS_SECRET_*, not given with --env)',
+        '  GITHUB_TOKEN      refused (never read from a file)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('refuses a document too big or too deep before building it, and finds duplicate keys in linear time', () => {
+    expect(problems(`version: 1\nx: ${'['.repeat(200_000)}${']'.repeat(200_000)}\n`)).toEqual(['rvs.yaml:0:0: nested more than 64 deep']);
+    expect(problems(`version: 1\nx:\n${Array.from({ length: 60_000 }, (_, i) => `  k${i}: v`).join('\n')}\n`)).toEqual(['rvs.yaml:0:0: more than 100,000 values']);
+    expect(problems(`version: 1\nx: ${'- '.repeat(300)}1\n`)).toEqual(['rvs.yaml:0:0: nested or indented more than 256 deep on one line']);
+    // 10,000 keys and one written twice: found at its place (the library's pairwise check took ~5 s for this).
+    const keys = Array.from({ length: 10_000 }, (_, i) => `  k${i}: v`);
+    keys.push('  k7: again');
+    expect(problems(`${FILE}x:\n${keys.join('\n')}\n`)).toEqual([`rvs.yaml:${14 + 10_001}:3: Map keys must be unique`]);
+    expect(problems(FILE.replace('    name: Devnet', '    name: Devnet\n    name: Other'))).toEqual(['rvs.yaml:5:5: Map keys must be unique']);
+    // Lexing 100,000 values is a second or two on a loaded CI machine: no wall-clock assertion, a generous limit.
+  }, 60_000);
 
   it('refuses alias bombs instead of expanding them', () => {
     const bomb = ['version: 1', 'a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join('\n');
@@ -107,13 +183,13 @@ describe('planApply and diffFields', () => {
   };
 
   it('compares what the API shows: the redacted URL, header names and the timeout', () => {
-    const plan = planApply(loadRvsFile(FILE, 'rvs.yaml', { KEY_A: 'other-key', TOKEN: 't' }), current, 'rvs.yaml');
+    const plan = planApply(loadRvsFile(FILE, 'rvs.yaml', { RVS_SECRET_KEY_A: 'other-key', RVS_SECRET_TOKEN: 't' }), current, 'rvs.yaml');
     expect(plan.chains[0]).toMatchObject({ action: 'unchanged', changes: [] });
     // Another key in the same place is invisible to the plan (apply sends it; the service compares).
     expect(plan.endpoints[0]).toMatchObject({ action: 'unchanged', changes: [] });
     expect(plan.suites[0]).toMatchObject({ action: 'create' });
 
-    const moved = planApply(loadRvsFile(FILE.replace('https://rpc.example.com/', 'https://rpc2.example.com:8545/v2/'), 'rvs.yaml', { KEY_A: 'k', TOKEN: 't' }), current, 'rvs.yaml');
+    const moved = planApply(loadRvsFile(FILE.replace('https://rpc.example.com/', 'https://rpc2.example.com:8545/v2/'), 'rvs.yaml', { RVS_SECRET_KEY_A: 'k', RVS_SECRET_TOKEN: 't' }), current, 'rvs.yaml');
     expect(moved.endpoints[0]!.changes).toEqual([{ path: 'url', from: 'https://rpc.example.com/****', to: 'https://rpc2.example.com:8545/****/****' }]);
     expect(formatPlan(moved)).toContain('endpoint devnet/a: update\n  ~ url: "https://rpc.example.com/****" → "https://rpc2.example.com:8545/****/****"\n');
   });
@@ -203,7 +279,7 @@ describe('apply and export round trip: vantage points and capacity sweeps', () =
       }),
     ],
   };
-  const env = { A_URL: 'https://a.example.com/k', B_URL: 'https://b.example.com/k' };
+  const env = { RVS_SECRET_A_URL: 'https://a.example.com/k', RVS_SECRET_B_URL: 'https://b.example.com/k' };
   const idOf = (name: string) => ({ a: A, b: B })[name]!;
 
   it('export writes them, the plan finds the exported file unchanged, and apply sends them back as stored', () => {
@@ -261,7 +337,7 @@ describe('apply and export round trip: vantage points and capacity sweeps', () =
     const both = `${FILE}    vantage_points: [eu-west]\n    workload: { sweep: { rates: [5, 10] } }\n`;
     let lines: string[] = [];
     try {
-      loadRvsFile(both, 'rvs.yaml', { KEY_A: 'k', TOKEN: 't' });
+      loadRvsFile(both, 'rvs.yaml', { RVS_SECRET_KEY_A: 'k', RVS_SECRET_TOKEN: 't' });
     } catch (error) {
       if (error instanceof RvsFileError) lines = error.lines();
     }

@@ -204,6 +204,35 @@ describe('rvs run', () => {
     expect(h.stdout()).toBe(`run ${RUN} queued\n  suite: smoke\n  url:   ${BASE}/runs/${RUN}\n  dashboard: ${dashboard}\n`);
   });
 
+  it('under GitHub Actions: masks every dashboard token (::add-mask::) on the stream that shows it, before the line that does', async () => {
+    const live = `http://rvs.test/dashboard/runs/${RUN}?token=live.Tok%2Ben`;
+    const h = harness(
+      ['run', SUITE, '--wait'],
+      {
+        [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: live } }],
+        [`GET /runs/${RUN}`]: [{ status: 200, body: runBody('success', 100) }],
+        [`GET /runs/${RUN}/verdict`]: [{ status: 200, body: { ...verdictBody(), dashboard_url: `http://rvs.test/dashboard/runs/${RUN}?token=verdictTok` } }],
+      },
+      { ...ENV, GITHUB_ACTIONS: 'true' },
+    );
+    expect(await h.run()).toBe(0);
+    const stderr = h.stderr().split('\n');
+    expect(stderr[0]).toBe('::add-mask::live.Tok%2Ben');
+    expect(stderr[1]).toBe('::add-mask::live.Tok+en');
+    expect(stderr.findIndex((l) => l.includes('token=live'))).toBeGreaterThan(1);
+    const stdout = h.stdout().split('\n');
+    expect(stdout[0]).toBe('::add-mask::verdictTok');
+    expect(stdout.findIndex((l) => l.includes('token=verdictTok'))).toBeGreaterThan(0);
+
+    // Without --wait the run's link is on stdout, masked there first; outside Actions nothing is masked.
+    const once = harness(['run', SUITE], { [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: live } }] }, { ...ENV, GITHUB_ACTIONS: 'true' });
+    expect(await once.run()).toBe(0);
+    expect(once.stdout()).toMatch(/^::add-mask::live\.Tok%2Ben\n::add-mask::live\.Tok\+en\nrun /);
+    const local = harness(['run', SUITE], { [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: live } }] });
+    expect(await local.run()).toBe(0);
+    expect(local.stdout()).not.toContain('::add-mask::');
+  });
+
   it('--wait --timeout --cancel-on-timeout: cancels the run it gave up on, and still exits 3', async () => {
     const h = harness(['run', SUITE, '--wait', '--timeout', '5s', '--cancel-on-timeout'], {
       [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: runBody('queued') }],

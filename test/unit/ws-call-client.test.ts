@@ -175,6 +175,17 @@ describe('createWsCallClient', () => {
     await closing;
   });
 
+  it('a name the policy refuses (localhost, private targets off): the first call and every later one throw the refusal, none is a connection error', async () => {
+    // The test's own loopback server: never reached, since the guarded lookup refuses the address first.
+    const { url, connections } = await server(() => undefined);
+    const c = client(url.replace('127.0.0.1', 'localhost'), 1_000, { sockets: 1, allowPrivateTargets: false });
+    // A head read that lets its failure go must not turn the refusal into an unreachable endpoint.
+    await expect(c.result('eth_blockNumber', [])).rejects.toThrow(OutboundAddressRefusedError);
+    await expect(c.call(call(0, 'eth_blockNumber'))).rejects.toThrow(OutboundAddressRefusedError);
+    await expect(c.call(call(1, 'eth_blockNumber'))).rejects.toThrow(/^refused to connect to a loopback address$/);
+    expect(connections()).toBe(0);
+  });
+
   it('refuses a link-local literal before connecting, and is the ws transport of json-rpc-http', () => {
     const options = { connections: 1, allowPrivateTargets: true, answers: CHAINS.evm };
     expect(() => createWsCallClient({ url: 'ws://169.254.169.254/k', headers: {}, timeoutMs: 1_000 }, options)).toThrow(OutboundAddressRefusedError);

@@ -11,6 +11,28 @@ import type { CapacityComparison, FreshnessComparison, VerdictInput, VerdictValu
 const STATUS_CELL: Record<CheckStatus, string> = { pass: '✅ pass', fail: '❌ fail', inconclusive: '❔ inconclusive' };
 
 /**
+ * At most this much Markdown: it is a pull-request comment (GitHub: 65,536 characters), a step
+ * summary (1 MiB) and part of every webhook. Whatever makes it longer is cut at a line, with a
+ * last line saying how many lines were not shown.
+ */
+export const MAX_MARKDOWN_CHARS = 60_000;
+/** Mismatches listed in the Markdown (the verdict lists more). */
+const MARKDOWN_MISMATCHES = 5;
+
+function capMarkdown(lines: string[]): string {
+  let length = 0;
+  for (const [index, line] of lines.entries()) {
+    length += line.length + 1;
+    // Room kept for the marker line.
+    if (length > MAX_MARKDOWN_CHARS - 200) {
+      const rest = lines.length - index;
+      return [...lines.slice(0, index), '', `… ${rest} more line${rest === 1 ? '' : 's'} not shown (the verdict from the API has them all)`].join('\n');
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
  * "Branch `feature/x` @ `1a2b3c4` · baseline branch `main` (compared with it; never joins it)".
  * A branch is named by whoever pushed it: inside code spans, with backticks and line breaks
  * (git allows the first) taken out, it cannot become a link or markup in a pull-request comment.
@@ -106,20 +128,22 @@ export function verdictMarkdown(
   if (mismatches.length > 0) {
     lines.push('', '<details><summary>Top mismatches</summary>', '');
     const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
-    for (const m of mismatches.slice(0, 5)) {
+    for (const m of mismatches.slice(0, MARKDOWN_MISMATCHES)) {
       const params = JSON.stringify(m.params ?? null).slice(0, 120);
       const times = (m.occurrences ?? 1) > 1 ? ` (×${m.occurrences})` : '';
       // What differs, where it is known: each path with both values; else the two fingerprints.
       const what =
         m.differences_status === 'shown' && m.differences && m.differences.length > 0
           ? m.differences.map((d) => `${code(d.path)} candidate ${code(d.candidate)} ≠ reference ${code(d.reference)}`).join('; ') +
-            (m.more_differences ? '; …' : '')
+            (m.more_differences ? '; more paths differ, not shown' : '')
           : `candidate ${code(m.candidate_hash.slice(0, 12))} ≠ reference ${code(m.reference_hash.slice(0, 12))}`;
       lines.push(`- ${code(m.method)} ${code(params)}${times}: ${what}`);
     }
+    const unlisted = mismatches.length - MARKDOWN_MISMATCHES;
+    if (unlisted > 0) lines.push(`- … ${unlisted} more mismatch${unlisted === 1 ? '' : 'es'} not shown (the verdict lists them)`);
     lines.push('', '</details>');
   }
-  return lines.join('\n');
+  return capMarkdown(lines);
 }
 
 /** The head watch: one row per candidate, the reference's own heads and any observer gap. */

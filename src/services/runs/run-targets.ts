@@ -5,6 +5,7 @@ import { redactUrl } from '../../domain/redact-url';
 import type { SuiteConfig } from '../../domain/suite-config';
 import { validationError, type ErrorDetail } from '../../errors';
 import type { Ctx } from '../context';
+import { privateAddressRefusal } from '../outbound-url';
 import { endpointFields } from '../endpoints';
 
 /**
@@ -72,6 +73,11 @@ export async function resolveRunTargets(
   }
   // An endpoint given by url has no WebSocket URL: a head watch by subscription could not watch it.
   if (subscribes) targets.forEach((t, i) => t.endpoint_id === undefined && details.push({ field: `targets.${i}.url`, message: NO_WS_URL }));
+  // Refused here as POST /v1/endpoints refuses it: every probe of it would be refused at connect.
+  targets.forEach((t, i) => {
+    const refusal = t.url === undefined ? null : privateAddressRefusal(t.url, ctx.deps.config.allowPrivateTargets, 'RVS_ALLOW_PRIVATE_TARGETS');
+    if (refusal !== null) details.push({ field: `targets.${i}.url`, message: refusal });
+  });
   if (details.length > 0) throw validationError(details);
   const ownEndpoints: OwnEndpoint[] = [];
   const resolved = targets.map((t) => {

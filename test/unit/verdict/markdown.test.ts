@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyTally } from '../../../src/domain/correctness';
 import type { RunStats } from '../../../src/domain/run-stats';
 import { computeVerdict } from '../../../src/domain/verdict';
+import { MAX_MARKDOWN_CHARS } from '../../../src/domain/verdict/markdown';
 import { check, input, previousRun, reference, stats, steady, THRESHOLDS } from './fixtures';
 
 describe('computeVerdict: markdown_summary', () => {
@@ -65,6 +66,51 @@ describe('computeVerdict: markdown_summary', () => {
     const listed = result.markdown_summary.split('\n').filter((l) => l.startsWith('- `eth_getBalance`'));
     expect(listed).toHaveLength(5);
     expect(listed[0]).toBe('- `eth_getBalance` `["0xaa","0x10"]`: candidate `bbbbbbbbbbbb` ≠ reference `aaaaaaaaaaaa`');
+  });
+
+  it('stays under MAX_MARKDOWN_CHARS with an explicit "not shown" marker, whatever the mismatches hold', () => {
+    // As a verdict recomputed from explanations stored before paths were cut could hold: 1 MB paths.
+    const mismatch = (i: number) => ({
+      method: 'eth_call',
+      params: [{ to: '0x1' }, 'latest'],
+      candidate_hash: 'b'.repeat(32),
+      reference_hash: 'a'.repeat(32),
+      differences_status: 'shown' as const,
+      differences: [{ path: `$.${String(i).repeat(1_000_000)}`, candidate: '1', reference: '2' }],
+      more_differences: true,
+    });
+    const result = computeVerdict(
+      input({
+        thresholds: { ...THRESHOLDS, correctness_enabled: true, correctness_min_pct: 99 },
+        reference: reference(stats({ p95: 100 })),
+        correctness: { ...emptyTally(), matched: 90, mismatched: 10, mismatches: Array.from({ length: 10 }, (_, i) => mismatch(i)) },
+      }),
+    );
+    expect(result.markdown_summary.length).toBeLessThanOrEqual(MAX_MARKDOWN_CHARS);
+    expect(result.markdown_summary).toMatch(/\n… \d+ more lines? not shown \(the verdict from the API has them all\)$/);
+    expect(result.markdown_summary.split('\n')[0]).toBe('### ❌ mainnet smoke: FAIL');
+  });
+
+  it('says how many mismatches and paths it does not show', () => {
+    const mismatch = {
+      method: 'eth_call',
+      params: [],
+      candidate_hash: 'b'.repeat(32),
+      reference_hash: 'a'.repeat(32),
+      differences_status: 'shown' as const,
+      differences: [{ path: '$.a', candidate: '1', reference: '2' }],
+      more_differences: true,
+    };
+    const result = computeVerdict(
+      input({
+        thresholds: { ...THRESHOLDS, correctness_enabled: true, correctness_min_pct: 99 },
+        reference: reference(stats({ p95: 100 })),
+        correctness: { ...emptyTally(), matched: 90, mismatched: 10, mismatches: Array(8).fill(mismatch) },
+      }),
+    );
+    const lines = result.markdown_summary.split('\n');
+    expect(lines).toContain('- `eth_call` `[]`: `$.a` candidate `1` ≠ reference `2`; more paths differ, not shown');
+    expect(lines).toContain('- … 3 more mismatches not shown (the verdict lists them)');
   });
 
   it('counts the mismatches of every method, most first, beside the examples', () => {

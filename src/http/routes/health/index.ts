@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { checkReadiness } from '../../../services/health';
+import { cachedReadiness, checkReadiness, READINESS_CACHE_MS } from '../../../services/health';
 import type { Deps } from '../../../services/context';
 import { operation } from '../shared/operation';
 import { Liveness, Readiness } from './schemas';
@@ -11,6 +11,8 @@ import { Liveness, Readiness } from './schemas';
  * quota of the prober's address (the auth hook, which counts those, skips public routes).
  */
 export const healthRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  // Public and unquoted: a flood of /readyz costs at most one check of each dependency per interval.
+  const readiness = cachedReadiness(() => checkReadiness({ deps }));
   app.get(
     '/healthz',
     operation({
@@ -32,11 +34,11 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, {
       scope: 'public',
       operationId: 'getReadiness',
       summary: 'Readiness: PostgreSQL and Temporal answer',
-      description: 'Public. Each is given 2 s. Also 503 while the process shuts down.',
+      description: `Public. Each is given 2 s; one answer is given for up to ${READINESS_CACHE_MS / 1000} s (concurrent calls share one check), so a flood of calls costs at most one check per second. Also 503 while the process shuts down.`,
       tag: 'meta',
       success: { status: 200, description: 'ready to serve', schema: Readiness },
       errors: { 503: ['`service_unavailable`: PostgreSQL or Temporal did not answer (each failing one is a detail, by name)'] },
     }),
-    async () => checkReadiness({ deps }),
+    async () => readiness(),
   );
 };
