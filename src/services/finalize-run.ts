@@ -33,7 +33,7 @@ import {
 } from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
-import { measureFreshness } from '../domain/freshness';
+import { maxStoredHeads, measureFreshness } from '../domain/freshness';
 import {
   computeVerdict,
   verdictRanks,
@@ -282,7 +282,9 @@ async function freshnessOfRun(
 ): Promise<FreshnessWatchInput | undefined> {
   const config = runSettingsOf(run).freshness;
   if (!config) return undefined;
-  const [arrivals, segments] = [await findHeadArrivals(sql, run.id), await findWatchSegments(sql, run.id)];
+  const targetCount = candidates.length + 1;
+  const perTarget = maxStoredHeads(config.duration_s, runPlanOf(run).watchChain.fastestHeadIntervalMs);
+  const [arrivals, segments] = [await findHeadArrivals(sql, run.id, perTarget * targetCount), await findWatchSegments(sql, run.id)];
   const measured = measureFreshness({
     referenceTargetId: reference.id,
     candidateTargetIds: candidates.map((t) => t.id),
@@ -297,6 +299,8 @@ async function freshnessOfRun(
       disconnects: s.disconnects,
       duplicates: s.duplicates,
       dropped: s.dropped,
+      notStored: s.not_stored,
+      outOfRange: s.out_of_range,
     })),
     via: config.via,
     graceMs: config.grace_ms,

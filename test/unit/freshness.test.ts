@@ -14,6 +14,8 @@ const segment = (targetId: string, over: Partial<WatchSegment> = {}): WatchSegme
   disconnects: 0,
   duplicates: 0,
   dropped: 0,
+  notStored: 0,
+  outOfRange: 0,
   ...over,
 });
 

@@ -13,6 +13,9 @@ function candidate(over: Partial<CandidateFreshness> & { lagsMs?: number[] } = {
     reconnects: 0,
     disconnects: 0,
     dropped: 0,
+    flooding: false,
+    notStored: 0,
+    outOfRange: 0,
     longestStallMs: 1_300,
     judged: 100,
     missed: 0,
@@ -31,7 +34,7 @@ function watch(c: CandidateFreshness, gaps: Freshness['observerGaps'] = []): Fre
     late_ms: 1_000,
     poll_interval_ms: 250,
     measured: {
-      reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, longestStallMs: 1_100 },
+      reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, flooding: false, notStored: 0, outOfRange: 0, longestStallMs: 1_100 },
       candidates: [c],
       observerGaps: gaps,
     },
