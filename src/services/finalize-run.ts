@@ -107,8 +107,28 @@ export class RunNotFoundError extends Error {
  * out but is still working) waits for the first one, then finds the run terminal and reports it
  * as it is, so two finalizes never work on the same rows at once and a run gets one verdict.
  */
-export async function finalizeRun(deps: FinalizeRunDeps, input: FinalizeRunInput): Promise<FinalizeRunOutcome> {
-  return (await deps.sql.begin((tx) => finalizeLocked(tx, input, 'any')))!;
+export async function finalizeRun(deps: FinalizeRunDeps, input: FinalizeRunInput, signal?: AbortSignal): Promise<FinalizeRunOutcome> {
+  return (await deps.sql.begin(async (tx) => {
+    const stopWatching = signal ? await cancelOnAbort(deps.sql, tx, signal) : () => undefined;
+    try {
+      return await finalizeLocked(tx, input, 'any', signal);
+    } finally {
+      stopWatching();
+    }
+  }))!;
+}
+
+/**
+ * A finalize whose activity is cancelled must not go on judging (nor end the run as it would
+ * have): the statement running in its transaction is cancelled from another connection, so the
+ * transaction rolls back whatever it was waiting on (the finalize lock, a long aggregate).
+ */
+async function cancelOnAbort(sql: Sql, tx: postgres.TransactionSql, signal: AbortSignal): Promise<() => void> {
+  const [backend] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  const cancel = () => void sql`select pg_cancel_backend(${backend!.pid})`.catch(() => undefined);
+  if (signal.aborted) cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  return () => signal.removeEventListener('abort', cancel);
 }
 
 /**
@@ -396,8 +416,10 @@ async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
   from: 'any' | 'queued',
+  signal?: AbortSignal,
 ): Promise<FinalizeRunOutcome | null> {
   await lockRunForFinalize(sql, input.runId);
+  signal?.throwIfAborted();
   const run = await findRun(sql, input.runId);
   if (!run) throw new RunNotFoundError(input.runId);
   if (run.verdict && (run.status === 'success' || run.status === 'failed' || run.status === 'cancelled')) {
@@ -476,6 +498,8 @@ async function finalizeLocked(
   };
   const regions = judgedAtAll && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
   const verdict = computeVerdict(verdictInput, regions);
+  // Cancelled while judging: the run is ended as cancelled by the next finalize, never as judged here.
+  signal?.throwIfAborted();
   const ended = await finishRun(sql, run.id, {
     status: input.status,
     failureReason: input.failureReason,
