@@ -20,6 +20,7 @@ describe('what a head watch stores, and how a run ends, stay bounded', () => {
   let stack: Stack;
   let worker: ChildProcess;
   const nodes: HeadFloodNode[] = [];
+  let chains = 0;
   const startWorker = () => {
     worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey! });
     return worker;
@@ -41,14 +42,14 @@ describe('what a head watch stores, and how a run ends, stay bounded', () => {
   });
 
   async function suiteOf(auth: { authorization: string }, candidate: HeadFloodNode, reference: HeadFloodNode | null, config: Record<string, unknown>, candidateName = 'candidate') {
-    const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'Toy', slug: `toy-${Date.now()}-${Math.random()}`, chain_id: 31337 });
+    const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'Toy', slug: `toy-${Date.now()}-${++chains}`, chain_id: 31337 });
     const endpoint = async (name: string, n: HeadFloodNode) =>
       (await post<{ id: string }>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name, url: n.httpUrl, ws_url: n.wsUrl, timeout_ms: 2_000 })).body.id;
     const candidateId = await endpoint(candidateName, candidate);
     const referenceId = reference ? await endpoint('reference', reference) : null;
     const suite = await post<{ id: string }>(stack.app, '/v1/suites', auth, {
       chain_id: chain.body.id,
-      name: `bounds ${Math.random()}`,
+      name: `bounds ${chains}`,
       config: { targets: [{ endpoint_id: candidateId }], ...(referenceId ? { reference_endpoint_id: referenceId } : {}), ...config },
     });
     expect(suite.status, JSON.stringify(suite.body)).toBe(201);
