@@ -80,14 +80,19 @@ export async function findWatchSegments(sql: Queryable, runId: string): Promise<
 }
 
 /**
- * A run's arrivals in arrival order, at most `limit` (the watch stores at most maxStoredHeads per
- * target, so the caller passes that times the targets: what finalize holds stays bounded even for
- * rows stored before the bound).
+ * A run's arrivals in arrival order, each target's first `perTarget` only (the watch stores at
+ * most maxStoredHeads per target, so what finalize holds stays bounded even for rows stored
+ * before the bound: PostgreSQL picks them, the worker never sees the rest).
  */
-export async function findHeadArrivals(sql: Queryable, runId: string, limit: number): Promise<HeadArrivalRow[]> {
+export async function findHeadArrivals(sql: Queryable, runId: string, perTarget: number): Promise<HeadArrivalRow[]> {
   return sql<HeadArrivalRow[]>`
-    select target_id, number::text, hash, arrival_ms, via, segment
-    from run_head_arrivals where run_id = ${runId} order by arrival_ms, target_id limit ${limit}`;
+    select target_id, number::text, hash, arrival_ms, via, segment from (
+      select target_id, number, hash, arrival_ms, via, segment,
+        row_number() over (partition by target_id order by arrival_ms) as nth
+      from run_head_arrivals where run_id = ${runId}
+    ) firsts
+    where nth <= ${perTarget}
+    order by arrival_ms, target_id`;
 }
 
 /** How many heads each target of the run has stored so far (a resumed watch goes on counting from here). */

@@ -46,7 +46,7 @@ import {
   type VerdictValue,
 } from '../domain/verdict';
 import { findUnavailableRegions } from '../db/vantage';
-import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
+import { countHeadArrivals, findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
 
@@ -302,9 +302,11 @@ async function freshnessOfRun(
 ): Promise<FreshnessWatchInput | undefined> {
   const config = runSettingsOf(run).freshness;
   if (!config) return undefined;
-  const targetCount = candidates.length + 1;
   const perTarget = maxStoredHeads(config.duration_s, runPlanOf(run).watchChain.fastestHeadIntervalMs);
-  const [arrivals, segments] = [await findHeadArrivals(sql, run.id, perTarget * targetCount), await findWatchSegments(sql, run.id)];
+  const [arrivals, segments, stored] = [await findHeadArrivals(sql, run.id, perTarget), await findWatchSegments(sql, run.id), await countHeadArrivals(sql, run.id)];
+  // Rows beyond the bound (stored before it) are a flood too: counted as not stored, never read.
+  const excess = (targetId: string, segment: number) =>
+    segments.find((s) => s.target_id === targetId)?.segment === segment ? Math.max(0, (stored.get(targetId) ?? 0) - perTarget) : 0;
   const measured = measureFreshness({
     referenceTargetId: reference.id,
     candidateTargetIds: candidates.map((t) => t.id),
@@ -319,7 +321,7 @@ async function freshnessOfRun(
       disconnects: s.disconnects,
       duplicates: s.duplicates,
       dropped: s.dropped,
-      notStored: s.not_stored,
+      notStored: s.not_stored + excess(s.target_id, s.segment),
       outOfRange: s.out_of_range,
     })),
     via: config.via,
