@@ -9,6 +9,7 @@ import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/finalize-run';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
+import { runEndingStep } from './run-ending-step';
 import { loadJudgedRun, type RecheckDeps } from './recheck-head-moved';
 
 /** Calls asked at once (each to both sides). */
@@ -36,6 +37,11 @@ async function answerOf(client: JsonRpcClient | null, m: MismatchToExplain): Pro
  * run_mismatch_explanations. Retried, it asks only about mismatches without a stored explanation.
  */
 export async function explainRunMismatches(deps: RecheckDeps, input: { runId: string }): Promise<{ explained: number }> {
+  // Its worker lost too often: the mismatches are listed unexplained (runEndingStep).
+  return runEndingStep(() => explainRunMismatchesOnce(deps, input), async () => ({ explained: 0 }));
+}
+
+async function explainRunMismatchesOnce(deps: RecheckDeps, input: { runId: string }): Promise<{ explained: number }> {
   return heartbeating(async () => {
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { explained: 0 };

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { currentEndingLedger } from './run-ending-step';
 
 const HEARTBEAT_EVERY_MS = 1_000;
 
@@ -13,8 +14,10 @@ export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   } catch {
     // Called outside an activity: nobody to heartbeat to.
   }
-  const timer = context ? setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS) : undefined;
-  context?.heartbeat();
+  // A run-ending step's ledger rides along, so a worker lost mid-step leaves it in the details.
+  const beat = () => context?.heartbeat(currentEndingLedger());
+  const timer = context ? setInterval(beat, HEARTBEAT_EVERY_MS) : undefined;
+  beat();
   try {
     return await work();
   } finally {

@@ -13,6 +13,7 @@ import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { recheckAll, recheckAllAnswers, recheckAllAtOneSlot, type RecheckAnswer, type RecheckCall, type SlotRecheckCall } from '../src/probe/head-recheck';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
+import { runEndingStep } from './run-ending-step';
 import { runPlanOrFail } from './run-plan';
 
 export interface RecheckDeps {
@@ -103,6 +104,11 @@ type PlannedRecheck = RecheckPair & { block: string; params: unknown[]; atOneSlo
  * retried after a worker died re-sends only what is not stored yet, so nothing is counted twice.
  */
 export async function recheckHeadMoved(deps: RecheckDeps, input: { runId: string }): Promise<{ rechecked: number }> {
+  // Its worker lost too often: the differences keep the head-moved rule (runEndingStep).
+  return runEndingStep(() => recheckHeadMovedOnce(deps, input), async () => ({ rechecked: 0 }));
+}
+
+async function recheckHeadMovedOnce(deps: RecheckDeps, input: { runId: string }): Promise<{ rechecked: number }> {
   return heartbeating(async () => {
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { rechecked: 0 };

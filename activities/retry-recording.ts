@@ -1,10 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isDatabaseUnavailable, type Sql } from '../src/db/client';
-import { recordedAttempts, recordRetries, type NewRetry } from '../src/db/runs';
+import { findEndpoint } from '../src/db/endpoints';
+import { findRunTargets, recordedAttempts, recordRetries, type NewRetry } from '../src/db/runs';
 import {
   endpointBudgetLeft,
   INFRASTRUCTURE_BACKOFF,
   INFRASTRUCTURE_ERROR_TYPE,
+  LOST_ATTEMPTS_BUDGET,
   RETRIES_EXHAUSTED,
   retryDelayMs,
   type FailureClass,
@@ -20,6 +22,9 @@ export const INFRASTRUCTURE_FAILURE = 'InfrastructureFailure';
 const MAX_CARRIED_NOTES = 50;
 const MAX_MESSAGE_CHARS = 500;
 const LOST_MESSAGE = 'the attempt ended without a record of why (worker stopped, a timeout, or our database unreachable)';
+const LOST = 'attempt_lost';
+/** Error type of the failure that ends a chunk whose worker died LOST_ATTEMPTS_BUDGET times. */
+export const ATTEMPTS_LOST_FAILURE = 'AttemptsLost';
 
 export interface RetryScope {
   runId: string;
@@ -93,26 +98,41 @@ function toRow(scope: RetryScope, note: AttemptNote): NewRetry {
 /**
  * Writes what earlier attempts could not: the notes they carried (our database was down when
  * they failed) and, for any attempt with neither a row nor a note (its worker died), an
- * attempt_lost row. Clears the carried notes once they are written.
+ * attempt_lost row. Clears the carried notes once they are written. Returns how many earlier
+ * attempts were lost.
  */
-async function recordEarlierAttempts(sql: Sql, scope: RetryScope, attempt: number, ledger: RetryLedger): Promise<void> {
+async function recordEarlierAttempts(sql: Sql, scope: RetryScope, attempt: number, ledger: RetryLedger): Promise<number> {
   const recorded = await recordedAttempts(sql, scope);
   const notes = new Map(ledger.unrecorded.map((n) => [n.attempt, n]));
   const missing: NewRetry[] = [];
+  let lost = 0;
   for (let earlier = 1; earlier < attempt; earlier++) {
-    if (recorded.has(earlier)) continue;
+    if (recorded.has(earlier)) {
+      if (recorded.get(earlier) === LOST) lost++;
+      continue;
+    }
     const now = Date.now();
     const note = notes.get(earlier) ?? {
       attempt: earlier,
-      errorType: 'attempt_lost',
+      errorType: LOST,
       message: LOST_MESSAGE,
       failedAtMs: now,
       nextAttemptAtMs: now,
     };
+    if (note.errorType === LOST) lost++;
     missing.push(toRow(scope, note));
   }
   await recordRetries(sql, missing);
   ledger.unrecorded = [];
+  return lost;
+}
+
+/** The endpoint a scope's failures are the endpoint's of, by name (for a failure_reason; never its URL). */
+async function endpointName(sql: Sql, scope: RetryScope): Promise<string> {
+  const target = scope.targetId ? (await findRunTargets(sql, scope.runId)).find((t) => t.id === scope.targetId) : undefined;
+  if (target) return target.endpoint_name;
+  const endpoint = scope.endpointId ? await findEndpoint(sql, scope.endpointId) : undefined;
+  return endpoint?.name ?? 'an endpoint';
 }
 
 /**
@@ -142,7 +162,14 @@ export async function withRetryRecording<T>(
     context.heartbeat({ ...next, retries: ledger });
   };
   try {
-    if (attempt > 1) await recordEarlierAttempts(sql, scope, attempt, ledger);
+    if (attempt > 1) {
+      // A worker that died on this chunk LOST_ATTEMPTS_BUDGET times would die on it again: an
+      // answer it cannot survive. The run fails, naming the endpoint, instead of retrying for ever.
+      const lost = await recordEarlierAttempts(sql, scope, attempt, ledger);
+      if (lost >= LOST_ATTEMPTS_BUDGET) {
+        throw ApplicationFailure.nonRetryable(`the worker died ${lost} times processing answers from ${await endpointName(sql, scope)}`, ATTEMPTS_LOST_FAILURE);
+      }
+    }
     return await body(heartbeat);
   } catch (error) {
     if (context.cancellationSignal.aborted) throw error;

@@ -2,8 +2,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { SecretBox } from '../src/crypto/secret-box';
 import type { Sql } from '../src/db/client';
 import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
-import { findWatchSegments, recordHeadArrivals, upsertWatchSegments, type NewHeadArrival } from '../src/db/head-arrivals';
+import { countHeadArrivals, findWatchSegments, recordHeadArrivals, upsertWatchSegments, type NewHeadArrival } from '../src/db/head-arrivals';
 import { findRun, findRunTargets, type RunTargetRow } from '../src/db/runs';
+import { MAX_HEAD_NUMBER, maxStoredHeads } from '../src/domain/freshness';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { runSettingsOf } from '../src/domain/run-plan';
 import { HeadWatchUnavailableError, openHeadWatch, type HeadWatchEndpoint } from '../src/probe/transports';
@@ -75,7 +76,20 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
   context?.cancellationSignal.addEventListener('abort', cancelled, { once: true });
   const endTimer = setTimeout(() => stop.abort(), endsAtMs - Date.now());
 
-  const watches: { target: RunTargetRow; watch: HeadWatch; duplicates: number; liveFromMs: number | null }[] = [];
+  // Bounded per target: beyond what the family's block rate allows over the whole watch (every
+  // segment), the endpoint is flooding and its further heads are counted, not stored.
+  const maxHeads = maxStoredHeads(freshness.duration_s, chain.fastestHeadIntervalMs);
+  const storedBefore = await countHeadArrivals(sql, run.id);
+  const watches: {
+    target: RunTargetRow;
+    watch: HeadWatch;
+    duplicates: number;
+    liveFromMs: number | null;
+    /** Heads this target has stored or buffered, every segment included. */
+    kept: number;
+    notStored: number;
+    outOfRange: number;
+  }[] = [];
   try {
     for (const target of targets) {
       const endpoint = await findEndpoint(sql, target.endpoint_id);
@@ -87,7 +101,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
           allowPrivateTargets: deps.allowPrivateTargets,
           signal: stop.signal,
         });
-        watches.push({ target, watch, duplicates: 0, liveFromMs: null });
+        watches.push({ target, watch, duplicates: 0, liveFromMs: null, kept: storedBefore.get(target.id) ?? 0, notStored: 0, outOfRange: 0 });
       } catch (error) {
         if (error instanceof HeadWatchUnavailableError) {
           throw ApplicationFailure.nonRetryable(`endpoint ${endpoint.name}: ${error.message}`, 'HeadWatchUnavailable');
@@ -106,7 +120,7 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
       await upsertWatchSegments(
         sql,
         run.id,
-        watches.map(({ target, watch, duplicates, liveFromMs }) => ({
+        watches.map(({ target, watch, duplicates, liveFromMs, notStored, outOfRange }) => ({
           target_id: target.id,
           segment,
           started_ms: startedMs,
@@ -116,6 +130,8 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
           disconnects: watch.stats.disconnects,
           duplicates,
           dropped: watch.stats.dropped,
+          not_stored: notStored,
+          out_of_range: outOfRange,
         })),
         watchStartedAt,
       );
@@ -133,6 +149,12 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
         for await (const event of entry.watch) {
           if (event.kind === 'connected') entry.liveFromMs ??= offsetMs(event.atMonotonicNs);
           if (event.kind !== 'head') continue;
+          // A number the database cannot hold is this endpoint's finding: never in the shared batch,
+          // whose failed write would drop every target's heads.
+          if (event.number < 0n || event.number > MAX_HEAD_NUMBER) {
+            entry.outOfRange++;
+            continue;
+          }
           const key = `${event.number}:${event.hash ?? ''}`;
           if (seen.has(key)) {
             entry.duplicates++;
@@ -140,6 +162,11 @@ export async function watchFreshness(deps: WatchFreshnessDeps, input: { runId: s
           }
           if (seen.size >= MAX_REMEMBERED) seen.clear();
           seen.add(key);
+          if (entry.kept >= maxHeads) {
+            entry.notStored++;
+            continue;
+          }
+          entry.kept++;
           buffer.push({ targetId: entry.target.id, number: event.number, hash: event.hash, arrivalMs: offsetMs(event.receivedAtMonotonicNs), segment });
           if (buffer.length >= MAX_BUFFERED) await flushSoon();
         }

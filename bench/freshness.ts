@@ -80,7 +80,7 @@ async function measurementError(anvil: AnvilNode): Promise<void> {
     }
     await watch.done;
     const { reconnects, disconnects, dropped } = watch.stats;
-    segments.push({ targetId: id, segment: 0, startedMs: 0, lastSeenMs: WATCH_S * 1000, liveFromMs, reconnects, disconnects, duplicates, dropped });
+    segments.push({ targetId: id, segment: 0, startedMs: 0, lastSeenMs: WATCH_S * 1000, liveFromMs, reconnects, disconnects, duplicates, dropped, notStored: 0, outOfRange: 0 });
   });
   await new Promise((resolve) => setTimeout(resolve, WATCH_S * 1000));
   stop.abort();

@@ -46,6 +46,13 @@ export const RUN_STEPS_PATCH = 'run-steps';
 /** Marks executions that watch heads (config.freshness) beside the probes. */
 export const FRESHNESS_WATCH_PATCH = 'freshness-watch';
 
+/**
+ * Marks executions whose re-check, explanation and finalize of a run not yet cancelled are
+ * cancellable: a cancel then ends the run as cancelled instead of waiting for (or, when its
+ * worker keeps dying, never getting) the judged verdict.
+ */
+export const CANCELLABLE_END_PATCH = 'cancellable-end';
+
 /** Marks executions that give an open-loop run with a reference one shared schedule anchor. */
 export const PAIRED_ANCHOR_PATCH = 'paired-anchor';
 /**
@@ -72,6 +79,15 @@ const bookkeeping = proxyActivities<Activities>(BOOKKEEPING_OPTIONS);
 const finalizing = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '30 seconds',
+  retry: INFRASTRUCTURE_RETRY,
+});
+
+// The same steps where a cancel may end them (CANCELLABLE_END_PATCH): the workflow waits for the
+// activity to stop (its transaction rolled back) before finalizing the run as cancelled.
+const ending = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   retry: INFRASTRUCTURE_RETRY,
 });
 
@@ -236,6 +252,37 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     const resume = { nextSeq, campaignEndsAtMs, ...(scheduleAnchorMs === null ? {} : { scheduleAnchorMs }) };
     return continueAsNew<typeof runWorkflow>({ runId, resume, maxHistoryEvents });
   }
+  const result =
+    outcome.status !== 'cancelled' && !CancellationScope.current().consideredCancelled && patched(CANCELLABLE_END_PATCH)
+      ? await endCancellably(runId, outcome)
+      : await endShielded(runId, outcome);
+  setStatus(result);
+  // Webhooks of the finished run (their own workflows deliver them); a cancelled run notifies too.
+  if (patched(WEBHOOKS_PATCH)) await CancellationScope.nonCancellable(() => bookkeeping.enqueueWebhooks({ runId }));
+  return result;
+}
+
+/**
+ * Judges and ends a run that was not cancelled while probing; a cancel meanwhile stops the step
+ * under way (each waits until its activity has stopped) and ends the run as cancelled instead.
+ */
+async function endCancellably(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }): Promise<FinalizeRunResult> {
+  try {
+    return await CancellationScope.cancellable(async () => {
+      if (outcome.status === 'success') {
+        await ending.recheckHeadMoved({ runId });
+        await ending.explainMismatches({ runId });
+      }
+      return ending.finalizeRun({ runId, ...outcome, ...(outcome.status === 'success' ? { stepsDone: true } : {}) });
+    });
+  } catch (error) {
+    if (!isCancellation(error) && !CancellationScope.current().consideredCancelled) throw error;
+    return CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, status: 'cancelled', failureReason: 'cancelled by request' }));
+  }
+}
+
+/** Ends the run whatever happens to the workflow (executions before CANCELLABLE_END_PATCH, and cancelled runs). */
+async function endShielded(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }): Promise<FinalizeRunResult> {
   // Finalizing must happen even when the workflow itself is being cancelled — and so must the
   // steps of a successful run that talk to the endpoints before it, each an activity of its own
   // (finalize then only works on the database): re-send head-moved differences at a fixed
@@ -249,11 +296,5 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     });
     stepsDone = true;
   }
-  const result = await CancellationScope.nonCancellable(() =>
-    finalizing.finalizeRun({ runId, ...outcome, ...(stepsDone ? { stepsDone } : {}) }),
-  );
-  setStatus(result);
-  // Webhooks of the finished run (their own workflows deliver them); a cancelled run notifies too.
-  if (patched(WEBHOOKS_PATCH)) await CancellationScope.nonCancellable(() => bookkeeping.enqueueWebhooks({ runId }));
-  return result;
+  return CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome, ...(stepsDone ? { stepsDone } : {}) }));
 }

@@ -95,6 +95,13 @@ export interface ChainAdapter {
   /** New heads pushed over a WebSocket; a family without it is watched by polling `head` only. */
   headSubscription?: HeadSubscription;
   /**
+   * The shortest interval between two new heads an honest node of the family announces (its
+   * fastest chains, with local and test networks that mine on demand), ms. It bounds what a head
+   * watch stores per endpoint (domain/freshness.ts maxStoredHeads): more distinct heads than this
+   * rate allows over the watch is a flood, whose excess is not stored.
+   */
+  fastestHeadIntervalMs: number;
+  /**
    * The value that replaces a `{{pinned_block}}` string in a workload's params: the pinned
    * block/height/slot as the family writes it, or what to ask for when nothing is pinned.
    */

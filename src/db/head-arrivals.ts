@@ -22,6 +22,10 @@ export interface WatchSegmentRow {
   disconnects: number;
   duplicates: number;
   dropped: number;
+  /** Distinct heads not stored: beyond what the watch stores per endpoint (migration 026). */
+  not_stored: number;
+  /** Heads announced with a number outside bigint: never stored (migration 026). */
+  out_of_range: number;
 }
 
 export interface NewHeadArrival {
@@ -60,24 +64,42 @@ export async function upsertWatchSegments(
   if (segments.length === 0) return;
   const rows = segments.map((s) => ({ run_id: runId, watch_started_at: watchStartedAt, ...s }));
   await sql`
-    insert into run_head_watch_segments ${sql(rows, 'run_id', 'target_id', 'segment', 'watch_started_at', 'started_ms', 'last_seen_ms', 'live_from_ms', 'reconnects', 'disconnects', 'duplicates', 'dropped')}
+    insert into run_head_watch_segments ${sql(rows, 'run_id', 'target_id', 'segment', 'watch_started_at', 'started_ms', 'last_seen_ms', 'live_from_ms', 'reconnects', 'disconnects', 'duplicates', 'dropped', 'not_stored', 'out_of_range')}
     on conflict (run_id, target_id, segment) do update set
       last_seen_ms = greatest(run_head_watch_segments.last_seen_ms, excluded.last_seen_ms),
       live_from_ms = coalesce(run_head_watch_segments.live_from_ms, excluded.live_from_ms),
       reconnects = excluded.reconnects, disconnects = excluded.disconnects,
-      duplicates = excluded.duplicates, dropped = excluded.dropped`;
+      duplicates = excluded.duplicates, dropped = excluded.dropped,
+      not_stored = excluded.not_stored, out_of_range = excluded.out_of_range`;
 }
 
 export async function findWatchSegments(sql: Queryable, runId: string): Promise<WatchSegmentRow[]> {
   return sql<WatchSegmentRow[]>`
-    select target_id, segment, watch_started_at, started_ms, last_seen_ms, live_from_ms, reconnects, disconnects, duplicates, dropped
+    select target_id, segment, watch_started_at, started_ms, last_seen_ms, live_from_ms, reconnects, disconnects, duplicates, dropped, not_stored, out_of_range
     from run_head_watch_segments where run_id = ${runId} order by segment, target_id`;
 }
 
-export async function findHeadArrivals(sql: Queryable, runId: string): Promise<HeadArrivalRow[]> {
+/**
+ * A run's arrivals in arrival order, each target's first `perTarget` only (the watch stores at
+ * most maxStoredHeads per target, so what finalize holds stays bounded even for rows stored
+ * before the bound: PostgreSQL picks them, the worker never sees the rest).
+ */
+export async function findHeadArrivals(sql: Queryable, runId: string, perTarget: number): Promise<HeadArrivalRow[]> {
   return sql<HeadArrivalRow[]>`
-    select target_id, number::text, hash, arrival_ms, via, segment
-    from run_head_arrivals where run_id = ${runId} order by arrival_ms, target_id`;
+    select target_id, number::text, hash, arrival_ms, via, segment from (
+      select target_id, number, hash, arrival_ms, via, segment,
+        row_number() over (partition by target_id order by arrival_ms) as nth
+      from run_head_arrivals where run_id = ${runId}
+    ) firsts
+    where nth <= ${perTarget}
+    order by arrival_ms, target_id`;
+}
+
+/** How many heads each target of the run has stored so far (a resumed watch goes on counting from here). */
+export async function countHeadArrivals(sql: Queryable, runId: string): Promise<Map<string, number>> {
+  const rows = await sql<{ target_id: string; n: number }[]>`
+    select target_id, count(*)::int as n from run_head_arrivals where run_id = ${runId} group by target_id`;
+  return new Map(rows.map((r) => [r.target_id, r.n]));
 }
 
 /** A page of a run's arrivals in arrival order (optionally of one target), and how many there are. */

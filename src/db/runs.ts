@@ -239,17 +239,17 @@ export async function recordRetries(sql: Queryable, retries: readonly NewRetry[]
   }
 }
 
-/** The attempts of one activity execution (one chunk of one target) already in retry_history. */
+/** The attempts of one activity execution (one chunk of one target) already in retry_history, with their error type. */
 export async function recordedAttempts(
   sql: Queryable,
   key: { runId: string; targetId: string | null; activity: string; chunkSeq: number | null },
-): Promise<Set<number>> {
-  const rows = await sql<{ attempt: number }[]>`
-    select attempt from run_retries
+): Promise<Map<number, string>> {
+  const rows = await sql<{ attempt: number; error_type: string }[]>`
+    select attempt, error_type from run_retries
     where run_id = ${key.runId} and activity = ${key.activity}
       and coalesce(target_id, '00000000-0000-0000-0000-000000000000') = coalesce(${key.targetId}::uuid, '00000000-0000-0000-0000-000000000000')
       and coalesce(chunk_seq, -1) = coalesce(${key.chunkSeq}::int, -1)`;
-  return new Set(rows.map((r) => r.attempt));
+  return new Map(rows.map((r) => [r.attempt, r.error_type]));
 }
 
 // First key of the two-key advisory locks that serialise finalizes (the migration lock uses the

@@ -40,6 +40,10 @@ export interface WatchSegment {
   duplicates: number;
   /** Heads the observer was too slow to take (its bounded queue): the observer's, shown apart. */
   dropped: number;
+  /** Distinct heads not stored: the endpoint announced more than maxStoredHeads allows (flooding). */
+  notStored: number;
+  /** Heads announced with a number outside 0 … 2^63 − 1: not stored, the endpoint's finding. */
+  outOfRange: number;
 }
 
 export interface FreshnessInput {
@@ -62,6 +66,10 @@ export interface EndpointHeads {
   reconnects: number;
   disconnects: number;
   dropped: number;
+  /** The endpoint announced more distinct heads than its family's block rate allows (notStored > 0). */
+  flooding: boolean;
+  notStored: number;
+  outOfRange: number;
   /** Longest time without a new (higher) head while the observer watched, ms. */
   longestStallMs: number;
 }
@@ -87,6 +95,24 @@ export interface Freshness {
   candidates: CandidateFreshness[];
   /** When the observer was gone between two segments, ms from the watch's start. */
   observerGaps: { fromMs: number; toMs: number }[];
+}
+
+/** Head numbers are stored as bigint: a number above this is the endpoint's finding, never written. */
+export const MAX_HEAD_NUMBER = 2n ** 63n - 1n;
+
+/** Room above the family's fastest block rate: reorgs announce a height twice, a resumed watch sees some heads again. */
+export const HEAD_RATE_MARGIN = 2;
+/** Heads any watch may store per endpoint whatever its length (the backlog a subscription may start with). */
+export const HEAD_SLACK = 1_000;
+
+/**
+ * The most distinct heads a watch stores per endpoint: what the family's fastest honest block rate
+ * announces over the watch, times HEAD_RATE_MARGIN, plus HEAD_SLACK. An endpoint announcing more is
+ * flooding: its excess is counted (notStored), not stored, so a run's head rows — and what finalize
+ * reads of them — stay bounded by targets × this.
+ */
+export function maxStoredHeads(durationS: number, fastestHeadIntervalMs: number): number {
+  return Math.ceil(((durationS * 1000) / fastestHeadIntervalMs) * HEAD_RATE_MARGIN) + HEAD_SLACK;
 }
 
 const headKey = (a: { number: number; hash: string | null }) => `${a.number}:${a.hash ?? ''}`;
@@ -117,7 +143,7 @@ function endpointHeads(targetId: string, arrivals: readonly HeadArrival[], segme
     }
     longestStallMs = Math.max(longestStallMs, segment.lastSeenMs - last);
   }
-  const sum = (field: 'reconnects' | 'disconnects' | 'duplicates' | 'dropped') => segments.reduce((n, s) => n + s[field], 0);
+  const sum = (field: 'reconnects' | 'disconnects' | 'duplicates' | 'dropped' | 'notStored' | 'outOfRange') => segments.reduce((n, s) => n + s[field], 0);
   return {
     targetId,
     announced: new Set(arrivals.map(headKey)).size,
@@ -126,6 +152,9 @@ function endpointHeads(targetId: string, arrivals: readonly HeadArrival[], segme
     reconnects: sum('reconnects'),
     disconnects: sum('disconnects'),
     dropped: sum('dropped'),
+    flooding: sum('notStored') > 0,
+    notStored: sum('notStored'),
+    outOfRange: sum('outOfRange'),
     longestStallMs: Math.round(longestStallMs),
   };
 }
@@ -157,6 +186,13 @@ export function measureFreshness(input: FreshnessInput): Freshness {
 
   const candidates = input.candidateTargetIds.map((targetId): CandidateFreshness => {
     const arrivals = byTarget(input.arrivals, targetId).sort((a, b) => a.arrivalMs - b.arrivalMs);
+    // By subscription only the same height announces a head: look it up, not scan (a flooding candidate stores thousands).
+    const atHeight = new Map<number, HeadArrival[]>();
+    for (const a of arrivals) {
+      const same = atHeight.get(a.number);
+      if (same) same.push(a);
+      else atHeight.set(a.number, [a]);
+    }
     const liveFrom = new Map(byTarget(input.segments, targetId).map((s) => [s.segment, s.liveFromMs]));
     const lags: number[] = [];
     let judged = 0;
@@ -175,7 +211,7 @@ export function measureFreshness(input: FreshnessInput): Freshness {
         continue;
       }
       judged++;
-      const match = arrivals.find((a) => announces(via, a, head));
+      const match = (via === 'poll' ? arrivals : (atHeight.get(head.number) ?? [])).find((a) => announces(via, a, head));
       if (match === undefined || (match.segment === head.segment && match.arrivalMs - head.arrivalMs > graceMs) || (match.segment > head.segment)) {
         missed++;
         continue;

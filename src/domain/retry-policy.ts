@@ -40,6 +40,13 @@ export function endpointBudgetLeft(maxAttempts: number, endpointFailures: number
 }
 
 /**
+ * Attempts of one activity (a probe chunk, a run-ending step) whose worker died without a word
+ * (`attempt_lost`) before the activity gives up: an answer that kills the worker kills it on
+ * every attempt, and a worker restarted by a deploy is rarely lost three times in one chunk.
+ */
+export const LOST_ATTEMPTS_BUDGET = 3;
+
+/**
  * Detail key of the failure an activity throws when the suite's retry budget ran out (its value:
  * the endpoint failures spent): the run's failure_reason says "exhausted its retries" only then.
  */

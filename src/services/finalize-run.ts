@@ -34,7 +34,7 @@ import {
 } from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
-import { measureFreshness } from '../domain/freshness';
+import { maxStoredHeads, measureFreshness } from '../domain/freshness';
 import {
   computeVerdict,
   verdictRanks,
@@ -47,7 +47,7 @@ import {
   type VerdictValue,
 } from '../domain/verdict';
 import { findUnavailableRegions } from '../db/vantage';
-import { findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
+import { countHeadArrivals, findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
 import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
 
@@ -108,8 +108,28 @@ export class RunNotFoundError extends Error {
  * out but is still working) waits for the first one, then finds the run terminal and reports it
  * as it is, so two finalizes never work on the same rows at once and a run gets one verdict.
  */
-export async function finalizeRun(deps: FinalizeRunDeps, input: FinalizeRunInput): Promise<FinalizeRunOutcome> {
-  return (await deps.sql.begin((tx) => finalizeLocked(tx, input, 'any')))!;
+export async function finalizeRun(deps: FinalizeRunDeps, input: FinalizeRunInput, signal?: AbortSignal): Promise<FinalizeRunOutcome> {
+  return (await deps.sql.begin(async (tx) => {
+    const stopWatching = signal ? await cancelOnAbort(deps.sql, tx, signal) : () => undefined;
+    try {
+      return await finalizeLocked(tx, input, 'any', signal);
+    } finally {
+      stopWatching();
+    }
+  }))!;
+}
+
+/**
+ * A finalize whose activity is cancelled must not go on judging (nor end the run as it would
+ * have): the statement running in its transaction is cancelled from another connection, so the
+ * transaction rolls back whatever it was waiting on (the finalize lock, a long aggregate).
+ */
+async function cancelOnAbort(sql: Sql, tx: postgres.TransactionSql, signal: AbortSignal): Promise<() => void> {
+  const [backend] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  const cancel = () => void sql`select pg_cancel_backend(${backend!.pid})`.catch(() => undefined);
+  if (signal.aborted) cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  return () => signal.removeEventListener('abort', cancel);
 }
 
 /**
@@ -283,7 +303,11 @@ async function freshnessOfRun(
 ): Promise<FreshnessWatchInput | undefined> {
   const config = runSettingsOf(run).freshness;
   if (!config) return undefined;
-  const [arrivals, segments] = [await findHeadArrivals(sql, run.id), await findWatchSegments(sql, run.id)];
+  const perTarget = maxStoredHeads(config.duration_s, runPlanOf(run).watchChain.fastestHeadIntervalMs);
+  const [arrivals, segments, stored] = [await findHeadArrivals(sql, run.id, perTarget), await findWatchSegments(sql, run.id), await countHeadArrivals(sql, run.id)];
+  // Rows beyond the bound (stored before it) are a flood too: counted as not stored, never read.
+  const excess = (targetId: string, segment: number) =>
+    segments.find((s) => s.target_id === targetId)?.segment === segment ? Math.max(0, (stored.get(targetId) ?? 0) - perTarget) : 0;
   const measured = measureFreshness({
     referenceTargetId: reference.id,
     candidateTargetIds: candidates.map((t) => t.id),
@@ -298,6 +322,8 @@ async function freshnessOfRun(
       disconnects: s.disconnects,
       duplicates: s.duplicates,
       dropped: s.dropped,
+      notStored: s.not_stored + excess(s.target_id, s.segment),
+      outOfRange: s.out_of_range,
     })),
     via: config.via,
     graceMs: config.grace_ms,
@@ -393,8 +419,10 @@ async function finalizeLocked(
   sql: postgres.TransactionSql,
   input: FinalizeRunInput,
   from: 'any' | 'queued',
+  signal?: AbortSignal,
 ): Promise<FinalizeRunOutcome | null> {
   await lockRunForFinalize(sql, input.runId);
+  signal?.throwIfAborted();
   const run = await findRun(sql, input.runId);
   if (!run) throw new RunNotFoundError(input.runId);
   if (run.verdict && (run.status === 'success' || run.status === 'failed' || run.status === 'cancelled')) {
@@ -473,6 +501,8 @@ async function finalizeLocked(
   };
   const regions = judgedAtAll && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
   const verdict = computeVerdict(verdictInput, regions);
+  // Cancelled while judging: the run is ended as cancelled by the next finalize, never as judged here.
+  signal?.throwIfAborted();
   const ended = await finishRun(sql, run.id, {
     status: input.status,
     failureReason: input.failureReason,

@@ -19,6 +19,7 @@ import { toyHeadRead } from '../helpers/toy-chain';
 const toy: ChainAdapter = {
   family: 'toy',
   envelope: 'json-rpc-1.0',
+  fastestHeadIntervalMs: 1_000,
   head: toyHeadRead,
   // Heights are plain numbers; -1 asks for the tip.
   renderPinned: (pinned) => pinned ?? -1,

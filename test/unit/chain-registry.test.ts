@@ -24,6 +24,7 @@ import { toyHeadRead } from '../helpers/toy-chain';
 const toy: ChainAdapter = {
   family: 'toy',
   envelope: 'json-rpc-1.0',
+  fastestHeadIntervalMs: 1_000,
   head: toyHeadRead,
   renderPinned: (pinned) => pinned ?? -1,
   isHeadDependent: (method) => method === 'getbestblockhash' || method === 'getblockstats',

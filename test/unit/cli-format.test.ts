@@ -364,6 +364,9 @@ describe('the head watch (freshness_vs_reference) in text and JUnit', () => {
       reconnects: 0,
       disconnects: 0,
       dropped: 0,
+      flooding: false,
+      notStored: 0,
+      outOfRange: 0,
       longestStallMs: 1_300,
       judged: 100,
       missed: 0,
@@ -388,7 +391,7 @@ describe('the head watch (freshness_vs_reference) in text and JUnit', () => {
           late_ms: 1_000,
           poll_interval_ms: 250,
           measured: {
-            reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, longestStallMs: 1_100 },
+            reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, flooding: false, notStored: 0, outOfRange: 0, longestStallMs: 1_100 },
             candidates: [
               measured('fast', { lagsMs: lags(100, 40) }),
               measured('dropping', { missed: 7, late: 2, reconnects: 3, duplicates: 1, lagsMs: lags(93, 300) }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { measureFreshness, type HeadArrival, type WatchSegment } from '../../src/domain/freshness';
+import { maxStoredHeads, measureFreshness, type HeadArrival, type WatchSegment } from '../../src/domain/freshness';
 
 const REF = 'ref';
 const CAND = 'cand';
@@ -14,6 +14,8 @@ const segment = (targetId: string, over: Partial<WatchSegment> = {}): WatchSegme
   disconnects: 0,
   duplicates: 0,
   dropped: 0,
+  notStored: 0,
+  outOfRange: 0,
   ...over,
 });
 
@@ -134,5 +136,22 @@ describe('measureFreshness', () => {
     const arrivals = [{ targetId: CAND, number: 5, hash: '0x5', arrivalMs: 1_900, segment: 0 }, { targetId: REF, number: 5, hash: '0x5', arrivalMs: 3_100, segment: 1 }];
     const c = measureFreshness({ ...base, arrivals, segments }).candidates[0]!;
     expect({ judged: c.judged, missed: c.missed, lags: c.lagsUs.length }).toEqual({ judged: 1, missed: 0, lags: 0 });
+  });
+
+  it('sums what was not stored and the out-of-range heads per endpoint, and names a flood', () => {
+    const segments = [segment(REF), segment(CAND, { notStored: 7, outOfRange: 1 }), segment(CAND, { segment: 1, notStored: 3 })];
+    const c = measureFreshness({ ...base, arrivals: [...heads(REF, range(1, 5)), ...heads(CAND, range(1, 5), 100)], segments }).candidates[0]!;
+    expect({ flooding: c.flooding, notStored: c.notStored, outOfRange: c.outOfRange }).toEqual({ flooding: true, notStored: 10, outOfRange: 1 });
+  });
+});
+
+describe('maxStoredHeads', () => {
+  it.each([
+    { durationS: 60, intervalMs: 50, max: 3_400 },
+    { durationS: 10, intervalMs: 50, max: 1_400 },
+    { durationS: 3_600, intervalMs: 100, max: 73_000 },
+    { durationS: 1, intervalMs: 30_000, max: 1_001 },
+  ])('$durationS s at $intervalMs ms: $max', ({ durationS, intervalMs, max }) => {
+    expect(maxStoredHeads(durationS, intervalMs)).toBe(max);
   });
 });

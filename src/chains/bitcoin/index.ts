@@ -13,6 +13,8 @@ export const bitcoinAdapter: ChainAdapter = {
   envelope: 'json-rpc-1.0',
   head: bitcoinHead,
   headSubscription: btcdHeadSubscription,
+  // Mainnet's blocks are 10 minutes apart, but regtest mines as fast as it is asked.
+  fastestHeadIntervalMs: 100,
   renderPinned: renderBitcoinHeight,
   pinnedTemplates: { [PINNED_HEIGHT_TEMPLATE]: renderBitcoinHeight },
   pinContext: bitcoinPinContext,

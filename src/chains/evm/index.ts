@@ -10,6 +10,8 @@ export const evmAdapter: ChainAdapter = {
   envelope: 'json-rpc-2.0',
   head: evmHead,
   headSubscription: evmHeadSubscription,
+  // Fast L2s announce every 100–250 ms; anvil and geth --dev mine on demand.
+  fastestHeadIntervalMs: 50,
   renderPinned: renderEvmBlock,
   isHeadDependent,
   pinForRecheck: pinHeadDependentParams,

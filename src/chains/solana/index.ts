@@ -32,6 +32,8 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     heightRead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
     // Pushed heads: roots for a finalized watch, processed slots otherwise (neither takes a commitment).
     headSubscription: level === 'finalized' ? solanaRootSubscription : solanaSlotSubscription,
+    // Slots are 400 ms; local validators and replays tick faster.
+    fastestHeadIntervalMs: 50,
     renderPinned: renderSolanaSlot,
     pinnedTemplates: level === null ? pinnedTemplates : { ...pinnedTemplates, [COMMITMENT_TEMPLATE]: () => level },
     pinContext: solanaPinContext,

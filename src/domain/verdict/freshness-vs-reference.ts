@@ -12,7 +12,16 @@ export interface FreshnessDetails {
   head_lag_p95_max_ms: number;
   missed_heads_max_pct: number;
   stall_max_s: number;
-  candidates: { endpoint_id: string; endpoint_name: string; status: CheckStatus; reason: FreshnessReason; lag_p95_ms: PercentileMs | null; missed_pct: number | null; longest_stall_s: number }[];
+  candidates: {
+    endpoint_id: string;
+    endpoint_name: string;
+    status: CheckStatus;
+    reason: FreshnessReason;
+    lag_p95_ms: PercentileMs | null;
+    missed_pct: number | null;
+    longest_stall_s: number;
+    flooding: boolean;
+  }[];
 }
 
 export type FreshnessVsReferenceCheck = CheckOf<'freshness_vs_reference', FreshnessDetails>;
@@ -27,6 +36,19 @@ const worst = (statuses: readonly CheckStatus[]): CheckStatus =>
  * p95 from above: 72 are needed).
  */
 function judgeCandidate(
+  c: Freshness['candidates'][number],
+  limits: { lagMs: number; missedPct: number; stallS: number },
+): { status: CheckStatus; reason: FreshnessReason; missedPct: number | null; lagP95: PercentileMs | null } {
+  const judged = judgeHeads(c, limits);
+  // Flooding, or a head number no chain reaches, fails the endpoint whatever its stored heads say
+  // (a failure its heads show already keeps its own reason).
+  if (judged.status === 'fail') return judged;
+  if (c.outOfRange > 0) return { ...judged, status: 'fail', reason: 'head_out_of_range' };
+  if (c.flooding) return { ...judged, status: 'fail', reason: 'flooding' };
+  return judged;
+}
+
+function judgeHeads(
   c: Freshness['candidates'][number],
   limits: { lagMs: number; missedPct: number; stallS: number },
 ): { status: CheckStatus; reason: FreshnessReason; missedPct: number | null; lagP95: PercentileMs | null } {
@@ -49,7 +71,18 @@ export const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
   lag_above_limit: 'fail: the lag p95 is above the limit',
   lag_straddles_limit: 'inconclusive: the lag p95 interval straddles the limit (a longer watch would decide)',
   within_limits: 'pass',
+  flooding: 'fail: announced more heads than the chain\'s block rate allows (flooding; the excess was not stored)',
+  head_out_of_range: 'fail: announced a head number above 2^63 − 1',
 };
+
+/** What an endpoint's message says of a flood or out-of-range heads it sent; empty when none. */
+function boundsNote(e: { flooding: boolean; not_stored: number; out_of_range: number }): string {
+  const notes = [
+    ...(e.flooding ? [`flooding: ${e.not_stored} heads beyond the chain's block rate not stored`] : []),
+    ...(e.out_of_range > 0 ? [`${e.out_of_range} heads numbered above 2^63 − 1 not stored`] : []),
+  ];
+  return notes.length === 0 ? '' : ` (${notes.join('; ')})`;
+}
 
 /** Each candidate's head arrivals against the reference's: when the run watched heads (config.freshness). */
 export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (input) => {
@@ -78,6 +111,9 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
       reconnects: c.reconnects,
       disconnects: c.disconnects,
       dropped: c.dropped,
+      flooding: c.flooding,
+      not_stored: c.notStored,
+      out_of_range: c.outOfRange,
       longest_stall_ms: c.longestStallMs,
       unjudged: c.unjudged,
       lag_ms: c.lagsUs.length === 0 ? null : intervalsMs(c.lagsUs),
@@ -101,14 +137,19 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
       reconnects: ref.reconnects,
       disconnects: ref.disconnects,
       longest_stall_ms: ref.longestStallMs,
+      flooding: ref.flooding,
+      not_stored: ref.notStored,
+      out_of_range: ref.outOfRange,
     },
     candidates,
     observer_gaps: watch.measured.observerGaps.map((g) => ({ from_ms: Math.round(g.fromMs), to_ms: Math.round(g.toMs) })),
   };
   const parts = candidates.map((c) => {
     const p95 = c.lag_ms === null ? 'no lag measured' : `lag p95 ${showMs(c.lag_ms.p95.point)} ms [${showMs(c.lag_ms.p95.lower)}–${showMs(c.lag_ms.p95.upper)}]`;
-    return `${c.endpoint_name}: ${p95}, missed ${c.missed} of ${c.judged}, longest stall ${round1(c.longest_stall_ms / 1000)} s — ${FRESHNESS_REASON_TEXT[c.reason]}`;
+    return `${c.endpoint_name}: ${p95}, missed ${c.missed} of ${c.judged}, longest stall ${round1(c.longest_stall_ms / 1000)} s${boundsNote(c)} — ${FRESHNESS_REASON_TEXT[c.reason]}`;
   });
+  const referenceNote = boundsNote(comparison.reference);
+  if (referenceNote) parts.push(`reference ${comparison.reference.endpoint_name}${referenceNote}`);
   const details: FreshnessDetails = {
     head_lag_p95_max_ms: limits.lagMs,
     missed_heads_max_pct: limits.missedPct,
@@ -121,6 +162,7 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
       lag_p95_ms: c.lag_ms?.p95 ?? null,
       missed_pct: c.missed_pct,
       longest_stall_s: round1(c.longest_stall_ms / 1000),
+      flooding: c.flooding,
     })),
   };
   return {

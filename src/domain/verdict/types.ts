@@ -283,7 +283,15 @@ export interface FreshnessWatchInput {
   endpoints: Readonly<Record<string, { endpoint_id: string; endpoint_name: string }>>;
 }
 
-export type FreshnessReason = 'nothing_judged' | 'missed_above_limit' | 'stall_above_limit' | 'lag_above_limit' | 'lag_straddles_limit' | 'within_limits';
+export type FreshnessReason =
+  | 'nothing_judged'
+  | 'missed_above_limit'
+  | 'stall_above_limit'
+  | 'lag_above_limit'
+  | 'lag_straddles_limit'
+  | 'within_limits'
+  | 'flooding'
+  | 'head_out_of_range';
 
 export interface EndpointFreshness {
   endpoint_id: string;
@@ -304,6 +312,12 @@ export interface EndpointFreshness {
   disconnects: number;
   /** Heads the observer was too slow to take: the observer's, not the endpoint's. */
   dropped: number;
+  /** Announced more distinct heads than the chain's block rate allows over the watch: fails. */
+  flooding: boolean;
+  /** Distinct heads beyond that bound: not stored. */
+  not_stored: number;
+  /** Heads announced with a number outside 0 … 2^63 − 1: not stored; fails. */
+  out_of_range: number;
   longest_stall_ms: number;
   /** Reference heads not judged: their grace window fell into an observer gap or past the watch's end. */
   unjudged: number;
@@ -329,6 +343,9 @@ export interface FreshnessComparison {
     reconnects: number;
     disconnects: number;
     longest_stall_ms: number;
+    flooding: boolean;
+    not_stored: number;
+    out_of_range: number;
   };
   candidates: EndpointFreshness[];
   /** When the observer itself was gone (a worker lost), ms from the watch's start: nobody's heads were judged then. */

@@ -13,6 +13,9 @@ function candidate(over: Partial<CandidateFreshness> & { lagsMs?: number[] } = {
     reconnects: 0,
     disconnects: 0,
     dropped: 0,
+    flooding: false,
+    notStored: 0,
+    outOfRange: 0,
     longestStallMs: 1_300,
     judged: 100,
     missed: 0,
@@ -31,7 +34,7 @@ function watch(c: CandidateFreshness, gaps: Freshness['observerGaps'] = []): Fre
     late_ms: 1_000,
     poll_interval_ms: 250,
     measured: {
-      reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, longestStallMs: 1_100 },
+      reference: { targetId: 'ref', announced: 102, heads: 102, reorgs: 0, duplicates: 0, reconnects: 0, disconnects: 0, dropped: 0, flooding: false, notStored: 0, outOfRange: 0, longestStallMs: 1_100 },
       candidates: [c],
       observerGaps: gaps,
     },
@@ -58,6 +61,10 @@ describe('freshness_vs_reference', () => {
     { name: '3 of 100 missed under 5 %', c: candidate({ missed: 3, lagsMs: Array.from({ length: 97 }, () => 300) }), thresholds: { missed_heads_max_pct: 5 }, status: 'pass', reason: 'within_limits' },
     { name: 'a 40 s stall over 30 s', c: candidate({ longestStallMs: 40_000 }), thresholds: {}, status: 'fail', reason: 'stall_above_limit' },
     { name: 'nothing judged', c: candidate({ judged: 0, lagsMs: [] }), thresholds: {}, status: 'inconclusive', reason: 'nothing_judged' },
+    { name: 'a flood with heads within limits', c: candidate({ flooding: true, notStored: 5_000 }), thresholds: {}, status: 'fail', reason: 'flooding' },
+    { name: 'a head above 2^63 − 1 with heads within limits', c: candidate({ outOfRange: 1 }), thresholds: {}, status: 'fail', reason: 'head_out_of_range' },
+    { name: 'a late candidate that also sent a head above 2^63 − 1 keeps its own reason', c: candidate({ missed: 30, outOfRange: 3, lagsMs: Array.from({ length: 70 }, () => 300) }), thresholds: {}, status: 'fail', reason: 'missed_above_limit' },
+    { name: 'a flood while nothing could be judged still fails', c: candidate({ judged: 0, lagsMs: [], flooding: true, notStored: 1 }), thresholds: {}, status: 'fail', reason: 'flooding' },
   ])('$name → $status', ({ c, thresholds, status, reason }) => {
     const result = judge(c, thresholds);
     const judged = check(result, 'freshness_vs_reference');
@@ -65,6 +72,13 @@ describe('freshness_vs_reference', () => {
     expect(judged.details.candidates[0]).toMatchObject({ endpoint_id: 'e-cand', reason });
     expect(result.freshness_comparison).toMatchObject({ status, candidates: [{ endpoint_name: 'candidate', status, reason }] });
     if (status === 'fail') expect(result.verdict).toBe('fail');
+  });
+
+  it('names a flooding endpoint in the message and in the details', () => {
+    const judged = check(judge(candidate({ flooding: true, notStored: 12_345 })), 'freshness_vs_reference');
+    expect(judged.message).toContain('candidate: ');
+    expect(judged.message).toContain('flooding: 12345 heads beyond the chain\'s block rate not stored');
+    expect(judged.details.candidates[0]).toMatchObject({ flooding: true, reason: 'flooding' });
   });
 
   it('reports the lag with intervals, the counts and the observer gaps, and the Markdown shows them', () => {

@@ -194,7 +194,7 @@ const Pairing = component(
 );
 const baselineModelUsed = z.enum(['history', 'previous_run', 'run']);
 const freshnessReason = z
-  .enum(['nothing_judged', 'missed_above_limit', 'stall_above_limit', 'lag_above_limit', 'lag_straddles_limit', 'within_limits'])
+  .enum(['nothing_judged', 'missed_above_limit', 'stall_above_limit', 'lag_above_limit', 'lag_straddles_limit', 'within_limits', 'flooding', 'head_out_of_range'])
   .describe('why the candidate\'s freshness is judged as it is');
 
 export const BaselineLimits = component(
@@ -378,6 +378,7 @@ export const Check = component(
             lag_p95_ms: percentileMs.nullable().describe('null: no head matched'),
             missed_pct: z.number().nullable().describe('null: no reference head judged'),
             longest_stall_s: z.number(),
+            flooding: z.boolean().optional().describe('announced more distinct heads than the chain\'s block rate allows over the watch (fails; absent from verdicts judged before it)'),
           }),
         ),
       }),
@@ -528,6 +529,9 @@ export const FreshnessComparison = component(
       reconnects: count,
       disconnects: count,
       longest_stall_ms: int,
+      flooding: z.boolean().optional(),
+      not_stored: count.optional(),
+      out_of_range: count.optional(),
     }),
     candidates: z.array(
       z.object({
@@ -545,6 +549,12 @@ export const FreshnessComparison = component(
         reconnects: count,
         disconnects: count,
         dropped: count.describe('heads the observer was too slow to take (the observer\'s, not the endpoint\'s)'),
+        flooding: z
+          .boolean()
+          .optional()
+          .describe('announced more distinct heads than the chain\'s fastest block rate × the watch × 2 (+ 1,000) allows: fails, the excess is not stored (absent from verdicts judged before it)'),
+        not_stored: count.optional().describe('distinct heads beyond that bound, not stored'),
+        out_of_range: count.optional().describe('heads announced with a number above 2^63 − 1: not stored, fails the endpoint'),
         longest_stall_ms: int.describe('longest time without a new head while the observer watched'),
         unjudged: count.describe('reference heads whose grace window fell into an observer gap or past the end'),
         lag_ms: percentileIntervalsMs.nullable().describe('arrival lag behind the reference (negative: ahead); null when no head matched'),
