@@ -19,7 +19,7 @@ create table run_prober_health (
   primary key (run_id, target_id, activity, from_seq, attempt)
 );
 
--- Per-tenant caps on what a tenant runs at once (null: the service's defaults). A run over the
--- cap waits queued; a probe activity over it waits before it probes.
+-- A tenant's cap on runs claimed or running at once (null: the service's default,
+-- RVS_TENANT_MAX_RUNNING_RUNS). A run over the cap waits queued until one of the tenant's ends.
 alter table tenants add column max_running_runs integer check (max_running_runs > 0);
-alter table tenants add column max_probe_activities integer check (max_probe_activities > 0);
+create index runs_tenant_active on runs (tenant_id) where status in ('claimed', 'running');
