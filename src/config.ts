@@ -116,8 +116,10 @@ const envSchema = z.object({
   // Runs one tenant may have claimed or running at once, unless its row sets its own (tenants.max_running_runs).
   RVS_TENANT_MAX_RUNNING_RUNS: z.coerce.number().int().min(1).max(100_000).default(10),
   RVS_WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
-  RVS_WORKER_MIN_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(2),
-  RVS_WORKER_MAX_LOOP_DELAY_MS: z.coerce.number().min(1).max(10_000).default(20),
+  // The minimum lets bookkeeping (claim, plan, finalize: one slot each, like a probe) through
+  // while probes hold the rest; the limit is the prober's overload threshold (PROBER_OVERLOAD).
+  RVS_WORKER_MIN_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(6),
+  RVS_WORKER_MAX_LOOP_DELAY_MS: z.coerce.number().min(1).max(10_000).default(50),
   // Both metrics servers listen here, not on HOST: loopback unless the operator opens it to the
   // scraper's network (docker-compose.yml does, for Prometheus in the compose network).
   RVS_METRICS_HOST: listenHost.default('127.0.0.1'),

@@ -16,10 +16,9 @@ const WINDOW_MS = 500;
 const RESOLUTION_MS = 10;
 const RECHECK_MS = 100;
 
-function abortError(): Error {
-  const error = new Error('slot reservation aborted');
-  error.name = 'AbortError';
-  return error;
+/** The SDK takes a reservation rejected with its signal's reason as aborted (anything else it logs as an error). */
+function aborted(signal: AbortSignal): unknown {
+  return signal.reason ?? Object.assign(new Error('slot reservation aborted'), { name: 'AbortError' });
 }
 
 /**
@@ -64,7 +63,7 @@ export class EventLoopSlotSupplier implements CustomSlotSupplier<ActivitySlotInf
 
   async reserveSlot(_ctx: unknown, abortSignal: AbortSignal): Promise<SlotPermit> {
     while (!this.mayIssue()) {
-      if (abortSignal.aborted) throw abortError();
+      if (abortSignal.aborted) throw aborted(abortSignal);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, RECHECK_MS);
         function done() {
@@ -75,7 +74,7 @@ export class EventLoopSlotSupplier implements CustomSlotSupplier<ActivitySlotInf
         abortSignal.addEventListener('abort', done, { once: true });
       });
     }
-    if (abortSignal.aborted) throw abortError();
+    if (abortSignal.aborted) throw aborted(abortSignal);
     this.reserved++;
     return {};
   }

@@ -47,7 +47,8 @@ describe('EventLoopSlotSupplier', () => {
     const abort = new AbortController();
     const waiting = supplier.reserveSlot({}, abort.signal);
     abort.abort();
-    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    // Its signal's reason: what the SDK takes for an aborted reservation (anything else it logs as an error).
+    await expect(waiting).rejects.toBe(abort.signal.reason);
     expect(supplier.reservedSlots).toBe(1);
   });
 });
