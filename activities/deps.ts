@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
+import type { LoopBurn } from '../src/probe/prober-health';
 
 /** What the worker builds the activities from (createActivities). */
 export interface ActivityDeps {
@@ -21,6 +22,11 @@ export interface ActivityDeps {
   /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
   config?: Config;
   temporal?: Client;
+  /**
+   * Tests only: burns the worker's event loop while it probes, to stand in for a saturated worker.
+   * activityDepsFromConfig never sets it: no configuration, suite or request can.
+   */
+  testLoopBurn?: LoopBurn;
 }
 
 /**

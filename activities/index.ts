@@ -22,7 +22,7 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
   const probeDeps = { ...deps, clients };
   const webhookDeps = { ...deps, tenantAttempts: new TenantAttempts(deps.webhookAttemptsPerTenant) };
   return {
-    claimRun: (input) => claimRun(deps.sql, input),
+    claimRun: (input) => claimRun(deps.sql, input, deps.config?.tenantMaxRunningRuns),
     planRun: (input) => planRun(deps, input),
     probeChunk: (input) => probeChunk(probeDeps, input),
     probeSweepStep: (input) => probeSweepStep(probeDeps, input),

@@ -16,8 +16,10 @@ import { DEFAULT_REGION } from '../src/domain/vantage';
 import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
+import { recordProberHealth } from '../src/db/prober-health';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
+import { startProberHealth, type LoopBurn, type ProberHealthMonitor } from '../src/probe/prober-health';
 import { parseHead } from '../src/chains/registry';
 import type { ChainAdapter } from '../src/chains/types';
 import type { ClientCache } from './client-cache';
@@ -45,6 +47,27 @@ export interface ProbeDeps {
   box: SecretBox;
   allowPrivateTargets: boolean;
   clients: ClientCache;
+  /** Tests only: burns the worker's event loop while it probes (src/probe/prober-health.ts). */
+  testLoopBurn?: LoopBurn;
+}
+
+/**
+ * Measures the prober's health over one probe activity attempt (DESIGN §17) and stores it once
+ * the attempt's probing ended without an error: an attempt that failed is retried, and its
+ * retry measures again. Every open-loop call's send lag counts (observe); closed loop has none.
+ */
+export function measureProber(deps: ProbeDeps, key: { runId: string; targetId: string; activity: string; fromSeq: number }) {
+  const monitor: ProberHealthMonitor = startProberHealth(deps.testLoopBurn);
+  const attempt = Context.current().info.attempt;
+  return {
+    observe(results: readonly ProbedCall[]): void {
+      for (const r of results) if (r.sendLagUs !== null) monitor.observeSendLag(r.sendLagUs);
+    },
+    async finish(failed: boolean): Promise<void> {
+      const sample = monitor.stop();
+      if (!failed) await recordProberHealth(deps.sql, { ...key, attempt }, sample);
+    },
+  };
 }
 
 /** A probed call as a sample row; the sweep step adds its step and warm-up flag to the same row. */
@@ -149,6 +172,8 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
       // Heartbeats keep flowing during a batch too, so a slow endpoint is not taken for a dead
       // worker, and a cancel request reaches this attempt within about a second.
       const heartbeatTimer = setInterval(() => heartbeat({ ...progress }), HEARTBEAT_EVERY_MS);
+      const prober = measureProber(deps, { runId: run.id, targetId: target.id, activity: input.region === undefined ? 'probeChunk' : `probeChunk@${input.region}`, fromSeq: input.fromSeq });
+      let failed = true;
       try {
         // Snapshots of runs triggered before the workload had a transport are HTTP runs.
         const transport = workload.transport ?? 'http';
@@ -197,11 +222,13 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
               signal: writer.signal,
               batchCalls: BATCH_CALLS,
               batchMaxMs: BATCH_MAX_MS,
-              onBatch: (results, fromSeq, toSeq) =>
-                writer.write(
+              onBatch: (results, fromSeq, toSeq) => {
+                prober.observe(results);
+                return writer.write(
                   { runId: run.id, targetId: target.id, region, fromSeq, toSeq },
                   results.map((r) => toSampleRow(run.id, target.id, target.role, r, paired, region)),
-                ),
+                );
+              },
             });
           }
         } finally {
@@ -213,11 +240,13 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
         // A head read after the chunk too: the correctness check excuses a head-dependent
         // mismatch only when the head moved between the reads around the sample.
         if (observeHeads && !signal.aborted) await observeHead(sql, chain, client, run.id, target.id);
+        failed = false;
       } catch (error) {
         await deps.clients.drop(target.id);
         throw asActivityFailure(error, endpoint.name);
       } finally {
         clearInterval(heartbeatTimer);
+        await prober.finish(failed);
       }
       if (signal.aborted) {
         await deps.clients.drop(target.id);

@@ -11,7 +11,7 @@ import { measuredStep, sweepBudget } from '../src/domain/verdict/capacity';
 import { verdictRanks } from '../src/domain/verdict';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { asActivityFailure, endpointClientVersion, openEndpointClient } from './endpoint-client';
-import { BATCH_CALLS, BATCH_MAX_MS, CHUNK_MAX_MS, toSampleRow, type ProbeDeps } from './probe-chunk';
+import { BATCH_CALLS, BATCH_MAX_MS, CHUNK_MAX_MS, measureProber, toSampleRow, type ProbeDeps } from './probe-chunk';
 import { withRetryRecording } from './retry-recording';
 import { runPlanOrFail } from './run-plan';
 import { sampleWriter } from './sample-writer';
@@ -76,6 +76,8 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
       const deadlineMs = Date.now() + CHUNK_MAX_MS;
       const signal = context.cancellationSignal;
       const heartbeatTimer = setInterval(() => heartbeat({ ...progress }), HEARTBEAT_EVERY_MS);
+      const prober = measureProber(deps, { runId: run.id, targetId: target.id, activity: 'probeSweepStep', fromSeq: input.fromSeq });
+      let failed = true;
       try {
         const transport = workload.transport ?? 'http';
         const observeReference = targets.some((t) => t.role === 'reference');
@@ -114,17 +116,22 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
               signal: writer.signal,
               batchCalls: BATCH_CALLS,
               batchMaxMs: BATCH_MAX_MS,
-              onBatch: (results, fromSeq, toSeq) => writer.write({ runId: run.id, targetId: target.id, fromSeq, toSeq }, results.map(toRow)),
+              onBatch: (results, fromSeq, toSeq) => {
+                prober.observe(results);
+                return writer.write({ runId: run.id, targetId: target.id, fromSeq, toSeq }, results.map(toRow));
+              },
             });
           }
         } finally {
           await writer.close();
         }
+        failed = false;
       } catch (error) {
         await deps.clients.drop(target.id);
         throw asActivityFailure(error, endpoint.name);
       } finally {
         clearInterval(heartbeatTimer);
+        await prober.finish(failed);
       }
       if (signal.aborted) {
         await deps.clients.drop(target.id);

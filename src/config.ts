@@ -111,6 +111,15 @@ const envSchema = z.object({
   // scraping needs no credential, so only Prometheus should reach them.
   RVS_API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   RVS_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  // The worker's activity slots follow its event loop (DESIGN §17): beyond the minimum, it takes
+  // a task only while its loop delay p99 stays at or under the limit, and never more than the maximum.
+  // Runs one tenant may have claimed or running at once, unless its row sets its own (tenants.max_running_runs).
+  RVS_TENANT_MAX_RUNNING_RUNS: z.coerce.number().int().min(1).max(100_000).default(10),
+  RVS_WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
+  // The minimum lets bookkeeping (claim, plan, finalize: one slot each, like a probe) through
+  // while probes hold the rest; the limit is the prober's overload threshold (PROBER_OVERLOAD).
+  RVS_WORKER_MIN_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(6),
+  RVS_WORKER_MAX_LOOP_DELAY_MS: z.coerce.number().min(1).max(10_000).default(50),
   // Both metrics servers listen here, not on HOST: loopback unless the operator opens it to the
   // scraper's network (docker-compose.yml does, for Prometheus in the compose network).
   RVS_METRICS_HOST: listenHost.default('127.0.0.1'),
@@ -233,6 +242,10 @@ export interface Config {
   /** Ports of the API's and the worker's Prometheus /metrics (0: none). */
   apiMetricsPort: number;
   workerMetricsPort: number;
+  /** Runs a tenant may have claimed or running at once when tenants.max_running_runs is null. */
+  tenantMaxRunningRuns: number;
+  /** Activity slots of one worker process (src/runtime/event-loop-slots.ts). */
+  workerSlots: { minActivities: number; maxActivities: number; maxLoopDelayMs: number };
   /** The address both metrics servers listen on (127.0.0.1 unless configured). */
   metricsHost: string;
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
@@ -308,6 +321,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     scheduleMinIntervalS: e.RVS_SCHEDULE_MIN_INTERVAL_S,
     apiMetricsPort: e.RVS_API_METRICS_PORT,
     workerMetricsPort: e.RVS_WORKER_METRICS_PORT,
+    tenantMaxRunningRuns: e.RVS_TENANT_MAX_RUNNING_RUNS,
+    workerSlots: {
+      minActivities: Math.min(e.RVS_WORKER_MIN_ACTIVITIES, e.RVS_WORKER_MAX_ACTIVITIES),
+      maxActivities: e.RVS_WORKER_MAX_ACTIVITIES,
+      maxLoopDelayMs: e.RVS_WORKER_MAX_LOOP_DELAY_MS,
+    },
     metricsHost: e.RVS_METRICS_HOST,
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,

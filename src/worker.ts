@@ -9,6 +9,7 @@ import { activityMetricsInterceptor } from './metrics/activity-metrics';
 import { serveMetrics } from './metrics/metrics-server';
 import { workerMetricsRegistry } from './metrics/registry';
 import { loopbackAddressForTemporalMetrics, temporalMetricsText, temporalPrometheusExporter } from './metrics/temporal-metrics';
+import { EventLoopSlotSupplier, eventLoopTuner } from './runtime/event-loop-slots';
 import { exitOnUncaughtError, onShutdownSignal, SHUTDOWN_DEADLINE_MS } from './runtime/shutdown';
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
@@ -59,6 +60,15 @@ async function installTemporalRuntimeWithMetrics(
   return null;
 }
 
+/**
+ * How many activities a worker runs at once. With a slot supplier, as many as its event loop
+ * allows (DESIGN §17: a saturated worker stops taking probe tasks instead of running them late);
+ * without, a fixed 20 — probing is I/O-bound, and this bounds how many targets one worker probes.
+ */
+function activitySlots(slots: EventLoopSlotSupplier | undefined) {
+  return slots ? { tuner: eventLoopTuner(slots) } : { maxConcurrentActivityTaskExecutions: 20 };
+}
+
 export async function createRunWorker(options: {
   connection: NativeConnection;
   namespace: string;
@@ -67,6 +77,8 @@ export async function createRunWorker(options: {
   workflowBundle?: WorkflowBundle;
   /** Shared with the region's probe worker of the same process (createRegionWorker). */
   clients?: ClientCache;
+  /** Activity slots that follow the event loop, shared with the region's worker; absent: a fixed 20 (tests). */
+  slots?: EventLoopSlotSupplier;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
@@ -75,8 +87,7 @@ export async function createRunWorker(options: {
     workflowBundle: options.workflowBundle ?? { codePath: await bundleWorkflowsInChildProcess() },
     activities: createActivities(options.deps, options.clients),
     interceptors: { activity: [activityMetricsInterceptor] },
-    // Probing is I/O-bound; this bounds how many targets one worker probes at once.
-    maxConcurrentActivityTaskExecutions: 20,
+    ...activitySlots(options.slots),
     // Heartbeats carry the last committed sequence number: sent at most a second late (the
     // default throttle is 80% of the heartbeat timeout), a killed worker loses at most a second.
     maxHeartbeatThrottleInterval: '1 second',
@@ -94,6 +105,7 @@ export async function createRegionWorker(options: {
   region: string;
   deps: ActivityDeps;
   clients?: ClientCache;
+  slots?: EventLoopSlotSupplier;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
@@ -101,7 +113,7 @@ export async function createRegionWorker(options: {
     taskQueue: probeTaskQueueForRegion(options.region),
     activities: createActivities(options.deps, options.clients),
     interceptors: { activity: [activityMetricsInterceptor] },
-    maxConcurrentActivityTaskExecutions: 20,
+    ...activitySlots(options.slots),
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
   });
@@ -125,8 +137,9 @@ async function main(): Promise<void> {
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const deps = activityDepsFromConfig(config, sql, box, temporal);
   const clients = new ClientCache();
-  const worker = await createRunWorker({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps, clients });
-  const regionWorker = await createRegionWorker({ connection, namespace: config.temporal.namespace, region: config.region, deps, clients });
+  const slots = new EventLoopSlotSupplier(config.workerSlots);
+  const worker = await createRunWorker({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps, clients, slots });
+  const regionWorker = await createRegionWorker({ connection, namespace: config.temporal.namespace, region: config.region, deps, clients, slots });
   const metrics = await serveMetrics({
     registry: workerMetricsRegistry(),
     host: config.metricsHost,
@@ -151,8 +164,12 @@ async function main(): Promise<void> {
     worker.shutdown();
     regionWorker.shutdown();
   });
-  logger.info({ taskQueue: config.temporal.taskQueue, region: config.region, probeTaskQueue: probeTaskQueueForRegion(config.region) }, 'worker started');
+  logger.info(
+    { taskQueue: config.temporal.taskQueue, region: config.region, probeTaskQueue: probeTaskQueueForRegion(config.region), activitySlots: config.workerSlots },
+    'worker started',
+  );
   await Promise.all([worker.run(), regionWorker.run()]);
+  slots.close();
   await metrics?.close();
   await clientConnection.close();
   await connection.close();

@@ -136,6 +136,20 @@ function freshnessLines(report: VerdictReport): string[] {
   return lines;
 }
 
+/**
+ * The prober's own health (verdict.prober, DESIGN §17): one line, and a warning when it was
+ * overloaded — its latencies then include its own lateness.
+ */
+function proberLines(report: VerdictReport): string[] {
+  const p = report.verdict.prober as Record<string, unknown> | undefined;
+  if (!p || typeof p !== 'object') return [];
+  const lag = num(p.send_lag_p99_ms) === null ? '' : `, send lag p99 ${num(p.send_lag_p99_ms)} ms`;
+  const health = `event-loop delay p99 ${num(p.loop_delay_p99_ms)} ms (max ${num(p.loop_delay_max_ms)} ms)${lag}, CPU ${Math.round(num(p.cpu_pct) ?? 0)} %`;
+  return p.overloaded === true
+    ? [`Prober OVERLOADED: ${health} — latency judged on these samples is inconclusive, and this run joins no baseline.`]
+    : [`Prober: ${health}.`];
+}
+
 /** Plain text for a terminal or a CI log: verdict line, summary, one line per check, dashboard link. */
 export function formatText(report: VerdictReport): string {
   const { verdict } = report;
@@ -151,6 +165,7 @@ export function formatText(report: VerdictReport): string {
   if (list.length === 0) lines.push('  (no checks: the run did not finish successfully, so nothing was judged)');
   lines.push(...percentileLines(report));
   lines.push(...freshnessLines(report));
+  lines.push(...proberLines(report));
   if (verdict.dashboard_url) lines.push(`Dashboard: ${verdict.dashboard_url}`);
   return `${lines.join('\n')}\n`;
 }

@@ -316,10 +316,19 @@ export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Pr
     select * from runs
     where test_suite_id = ${run.test_suite_id} and tenant_id = ${run.tenant_id} and status = 'success'
       and verdict->>'verdict' = 'pass'
+      and ${proberWasHealthy(sql, 'runs')}
       and (branch is null or branch = ${baselineBranchOfRun(run)})
       and requested_at < ${run.requested_at} and id <> ${run.id}
     order by requested_at desc, id desc limit 1`;
   return row;
+}
+
+/**
+ * A run whose prober was overloaded (verdict.prober.overloaded, DESIGN §17) measured its own
+ * lateness as much as the endpoint's: it never becomes a baseline, whatever its verdict.
+ */
+function proberWasHealthy(sql: Queryable, alias: 'runs' | 'r') {
+  return sql`coalesce((${sql(alias)}.verdict->'prober'->>'overloaded')::boolean, false) = false`;
 }
 
 /**
@@ -336,7 +345,7 @@ export function baselineBranchOfRun(run: Pick<RunRow, 'baseline_branch' | 'confi
  * in the run's tenant, on the baseline branch (or naming none), with the same candidate endpoints
  * — a run's per-run targets count as the suite's targets they replaced — whose verdict passed — newest first,
  * with the candidate p95 in µs each stored in its latency_p95 check (p95_ms × 1000 for runs
- * judged before it was stored).
+ * judged before it was stored). A run whose prober was overloaded never qualifies (proberWasHealthy).
  */
 export async function findPassingHistory(
   sql: Queryable,
@@ -354,6 +363,7 @@ export async function findPassingHistory(
     from runs r
     where r.test_suite_id = ${run.test_suite_id} and r.tenant_id = ${run.tenant_id} and r.status = 'success'
       and r.verdict->>'verdict' = 'pass'
+      and ${proberWasHealthy(sql, 'r')}
       and (r.branch is null or r.branch = ${baselineBranchOfRun(run)})
       and r.requested_at < ${run.requested_at} and r.id <> ${run.id}
       and (select array_agg(t->>'endpoint_id' order by t->>'endpoint_id' collate "C")

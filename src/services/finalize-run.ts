@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import type { Queryable, Sql } from '../db/client';
 import { referenceMethodLatency } from '../db/run-metrics';
 import { loadPairing } from '../db/paired-samples';
+import { proberHealthOfRun } from '../db/prober-health';
 import {
   baselineBranchOfRun,
   batchLimitOf,
@@ -470,6 +471,7 @@ async function finalizeLocked(
   }
   const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
   const sweep = judgedAtAll ? await sweepOfRun(sql, run, settings, targets) : undefined;
+  const prober = judgedAtAll ? await proberHealthOfRun(sql, run.id) : undefined;
   const verdictInput: VerdictInput = {
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
@@ -498,6 +500,7 @@ async function finalizeLocked(
     ...(freshness ? { freshness } : {}),
     batchLimits: batchLimitsOf(finishedTargets),
     ...(sweep ? { sweep } : {}),
+    ...(prober ? { prober } : {}),
   };
   const regions = judgedAtAll && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
   const verdict = computeVerdict(verdictInput, regions);

@@ -42,11 +42,26 @@ async function waitUntilServing(address: string, namespace: string, child: Child
   throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
+/**
+ * Dynamic config the service needs of any Temporal server (DESIGN §17): task Priority (the
+ * priorityKey of a run's class) needs the new matcher, and per-tenant fairness keys need fairness
+ * on. One partition per task queue keeps dispatch in priority and fairness order on a server
+ * with few pollers (each partition orders only its own backlog). A production cluster sets the
+ * same keys in its dynamic config file (docs/operations.md).
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = [
+  'matching.useNewMatcher=true',
+  'matching.enableFairness=true',
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
+] as const;
+
 /** Runs `temporal server start-dev` as a child process and registers the project's search attributes. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
   const args = ['server', 'start-dev', '--ip', host, '--port', String(options.port), '--namespace', options.namespace];
   args.push('--log-level', 'error');
+  for (const value of DEV_SERVER_DYNAMIC_CONFIG) args.push('--dynamic-config-value', value);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', host);

@@ -14,6 +14,7 @@ import { createSql, type Sql } from '../../src/db/client';
 import { insertApiKey } from '../../src/db/api-keys';
 import { ensureTenant } from '../../src/db/tenants';
 import { createLogger } from '../../src/logger';
+import type { LoopBurn } from '../../src/probe/prober-health';
 import { bundleWorkflows } from '../../src/temporal/bundle-workflows';
 import { createRunWorker } from '../../src/worker';
 
@@ -47,7 +48,14 @@ export function workflowBundle(): Promise<WorkflowBundle> {
 
 /** The real API, a real worker on its own task queue, the real database and Temporal server. */
 export async function startStack(
-  options: { worker?: boolean; env?: Record<string, string>; captureLogs?: boolean; databaseUrl?: string } = {},
+  options: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    captureLogs?: boolean;
+    databaseUrl?: string;
+    /** Burns the worker's event loop while it probes (ActivityDeps.testLoopBurn). */
+    testLoopBurn?: LoopBurn;
+  } = {},
 ): Promise<Stack> {
   installQuietRuntime();
   const taskQueue = `test-${randomUUID()}`;
@@ -87,7 +95,7 @@ export async function startStack(
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue,
-      deps: activityDepsFromConfig(config, sql, box, client),
+      deps: { ...activityDepsFromConfig(config, sql, box, client), ...(options.testLoopBurn ? { testLoopBurn: options.testLoopBurn } : {}) },
       workflowBundle: await workflowBundle(),
     });
     workerRun = worker.run();

@@ -260,6 +260,30 @@ describe('formatText', () => {
       ],
     },
     {
+      name: 'prober overloaded (its health on a line of its own)',
+      v: verdict({
+        prober: { activities: 2, loop_delay_p99_ms: 180, loop_delay_max_ms: 240, send_lag_p99_ms: null, cpu_pct: 97.4, overloaded: true, reason: 'x' },
+      }),
+      lines: [
+        `PASS: smoke (run ${RUN_ID}, exit code 0)`,
+        'All 1 checks passed (p95 3 ms over 50 calls).',
+        '  PASS  latency_p95  p95 3 ms <= 500 ms',
+        'Prober OVERLOADED: event-loop delay p99 180 ms (max 240 ms), CPU 97 % — latency judged on these samples is inconclusive, and this run joins no baseline.',
+        `Dashboard: ${DASHBOARD}`,
+      ],
+    },
+    {
+      name: 'prober healthy, with send lag',
+      v: verdict({ prober: { activities: 1, loop_delay_p99_ms: 2.1, loop_delay_max_ms: 4, send_lag_p99_ms: 0.3, cpu_pct: 12, overloaded: false, reason: null } }),
+      lines: [
+        `PASS: smoke (run ${RUN_ID}, exit code 0)`,
+        'All 1 checks passed (p95 3 ms over 50 calls).',
+        '  PASS  latency_p95  p95 3 ms <= 500 ms',
+        'Prober: event-loop delay p99 2.1 ms (max 4 ms), send lag p99 0.3 ms, CPU 12 %.',
+        `Dashboard: ${DASHBOARD}`,
+      ],
+    },
+    {
       name: 'error',
       v: ERRORED,
       lines: [

@@ -44,6 +44,8 @@ describe('loadConfig: defaults', () => {
       scheduleMinIntervalS: 10,
       apiMetricsPort: 9465,
       workerMetricsPort: 9464,
+      tenantMaxRunningRuns: 10,
+      workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
       embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
@@ -134,6 +136,8 @@ describe('loadConfig: valid values', () => {
       scheduleMinIntervalS: 10,
       apiMetricsPort: 9465,
       workerMetricsPort: 9464,
+      tenantMaxRunningRuns: 10,
+      workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
       embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
@@ -198,6 +202,14 @@ describe('loadConfig: rate limits', () => {
   it('reads the smallest schedule interval and the worker metrics port (0 turns it off)', () => {
     expect(loadConfig({ RVS_SCHEDULE_MIN_INTERVAL_S: '2' }).scheduleMinIntervalS).toBe(2);
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '0' }).workerMetricsPort).toBe(0);
+    expect(loadConfig({ RVS_WORKER_MIN_ACTIVITIES: '4', RVS_WORKER_MAX_ACTIVITIES: '8', RVS_WORKER_MAX_LOOP_DELAY_MS: '30' }).workerSlots).toEqual({
+      minActivities: 4,
+      maxActivities: 8,
+      maxLoopDelayMs: 30,
+    });
+    // A minimum above the maximum is the maximum.
+    expect(loadConfig({ RVS_WORKER_MIN_ACTIVITIES: '30', RVS_WORKER_MAX_ACTIVITIES: '8' }).workerSlots.minActivities).toBe(8);
+    expect(loadConfig({ RVS_TENANT_MAX_RUNNING_RUNS: '3' }).tenantMaxRunningRuns).toBe(3);
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
     expect(loadConfig({ RVS_API_METRICS_PORT: '0' }).apiMetricsPort).toBe(0);
   });

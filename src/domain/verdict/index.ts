@@ -1,5 +1,6 @@
 import { CHECKS, type Check } from './checks';
 import { verdictMarkdown } from './markdown';
+import { judgeProber, proberMarkdown, withProberVerdict, type ProberSection } from './prober';
 import { combineRegions, judgeRegion, regionsMarkdown, type RegionInput, type RegionVerdict } from './regions';
 import type { BaselineComparison, CapacityComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
@@ -13,6 +14,7 @@ export type { LatencyVsReferenceCheck, LatencyVsReferenceDetails } from './laten
 export type { FreshnessDetails, FreshnessVsReferenceCheck } from './freshness-vs-reference';
 export { baselineModel } from './latency-vs-baseline';
 export { driftPct } from './format';
+export { judgeProber, PROBER_OVERLOAD, type ProberHealth, type ProberHealthSample, type ProberSection } from './prober';
 export { verdictRanks } from './ranks';
 export type { RegionInput, RegionStatus, RegionVerdict } from './regions';
 export {
@@ -64,6 +66,8 @@ export interface ComputedVerdict {
   regions?: RegionVerdict[];
   /** The run's capacity sweep per endpoint and step, with each knee; absent when the run swept nothing. */
   capacity?: CapacityComparison;
+  /** The prober's own health while it probed; absent for runs that recorded none. */
+  prober?: ProberSection;
   thresholds: Thresholds;
   markdown_summary: string;
   exit_code: 0 | 1 | 2;
@@ -104,7 +108,9 @@ function judgeRun(input: VerdictInput): ComputedVerdict {
     };
   }
   const judged = CHECKS.map((judge) => judge(input)).filter((j) => j !== null);
-  const checks: Check[] = judged.map((j) => j.check);
+  // A latency the prober's own lateness spoiled is never the endpoint's fail (DESIGN §17).
+  const prober = input.prober ? judgeProber(input.prober) : undefined;
+  const checks: Check[] = withProberVerdict(judged.map((j) => j.check), prober);
   const referenceComparison = judged.find((j) => j.reference_comparison)?.reference_comparison ?? null;
   const baselineComparison = judged.find((j) => j.baseline_comparison)?.baseline_comparison ?? null;
   const freshnessComparison = judged.find((j) => j.freshness_comparison)?.freshness_comparison;
@@ -132,8 +138,13 @@ function judgeRun(input: VerdictInput): ComputedVerdict {
     ...(freshnessComparison ? { freshness_comparison: freshnessComparison } : {}),
     ...(batchLimits.length > 0 ? { batch_limits: [...batchLimits] } : {}),
     ...(capacityComparison ? { capacity: capacityComparison } : {}),
+    ...(prober ? { prober } : {}),
     thresholds,
-    markdown_summary: verdictMarkdown(input, verdict, summary, checks, freshnessComparison, capacityComparison),
+    markdown_summary: withProberLine(verdictMarkdown(input, verdict, summary, checks, freshnessComparison, capacityComparison), prober),
     exit_code: verdict === 'pass' ? 0 : 1,
   };
+}
+
+function withProberLine(markdown: string, prober: ProberSection | undefined): string {
+  return prober ? `${markdown}\n\n${proberMarkdown(prober)}` : markdown;
 }

@@ -1,3 +1,4 @@
+import type { ProberHealth } from './prober';
 import type { BatchLimit } from '../batch-limit';
 import type { CorrectnessTally } from '../correctness';
 import type { Freshness } from '../freshness';
@@ -404,6 +405,8 @@ export interface VerdictInput {
   sweep?: SweepInput;
   /** What CI built (the trigger's branch and commit) and the baseline branch read; omitted: not shown. */
   source?: { branch: string | null; commit: string | null; baselineBranch: string };
+  /** The prober's own health while it probed (DESIGN §17); omitted: not recorded (runs before it). */
+  prober?: ProberHealth;
 }
 
 /** One endpoint's measured step, as finalize reads it from the samples (warm-up excluded). */

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/client';
 import type { RunRow } from '../../db/runs';
+import { priorityClassOf, runPriority } from '../../domain/run-priority';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../temporal/constants';
 import { runWorkflow } from '../../../workflows/run-workflow';
 import type { Deps } from '../context';
@@ -13,15 +14,23 @@ import { finalizeQueuedRun } from '../finalize-run';
  */
 export async function startRunWorkflow(
   deps: Pick<Deps, 'temporal' | 'config'>,
-  run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot'>,
+  run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot' | 'triggered_by'>,
 ): Promise<void> {
-  const vantagePoints = run.config_snapshot.suite.config.vantage_points;
+  const { config } = run.config_snapshot.suite;
+  const vantagePoints = config.vantage_points;
+  // The run's class and its tenant's fairness key (DESIGN §17); its activities inherit them.
+  const priorityClass = priorityClassOf({
+    triggeredBy: run.triggered_by === 'schedule' ? 'schedule' : 'api',
+    workload: config.workload,
+    targets: config.targets.length + (config.reference_endpoint_id ? 1 : 0),
+  });
   await deps.temporal.workflow.start(runWorkflow, {
     workflowId: run.workflow_id,
     taskQueue: deps.config.temporal.taskQueue,
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     args: [{ runId: run.id }],
-    memo: { suite_name: run.config_snapshot.suite.name },
+    memo: { suite_name: run.config_snapshot.suite.name, priority_class: priorityClass },
+    priority: runPriority(run.tenant_id, priorityClass),
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTE_KEYS.tenantId, value: run.tenant_id },
       { key: SEARCH_ATTRIBUTE_KEYS.suiteId, value: run.test_suite_id },

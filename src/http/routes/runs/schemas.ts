@@ -583,6 +583,23 @@ export const RegionVerdict = component(
     .describe('One vantage point of the run (suite vantage_points): judged on its own samples.'),
 );
 
+export const ProberSection = component(
+  'ProberSection',
+  z
+    .object({
+      activities: count.describe('probe activity attempts that recorded the prober\'s health'),
+      loop_delay_p99_ms: z.number().describe('the highest per-activity event-loop delay p99 of the worker process while it probed'),
+      loop_delay_max_ms: z.number().describe('the highest event-loop delay seen while probing'),
+      send_lag_p99_ms: z.number().nullable().describe('the highest per-activity send-lag p99 of open-loop calls; null in closed loop'),
+      cpu_pct: z.number().describe('the highest per-activity CPU use of the worker process, % of one core'),
+      overloaded: z
+        .boolean()
+        .describe('event-loop delay p99 above 50 ms: latency checks that would fail (and latency_vs_reference either way) are inconclusive, and the run joins no baseline history'),
+      reason: z.string().nullable().describe('names the prober and its figure when overloaded; null otherwise'),
+    })
+    .describe('The prober\'s own health while it probed (DESIGN §17): its lateness is in the latencies it measured.'),
+);
+
 export const verdictFields = {
   verdict: z.enum(['pass', 'fail', 'error']).describe('`error`: the run failed or was cancelled, nothing to judge'),
   summary: z.string(),
@@ -596,6 +613,7 @@ export const verdictFields = {
     .describe('the batch limit of each endpoint whose batches (workload.batch_size) were refused as a whole for their size; absent when none was'),
   regions: z.array(RegionVerdict).optional().describe('per vantage point (suite vantage_points); the verdict fails if any region fails; absent for runs without vantage_points'),
   capacity: CapacityComparison.optional().describe('the capacity sweep per endpoint and step, with each knee; absent when the suite sweeps no rates'),
+  prober: ProberSection.optional().describe('the prober\'s own health while it probed; absent for runs probed before it was recorded'),
   thresholds: Thresholds,
   markdown_summary: z.string(),
   exit_code: z.literal([0, 1, 2]).describe('0 pass, 1 fail, 2 error'),
