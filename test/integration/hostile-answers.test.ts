@@ -176,6 +176,9 @@ describe('a run against a hostile node, on one worker process with the productio
     expect(run.status, run.failure_reason).toBe('success');
     const [heads] = await stack.sql<{ count: number }[]>`select count(*)::int as count from run_heads where run_id = ${run.id} and target_id = ${targetOf(run, ids[0]!)}`;
     expect(heads!.count).toBe(0);
+    // Before, the head read's 4.8-million-digit decimal was written, refused by Postgres (bigint out
+    // of range), and the chunk failed and was retried.
+    expect({ retries: run.retry_count, history: run.retry_history }).toEqual({ retries: 0, history: [] });
     expectWorkerAlive();
   });
 
