@@ -106,6 +106,32 @@ describe('a run against a hostile node, on one worker process with the productio
 
   const workload = (extra: Json = {}) => ({ methods: [{ method: 'eth_chainId', params: [] }], requests_per_target: 20, concurrency: 4, warmup_requests: 0, timeout_ms: 5_000, ...extra });
 
+  it("two tenants on one worker: B's verdict is the same with and without A's value-dense node running", { timeout: 300_000 }, async () => {
+    const honest = await wsNode('ok');
+    const hostile = await httpNode('value-dense');
+    const tenantB = () =>
+      runAgainst([{ url: honest.url }], (e) => ({
+        targets: [{ endpoint_id: e[0] }],
+        workload: workload({ requests_per_target: 40 }),
+        thresholds: { success_rate_min_pct: 100, latency_p95_max_ms: 5_000 },
+      }));
+    const verdictOf = async ({ run, auth }: { run: Json; auth: { authorization: string } }) => {
+      const verdict = await get<Json>(stack.app, `/v1/runs/${run.id}/verdict`, auth);
+      expect(verdict.status).toBe(200);
+      return { verdict: verdict.body.verdict, checks: (verdict.body.checks as Json[]).map((c) => [c.name, c.status]) };
+    };
+    const alone = await verdictOf(await tenantB());
+    const [withA, a] = await Promise.all([
+      tenantB().then(verdictOf),
+      runAgainst([{ url: hostile.url }], (e) => ({ targets: [{ endpoint_id: e[0] }], workload: workload({ requests_per_target: 40 }) })),
+    ]);
+    console.log(`two tenants: B alone ${JSON.stringify(alone)}, B beside A ${JSON.stringify(withA)}; A ${a.run.status}`);
+    expect(alone.verdict).toBe('pass');
+    expect(withA).toEqual(alone);
+    expect(a.run.status).toBe('success');
+    expectWorkerAlive();
+  });
+
   it('H1 over HTTP: answers of 8 MiB of [{},…] are invalid_response (too dense), never parsed', { timeout: 150_000 }, async () => {
     const node = await httpNode('value-dense');
     const { run, auth, ids } = await runAgainst([{ url: node.url }], (e) => ({ targets: [{ endpoint_id: e[0] }], workload: workload() }));
