@@ -21,13 +21,14 @@ export const PARSED_BYTES_PER_TOKEN = 72;
 
 /**
  * Most tokens an answer may hold. Honest JSON-RPC answers spend 14–30 bytes of text per token (a
- * Solana answer ~16, an EVM block with full transactions or a receipts list ~25): 250,000 tokens
- * admits a Solana answer of ~3.8 MiB (a getBlock with full transactions of a busy mainnet slot may
- * be refused; "signatures" details fit) and an EVM answer of ~6 MiB (a 3,000-transaction block is
- * ~2.6 MiB), and refuses 8 MiB of `[{},…]` after its first ~375 KB. Parsed, an answer at the cap
- * holds at most 250,000 × 72 B ≈ 17 MiB plus its strings (parsedBytesBound).
+ * Solana answer ~16, an EVM block with full transactions or a receipts list ~25): 200,000 tokens
+ * admits a Solana answer of ~3 MiB (a getBlock with full transactions of a busy mainnet slot may
+ * be refused; "signatures" details fit) and an EVM answer of ~4.8 MiB (a 3,000-transaction block is
+ * ~2.6 MiB), and refuses 8 MiB of `[{},…]` after its first ~300 KB. Parsed, an answer at the cap
+ * holds at most 200,000 × 72 B ≈ 13.7 MiB plus its strings (parsedBytesBound). The figure is what
+ * the worker's 160 MB heap allows (parsedAnswersHeapPlan below).
  */
-export const MAX_ANSWER_TOKENS = 250_000;
+export const MAX_ANSWER_TOKENS = 200_000;
 
 /**
  * Deepest nesting of a whole message: the result's own cap (MAX_RESULT_DEPTH) plus the envelope
@@ -149,9 +150,9 @@ export const ANSWERS_HELD_AT_ONCE = 2;
 
 /**
  * Heap a worker uses before any answer: its Temporal worker, pools, caches and a run's in-memory
- * state. Measured at ~35 MiB after start-up (docs/performance.md); rounded up for a busy worker.
+ * state. Measured (nodejs_heap_size_used_bytes, hostile-answers.test.ts): 40–57 MiB between runs.
  */
-export const WORKER_BASE_HEAP_BYTES = 48 * 1024 * 1024;
+export const WORKER_BASE_HEAP_BYTES = 56 * 1024 * 1024;
 
 /** The share of the V8 heap limit the plan may fill: the rest is garbage not yet collected. */
 export const HEAP_HEADROOM = 0.9;

@@ -5,6 +5,7 @@ import { INVALID_REASONS } from '../../src/probe/classify-response';
 import { get, post } from '../helpers/api';
 import { startHostileNode, type HostileMode, type HostileNode } from '../helpers/hostile-node';
 import { startHostileWsNode, type HostileWsMode, type HostileWsNode } from '../helpers/hostile-ws-node';
+import { freePort } from '../helpers/free-port';
 import { startStack, type Stack } from '../helpers/stack';
 import { isRunning, killHard, startWorkerProcess } from '../helpers/worker-process';
 
@@ -25,11 +26,24 @@ describe('a run against a hostile node, on one worker process with the productio
   let exits = 0;
   let maxRssKb = 0;
   let sampler: NodeJS.Timeout;
+  let heapSampler: NodeJS.Timeout;
+  const heapUsedMb: number[] = [];
   const nodes: { close(): Promise<void> }[] = [];
 
   beforeAll(async () => {
     stack = await startStack({ worker: false });
-    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey! });
+    const metricsPort = await freePort();
+    worker = startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey!, env: { RVS_WORKER_METRICS_PORT: String(metricsPort) } });
+    // The V8 heap in use, from the worker's own metrics (for the report: what the start-up heap plan assumes).
+    heapSampler = setInterval(() => {
+      fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+        .then((response) => response.text())
+        .then((text) => {
+          const used = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+          if (used) heapUsedMb.push(Number(used[1]) / 2 ** 20);
+        })
+        .catch(() => undefined);
+    }, 1_000);
     pid = worker.pid!;
     worker.on('exit', () => exits++);
     sampler = setInterval(() => {
@@ -43,7 +57,9 @@ describe('a run against a hostile node, on one worker process with the productio
   }, 120_000);
   afterAll(async () => {
     clearInterval(sampler);
-    console.log(`hostile answers: worker pid ${pid}, exits ${exits}, max RSS ${(maxRssKb / 1024).toFixed(1)} MiB`);
+    clearInterval(heapSampler);
+    const heap = heapUsedMb.length === 0 ? 'no heap reads' : `V8 heap used: first read ${heapUsedMb[0]!.toFixed(1)} MiB, min ${Math.min(...heapUsedMb).toFixed(1)}, max ${Math.max(...heapUsedMb).toFixed(1)} MiB`;
+    console.log(`hostile answers: worker pid ${pid}, exits ${exits}, max RSS ${(maxRssKb / 1024).toFixed(1)} MiB; ${heap}`);
     if (worker && isRunning(worker)) await killHard(worker);
     for (const node of nodes) await node.close();
     await stack?.close();
