@@ -16,6 +16,9 @@ import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
 import { connectTemporal } from './temporal/connection';
 import { probeTaskQueueForRegion } from './temporal/constants';
 import { ClientCache } from '../activities/client-cache';
+import { getHeapStatistics } from 'node:v8';
+import { MAX_RESPONSE_BYTES } from './probe/json-rpc-client';
+import { heapPlanRefusal, parsedAnswersHeapPlan } from './probe/json-shape-budget';
 
 
 /** Signals are handled by our entry points, which also close the API and child processes. */
@@ -127,6 +130,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   exitOnUncaughtError(logger);
+  // What the worker may hold of parsed answers at once must fit its heap: a hostile node's answers
+  // are bounded per answer (json-shape-budget.ts), so a heap too small for the bound is refused
+  // here, readably, rather than found by a crash mid-run.
+  const heapPlan = parsedAnswersHeapPlan(getHeapStatistics().heap_size_limit, MAX_RESPONSE_BYTES);
+  if (!heapPlan.fits) {
+    process.stderr.write(`${heapPlanRefusal(heapPlan)}\n`);
+    process.exit(1);
+  }
   const temporalMetrics = await installTemporalRuntimeWithMetrics(config.logLevel, config.workerMetricsPort, logger);
   const sql = createSql(config.databaseUrl);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));

@@ -2,7 +2,8 @@ import { accepted, batchLimitOf, emptyBatchLimitState, nextProbeSize, refused, s
 import type { SampleOutcome } from '../domain/sample-outcome';
 import type { PlannedCall } from '../domain/workload';
 import { WORKLOAD_LIMITS } from '../domain/suite-config';
-import { classifyBatchElement, INVALID_REASONS, REQUEST_VERSION, type AnswerRules, type Classified, type InvalidReason } from './classify-response';
+import { classifyBatchElement, INVALID_REASONS, REQUEST_VERSION, shapeRefusal, type AnswerRules, type Classified, type InvalidReason } from './classify-response';
+import { ANSWER_SHAPE_CAPS } from './json-shape-budget';
 import type { CallResult, HttpJsonRpcClient, JsonRpcClient, PostAnswer } from './json-rpc-client';
 
 
@@ -186,6 +187,11 @@ const codeOf = (error: unknown): unknown => (error !== null && typeof error === 
  */
 function readWhole(rules: AnswerRules, status: number, text: string, size: number): ReadBatch {
   if (status < 200 || status > 299) return { whole: whole('http_error', null) };
+  // Bounded before it is parsed: the byte cap alone lets 8 MiB of `[{},…]` take 200 MB of heap.
+  // Nesting is left to each element's own check (an element too deep fails that call alone): it
+  // costs JSON.parse no stack, and the token cap bounds its memory.
+  const refusal = shapeRefusal(text, BATCH_SHAPE_CAPS);
+  if (refusal !== null) return { whole: whole('invalid_response', refusal) };
   let message: unknown;
   try {
     // V8's JSON.parse is iterative: any nesting depth parses without growing the stack.
@@ -203,6 +209,8 @@ function readWhole(rules: AnswerRules, status: number, text: string, size: numbe
   if (error !== undefined && error !== null) return { whole: classifyBatchElement(rules, { error }, null) };
   return { whole: whole('invalid_response', INVALID_REASONS.notJsonRpc) };
 }
+
+const BATCH_SHAPE_CAPS = { ...ANSWER_SHAPE_CAPS, maxNesting: Number.POSITIVE_INFINITY };
 
 /** JSON-RPC 2.0's "Invalid Request": what a batch refused as a whole is answered with. */
 const INVALID_REQUEST = -32600;

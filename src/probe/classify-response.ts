@@ -2,6 +2,7 @@ import type { SampleOutcome } from '../domain/sample-outcome';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { fingerprintWith } from '../domain/correctness';
 import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
+import { ANSWER_SHAPE_CAPS, MAX_ANSWER_TOKENS, scanJsonShape, type JsonShapeCaps } from './json-shape-budget';
 
 /** What classification needs of a chain family: its envelope and its comparison rules. */
 export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes' | 'contextSlot'>;
@@ -17,6 +18,7 @@ export const INVALID_REASONS = {
   tooDeep: `result nested deeper than ${MAX_RESULT_DEPTH} levels`,
   tooManyValues: `result holds more than ${MAX_RESULT_VALUES.toLocaleString('en-US')} values`,
   tooLarge: 'response larger than the size cap',
+  tooDense: `response holds more than ${MAX_ANSWER_TOKENS.toLocaleString('en-US')} JSON values and keys (the parse cap)`,
   badHttp: 'malformed HTTP response',
   unexpected: 'response could not be classified',
   notInBatch: 'no answer for this call in the batch answer',
@@ -70,6 +72,7 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
     if (status < 200 || status > 299) return HTTP_ERROR;
     const message = parseBody(body);
     if (message === NOT_JSON) return invalid(INVALID_REASONS.notJson);
+    if (message === TOO_DENSE || message === TOO_DEEP) return invalid(refusedShape(message));
     if (!isObject(message)) return invalid(INVALID_REASONS.notJsonRpc);
     if (hasError(message)) return rpcError(rules, message);
     if (message.jsonrpc !== '2.0' || !('result' in message)) return invalid(INVALID_REASONS.notJsonRpc);
@@ -81,6 +84,7 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
     const errorStatus = status === 404 || status === 500;
     if ((status < 200 || status > 299) && !errorStatus) return HTTP_ERROR;
     const message = parseBody(body);
+    if (message === TOO_DENSE || message === TOO_DEEP) return invalid(refusedShape(message));
     if (message === NOT_JSON || !isObject(message) || !('result' in message) || !('error' in message) || !('id' in message)) {
       if (errorStatus) return HTTP_ERROR;
       return invalid(message === NOT_JSON ? INVALID_REASONS.notJson : INVALID_REASONS.notJsonRpc1);
@@ -92,8 +96,28 @@ const ENVELOPES: Record<AnswerEnvelope, Classify> = {
 };
 
 const NOT_JSON = Symbol('not JSON');
+const TOO_DENSE = Symbol('too many JSON values');
+const TOO_DEEP = Symbol('nested too deep');
 
+const refusedShape = (shape: typeof TOO_DENSE | typeof TOO_DEEP): InvalidReason => (shape === TOO_DENSE ? INVALID_REASONS.tooDense : INVALID_REASONS.tooDeep);
+
+/**
+ * Why `text` must not be parsed (json-shape-budget.ts: too many values or nested too deep for the
+ * parse cap), or null when it may be. For answers read outside classifyResponse (a batch answer).
+ */
+export function shapeRefusal(text: string, caps: JsonShapeCaps = ANSWER_SHAPE_CAPS): InvalidReason | null {
+  const shape = scanJsonShape(text, caps);
+  return shape === 'ok' ? null : shape === 'too_many_tokens' ? INVALID_REASONS.tooDense : INVALID_REASONS.tooDeep;
+}
+
+/**
+ * The answer parsed, or why not: its shape is checked first (json-shape-budget.ts), so what
+ * JSON.parse builds is bounded whatever the bytes.
+ */
 function parseBody(body: string): unknown {
+  const shape = scanJsonShape(body);
+  if (shape === 'too_many_tokens') return TOO_DENSE;
+  if (shape === 'too_deep') return TOO_DEEP;
   try {
     // V8's JSON.parse is iterative: any nesting depth parses without growing the stack.
     return JSON.parse(body);

@@ -53,8 +53,15 @@ const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 250, maxMs: 10_000 };
 const DEFAULT_MAX_QUEUED = 4_096;
 /** A header is about 1 KiB (EVM with blob fields, ~700 bytes): 256 KiB is far more than any head. */
 export const MAX_HEAD_MESSAGE_BYTES = 256 * 1024;
-/** Notifications that arrive before the subscription's id is known (same read as its answer). */
-const MAX_EARLY_NOTIFICATIONS = 64;
+/**
+ * Notifications that arrive before the subscription's id is known (same read as its answer): kept
+ * as their text, never parsed, at most this many and MAX_EARLY_BYTES in all; later ones are dropped
+ * (counted in notHeads). Kept parsed, 64 early notifications of 255 KB `[{},…]` held ~350 MB
+ * (issue 30, H2); as text they hold at most MAX_EARLY_BYTES, and each is parsed when its turn comes.
+ */
+export const MAX_EARLY_NOTIFICATIONS = 64;
+/** Four head messages at their cap: a real node sends at most a head or two before its answer. */
+export const MAX_EARLY_BYTES = 4 * MAX_HEAD_MESSAGE_BYTES;
 
 function newStats(): HeadWatchStats {
   return { disconnects: 0, reconnects: 0, failedAttempts: 0, dropped: 0, invalidMessages: 0, notHeads: 0, pollErrors: 0 };
@@ -136,7 +143,8 @@ async function runSubscription(
   const byConnection = subscription.scope === 'connection';
   while (!signal.aborted) {
     let subscriptionId: unknown = undefined;
-    const early: { params: unknown; at: bigint }[] = [];
+    const early: { text: string; at: bigint }[] = [];
+    let earlyBytes = 0;
     const onHeadNotification = (params: unknown, at: bigint) => {
       let head: ChainHead | null;
       if (byConnection) head = subscription.parse(params);
@@ -156,10 +164,13 @@ async function runSubscription(
         maxMessageBytes: options.maxMessageBytes ?? MAX_HEAD_MESSAGE_BYTES,
         ...(options.pingIntervalMs === undefined ? {} : { pingIntervalMs: options.pingIntervalMs }),
         ...(options.ca === undefined ? {} : { ca: options.ca }),
-        onNotification: (method, params, at) => {
+        onNotification: (method, params, at, text) => {
           if (method !== subscription.notification) return;
           if (subscriptionId === undefined) {
-            if (early.length < MAX_EARLY_NOTIFICATIONS) early.push({ params, at });
+            if (early.length < MAX_EARLY_NOTIFICATIONS && earlyBytes + text.length <= MAX_EARLY_BYTES) {
+              early.push({ text, at });
+              earlyBytes += text.length;
+            } else stats.notHeads++;
             return;
           }
           onHeadNotification(params, at);
@@ -197,7 +208,9 @@ async function runSubscription(
     everSubscribed = true;
     attempt = 0;
     queue.push({ kind: 'connected', atMonotonicNs: now() }, true);
-    for (const { params, at } of early.splice(0)) onHeadNotification(params, at);
+    earlyBytes = 0;
+    // Within the parse cap: the connection checked each text before handing it over.
+    for (const { text, at } of early.splice(0)) onHeadNotification((JSON.parse(text) as { params?: unknown }).params, at);
 
     // Stopping asks the node to cancel the subscription first, briefly: the close follows anyway.
     signal.removeEventListener('abort', stop);

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { isClientSetHeader, isValidHeaderName, isValidHeaderValue } from '../domain/http-fields';
@@ -5,6 +6,7 @@ import { guardedLookup, OutboundAddressRefusedError, refusedLiteral } from '../n
 import type { AnswerEnvelope } from '../chains/types';
 import { REQUEST_VERSION } from './classify-response';
 import { MAX_RESPONSE_BYTES } from './json-rpc-client';
+import { leadingMessageId, scanJsonShape } from './json-shape-budget';
 
 /*
  * JSON-RPC over a WebSocket, through `ws` (the WebSocket library most of Node's ecosystem uses,
@@ -17,8 +19,9 @@ import { MAX_RESPONSE_BYTES } from './json-rpc-client';
  * its connection goes through a dispatcher we would have to build per endpoint.
  *
  * Nothing a server sends can throw out of the event handlers here or grow memory without bound:
- * a message is at most `maxMessageBytes`, is parsed in one JSON.parse (iterative in V8), and its
- * depth and value count are checked before anything walks it; notifications are handed to the
+ * a message is at most `maxMessageBytes`, its token count and nesting are checked on its text before
+ * it is parsed (json-shape-budget.ts), it is parsed in one JSON.parse (iterative in V8), and its
+ * depth and value count are checked again before anything walks it; notifications are handed to the
  * caller synchronously, who bounds what it keeps (watch-heads.ts: a bounded queue that drops and
  * counts). Error texts are fixed: `ws` puts the URL into some of its messages, and a server's
  * close reason is its own text — neither is ever repeated.
@@ -42,14 +45,34 @@ export interface WsOptions {
    * so a connection that silently died is found. 0: no pings. Default 10 s.
    */
   pingIntervalMs?: number;
-  /** Called for every notification, synchronously, with the arrival time (process.hrtime.bigint()). */
-  onNotification?: (method: string, params: unknown, receivedAtNs: bigint) => void;
+  /**
+   * Called for every notification, synchronously, with the arrival time (process.hrtime.bigint())
+   * and the message's text (already within the parse cap), for a caller that keeps it for later
+   * rather than the parsed params.
+   */
+  onNotification?: (method: string, params: unknown, receivedAtNs: bigint, text: string) => void;
   /** Extra certificate authority to trust for wss (tests, private PKI). */
   ca?: string;
+  /**
+   * Longest a message may take from its first bytes to its last; longer closes the connection
+   * (`message_timeout`). Default MAX_MESSAGE_MS.
+   */
+  maxMessageMs?: number;
 }
 
 /** Why a connection ended: fixed names, never a server's text. */
-export type WsCloseReason = 'closed_by_us' | 'remote_closed' | 'too_large' | 'ping_timeout' | 'connection_error';
+export type WsCloseReason = 'closed_by_us' | 'remote_closed' | 'too_large' | 'too_many_fragments' | 'message_timeout' | 'ping_timeout' | 'connection_error';
+
+/**
+ * Frames one message may come in: a server that fragments sends frames of its write buffer (geth's
+ * is 1 KiB, so its 8 MiB answer is 8,192 frames); one frame per 512 bytes of the size cap, at
+ * least 64. Without a cap, endless zero-length continuation frames held a socket and 55–70 % of a
+ * worker's CPU (issue 30): each costs `ws` a frame's work and adds nothing to the size count.
+ */
+export const maxFragmentsFor = (maxMessageBytes: number): number => Math.max(64, Math.ceil(maxMessageBytes / 512));
+
+/** Default cap on one message's arrival time: 8 MiB over a slow link fits; a trickle does not. */
+export const MAX_MESSAGE_MS = 30_000;
 
 export interface WsClosed {
   reason: WsCloseReason;
@@ -148,11 +171,15 @@ export async function openWsRpc(target: WsTarget, options: WsOptions): Promise<W
     headers,
     handshakeTimeout: target.timeoutMs,
     maxPayload: maxMessageBytes,
+    maxFragments: maxFragmentsFor(maxMessageBytes),
     perMessageDeflate: false,
     followRedirects: false,
     lookup: guardedLookup(options.allowPrivateTargets) as never,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
+  // The raw socket, to time messages as their bytes arrive (`ws` has no per-message time option).
+  let raw: Duplex | null = null;
+  socket.once('upgrade', (response) => (raw = response.socket));
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (error: Error) => {
@@ -175,7 +202,7 @@ export async function openWsRpc(target: WsTarget, options: WsOptions): Promise<W
     socket.once('open', () => {
       if (settled) return;
       settled = true;
-      resolve(new Connection(socket, target.timeoutMs, options));
+      resolve(new Connection(socket, raw, target.timeoutMs, options));
     });
     socket.once('close', () => fail(new WsConnectError('connection_error')));
   });
@@ -190,16 +217,27 @@ class Connection implements WsRpcConnection {
   private pinger: NodeJS.Timeout | null = null;
   private awaitingPong = false;
   private readonly jsonrpc: string;
+  /** When the bytes of a message not yet complete began to arrive (performance.now()); null: none. */
+  private partialSince: number | null = null;
+  private completedInChunk = false;
+  private messageTimer: NodeJS.Timeout | null = null;
+  private readonly maxMessageMs: number;
 
   constructor(
     private readonly socket: WebSocket,
+    raw: Duplex | null,
     private readonly timeoutMs: number,
     private readonly options: WsOptions,
   ) {
     this.jsonrpc = REQUEST_VERSION[options.envelope];
+    this.maxMessageMs = options.maxMessageMs ?? MAX_MESSAGE_MS;
+    // Runs after ws's own listener, which has parsed the chunk's frames and emitted what they
+    // completed: a chunk that completed nothing means a message (or control frame) under way.
+    raw?.on('data', () => this.afterChunk());
     this.closed = new Promise((resolve) => {
       socket.on('close', (code) => {
         this.stopPinging();
+        this.stopMessageTimer();
         for (const [, pending] of this.pending) {
           clearTimeout(pending.timer);
           pending.reject(new WsRequestError('closed'));
@@ -212,10 +250,11 @@ class Connection implements WsRpcConnection {
     socket.on('error', (error) => {
       // `ws` closes the socket after every error it emits; only the why is recorded.
       const code = (error as { code?: unknown }).code;
-      this.reason ??= code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'too_large' : 'connection_error';
+      this.reason ??= code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'too_large' : code === 'WS_ERR_TOO_MANY_BUFFERED_PARTS' ? 'too_many_fragments' : 'connection_error';
     });
     socket.on('message', (data, isBinary) => {
       const receivedAtNs = process.hrtime.bigint();
+      this.completed();
       try {
         this.onMessage(data, isBinary, receivedAtNs);
       } catch {
@@ -225,7 +264,9 @@ class Connection implements WsRpcConnection {
     });
     socket.on('pong', () => {
       this.awaitingPong = false;
+      this.completed();
     });
+    socket.on('ping', () => this.completed());
     const interval = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     if (interval > 0) {
       this.pinger = setInterval(() => this.ping(), interval).unref();
@@ -289,6 +330,43 @@ class Connection implements WsRpcConnection {
     }
   }
 
+  /**
+   * A message (or control frame) completed: the clock of the next one starts at its first bytes.
+   * Control frames may come between a message's fragments, so a server that mixes pings into
+   * endless fragments resets this clock; the fragment cap (maxFragmentsFor) still ends it.
+   */
+  private completed(): void {
+    this.completedInChunk = true;
+    this.partialSince = null;
+  }
+
+  private afterChunk(): void {
+    const completed = this.completedInChunk;
+    this.completedInChunk = false;
+    if (completed || this.partialSince !== null) return;
+    this.partialSince = performance.now();
+    this.armMessageTimer(this.maxMessageMs);
+  }
+
+  private armMessageTimer(ms: number): void {
+    if (this.messageTimer !== null) return;
+    this.messageTimer = setTimeout(() => {
+      this.messageTimer = null;
+      if (this.partialSince === null) return;
+      const left = this.partialSince + this.maxMessageMs - performance.now();
+      if (left > 0) return this.armMessageTimer(left);
+      this.reason ??= 'message_timeout';
+      this.stopPinging();
+      this.socket.terminate();
+    }, ms);
+    this.messageTimer.unref();
+  }
+
+  private stopMessageTimer(): void {
+    if (this.messageTimer !== null) clearTimeout(this.messageTimer);
+    this.messageTimer = null;
+  }
+
   private stopPinging(): void {
     if (this.pinger !== null) clearInterval(this.pinger);
     this.pinger = null;
@@ -300,6 +378,21 @@ class Connection implements WsRpcConnection {
       return;
     }
     const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+    // Bounded before it is parsed (json-shape-budget.ts), a message answering no request included:
+    // 8 MiB of `[{},…]` would parse into 200 MB. Its id, when it leads the message, still settles
+    // the request it answers — a send() is given the text, whose classification refuses it alike.
+    if (scanJsonShape(text) !== 'ok') {
+      const id = leadingMessageId(text);
+      const pending = id === null ? undefined : this.pending.get(id);
+      if (pending === undefined) this.stats.invalidMessages++;
+      else if (pending.raw) this.settleRaw(id!, pending, text);
+      else {
+        this.pending.delete(id!);
+        clearTimeout(pending.timer);
+        pending.reject(new WsRequestError('invalid_response'));
+      }
+      return;
+    }
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -323,7 +416,7 @@ class Connection implements WsRpcConnection {
     }
     const fields = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
     if (typeof fields.method === 'string' && (fields.id === undefined || fields.id === null)) {
-      this.options.onNotification?.(fields.method, fields.params, receivedAtNs);
+      this.options.onNotification?.(fields.method, fields.params, receivedAtNs, text);
       return;
     }
     const pending = typeof fields.id === 'number' ? this.pending.get(fields.id) : undefined;

@@ -36,7 +36,11 @@ export type HostileMode =
    */
   | 'close-on-reuse'
   /** A large (2 MiB) valid answer, for the response budget. */
-  | 'large-ok';
+  | 'large-ok'
+  /** A result of `[{},{},…]` just under the 8 MiB cap: ~2.8 million objects once parsed (issue 30, H1). */
+  | 'value-dense'
+  /** Every result `"0x"` + 4,000,000 × `f`: a 4 MB quantity, eth_blockNumber included (issue 30, H4). */
+  | 'huge-hex';
 
 export const LARGE_OK_BYTES = 2 * 1024 * 1024;
 
@@ -64,6 +68,8 @@ export async function startHostileNode(initial: HostileMode = 'ok'): Promise<Hos
   const deepResult = `${'['.repeat(DEEP_NESTING)}${']'.repeat(DEEP_NESTING)}`;
   const hugeString = `"${'a'.repeat(HUGE_BYTES)}"`;
   const largeString = `"0x${'ab'.repeat(LARGE_OK_BYTES / 2)}"`;
+  const valueDense = `[${Array(Math.floor((8 * 1024 * 1024 - 4096) / 3)).fill('{}').join(',')}]`;
+  const hugeHex = `"0x${'f'.repeat(4_000_000)}"`;
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -98,6 +104,10 @@ export async function startHostileNode(initial: HostileMode = 'ok'): Promise<Hos
         return json(res, answer(id, deepResult));
       case 'large-ok':
         return json(res, answer(id, largeString));
+      case 'value-dense':
+        return json(res, answer(id, valueDense));
+      case 'huge-hex':
+        return json(res, answer(id, hugeHex));
       case 'huge':
         return json(res, answer(id, hugeString));
       case 'huge-chunked':

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/chains/evm/answers';
 import { CHAINS } from '../../src/chains/registry';
-import { canonicalJson, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../../src/domain/canonical-json';
+import { canonicalJson, MAX_RESULT_DEPTH } from '../../src/domain/canonical-json';
 import { classifyResponse, INVALID_REASONS } from '../../src/probe/classify-response';
+import { MAX_ANSWER_TOKENS } from '../../src/probe/json-shape-budget';
 
 const HASH = /^[0-9a-f]{32}$/;
 const rpc = (body: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, ...body });
@@ -107,15 +108,17 @@ describe('classifyResponse', () => {
   describe('answers too large to compare (review: 4,000,000 tiny values held the event loop for seconds)', () => {
     const zeros = (count: number) => `{"jsonrpc":"2.0","id":1,"result":[${new Array(count).fill(0).join(',')}]}`;
 
-    it('a result with more than MAX_RESULT_VALUES values is invalid_response, never fingerprinted', () => {
-      const classified = classifyResponse(CHAINS.evm, 200, zeros(MAX_RESULT_VALUES), 'eth_getLogs');
-      expect(classified).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null, reason: INVALID_REASONS.tooManyValues });
-      // The outcome does not depend on whether the run compares answers.
-      expect(classifyResponse(CHAINS.evm, 200, zeros(MAX_RESULT_VALUES), null).reason).toBe(INVALID_REASONS.tooManyValues);
+    it('an answer over the parse cap (MAX_ANSWER_TOKENS) is invalid_response before it is parsed, never fingerprinted', () => {
+      // n zeros in the envelope are n + 7 tokens (json-shape-budget.test.ts).
+      const classified = classifyResponse(CHAINS.evm, 200, zeros(MAX_ANSWER_TOKENS - 6), 'eth_getLogs');
+      expect(classified).toEqual({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null, reason: INVALID_REASONS.tooDense });
+      // The outcome does not depend on whether the run compares answers, nor on the envelope.
+      expect(classifyResponse(CHAINS.evm, 200, zeros(MAX_ANSWER_TOKENS - 6), null).reason).toBe(INVALID_REASONS.tooDense);
+      expect(classifyResponse(CHAINS.bitcoin, 200, zeros(MAX_ANSWER_TOKENS), null).reason).toBe(INVALID_REASONS.tooDense);
     });
 
-    it('a result with exactly MAX_RESULT_VALUES values (the root array counts as one) is compared', () => {
-      const classified = classifyResponse(CHAINS.evm, 200, zeros(MAX_RESULT_VALUES - 1), 'eth_getLogs');
+    it('an answer at the parse cap is compared', () => {
+      const classified = classifyResponse(CHAINS.evm, 200, zeros(MAX_ANSWER_TOKENS - 7), 'eth_getLogs');
       expect(classified.outcome).toBe('ok');
       expect(classified.responseHash).toMatch(HASH);
     });

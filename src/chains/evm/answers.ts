@@ -75,7 +75,11 @@ export const DEFAULT_IGNORE_PATHS: Readonly<Record<string, readonly string[]>> =
 };
 
 const HEX = /^0x[0-9a-f]*$/i;
-const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
+/**
+ * A quantity compared by value: at most 64 hex digits (a uint256, the widest EVM quantity). A
+ * longer one is compared as its text (lower-cased), so a node's 4 MB "quantity" costs no BigInt.
+ */
+const HEX_QUANTITY = /^0x[0-9a-f]{1,64}$/i;
 
 function normalizeQuantity(value: unknown): unknown {
   if (typeof value === 'string' && HEX_QUANTITY.test(value)) return `0x${BigInt(value).toString(16)}`;

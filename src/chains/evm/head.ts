@@ -1,6 +1,18 @@
 import type { HeadRead, HeadSubscription } from '../types';
 
-const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
+/** The largest height a head may have: a Postgres bigint, as heads are stored. */
+export const MAX_HEAD_NUMBER = 2n ** 63n - 1n;
+
+/**
+ * A block number a node sends, or null: at most 16 hex digits and at most MAX_HEAD_NUMBER, checked
+ * on the text's length first. Unbounded, `"0x"` + 4,000,000 × `f` became a BigInt whose decimal
+ * text took ~10 s of one worker's event loop to write (issue 30, H4).
+ */
+export function evmBlockNumber(value: unknown): bigint | null {
+  if (typeof value !== 'string' || value.length > 18 || !/^0x[0-9a-f]{1,16}$/i.test(value)) return null;
+  const number = BigInt(value);
+  return number <= MAX_HEAD_NUMBER ? number : null;
+}
 
 /**
  * The head of an EVM node: eth_blockNumber, a hex quantity. Its answer names no hash (a hash
@@ -9,7 +21,10 @@ const HEX_QUANTITY = /^0x[0-9a-f]+$/i;
 export const evmHead: HeadRead = {
   method: 'eth_blockNumber',
   params: [],
-  parse: (result) => (typeof result === 'string' && HEX_QUANTITY.test(result) ? { number: BigInt(result), hash: null } : null),
+  parse: (result) => {
+    const number = evmBlockNumber(result);
+    return number === null ? null : { number, hash: null };
+  },
 };
 
 const BLOCK_HASH = /^0x[0-9a-f]{64}$/i;
@@ -26,8 +41,9 @@ export const evmHeadSubscription: HeadSubscription = {
   parse: (result) => {
     if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
     const { number, hash } = result as { number?: unknown; hash?: unknown };
-    if (typeof number !== 'string' || !HEX_QUANTITY.test(number) || typeof hash !== 'string' || !BLOCK_HASH.test(hash)) return null;
-    return { number: BigInt(number), hash: hash.toLowerCase() };
+    const height = evmBlockNumber(number);
+    if (height === null || typeof hash !== 'string' || !BLOCK_HASH.test(hash)) return null;
+    return { number: height, hash: hash.toLowerCase() };
   },
 };
 
