@@ -4,6 +4,7 @@ import { activityDepsFromConfig, createActivities, type ActivityDeps } from '../
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
+import { ensureSampleExpirySchedule } from './temporal/sample-expiry-schedule';
 import { createLogger } from './logger';
 import { activityMetricsInterceptor } from './metrics/activity-metrics';
 import { serveMetrics } from './metrics/metrics-server';
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
     worker.shutdown();
     regionWorker.shutdown();
   });
+  await ensureSampleExpirySchedule(temporal, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, region: config.region, probeTaskQueue: probeTaskQueueForRegion(config.region) }, 'worker started');
   await Promise.all([worker.run(), regionWorker.run()]);
   await metrics?.close();

@@ -47,6 +47,8 @@ export interface RunRow {
   commit_sha: string | null;
   /** The suite's baseline branch when the run was requested (null for runs stored before branches). */
   baseline_branch: string | null;
+  /** When the run's raw samples were deleted past their retention (null: kept); absent from list rows. */
+  samples_expired_at?: Date | null;
   created_at: Date;
 }
 
@@ -560,7 +562,10 @@ export async function listSuiteTrend(
     from runs r cross join lateral (select coalesce(r.trend_point, run_trend_point(r.verdict)) as point) p
     ${where}
     order by r.requested_at desc, r.id desc limit ${paging.limit} offset ${paging.offset}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs r ${where}`;
+  // Kept per suite and branch by a trigger (migration 032), not counted over the suite's history.
+  const [count] = await sql<{ n: number }[]>`
+    select coalesce(sum(c.runs), 0)::int as n from suite_finished_runs c join suites s on s.id = c.test_suite_id
+    where c.test_suite_id = ${suiteId} and s.tenant_id = ${tenantId} ${paging.branch ? sql`and c.branch = ${paging.branch}` : sql``}`;
   return { rows, total: count!.n };
 }
 

@@ -44,3 +44,46 @@ create index runs_suite_finished_history on runs (test_suite_id, requested_at de
 -- Finished runs not summarised yet: what backfillRunSummaries walks. finishRun writes finished_at
 -- and trend_point together, so once the backfill is done this index stays empty.
 create index runs_unsummarised on runs (id) where finished_at is not null and trend_point is null;
+
+-- The trend's total (its pagination) without counting a suite's history at every request: finished
+-- runs per suite and branch, kept by a trigger so that every writer of runs (this release's, a
+-- previous release's still draining during a rolling deploy, a bulk load) keeps it. `branch` is
+-- the branch the trend files the run under: its own, or when it named none the baseline branch it
+-- was requested under ('main', DEFAULT_BASELINE_BRANCH in src/domain/branch.ts, for runs stored
+-- before branches). Runs are never deleted, nor unfinished.
+create table suite_finished_runs (
+  test_suite_id uuid not null references suites (id) on delete cascade,
+  branch text not null,
+  runs bigint not null,
+  primary key (test_suite_id, branch)
+);
+
+create function count_finished_run() returns trigger language plpgsql as $$
+begin
+  insert into suite_finished_runs (test_suite_id, branch, runs)
+  values (new.test_suite_id, coalesce(new.branch, new.baseline_branch, 'main'), 1)
+  on conflict (test_suite_id, branch) do update set runs = suite_finished_runs.runs + 1;
+  return null;
+end
+$$;
+
+-- Creating the triggers takes a lock that waits for transactions updating runs and holds new ones
+-- off until this migration commits, so the count below misses no run and counts none twice. It is
+-- one aggregate over the index above: seconds on millions of runs.
+create trigger runs_count_finished_on_update after update of finished_at on runs
+  for each row when (old.finished_at is null and new.finished_at is not null) execute function count_finished_run();
+create trigger runs_count_finished_on_insert after insert on runs
+  for each row when (new.finished_at is not null) execute function count_finished_run();
+
+insert into suite_finished_runs (test_suite_id, branch, runs)
+select test_suite_id, coalesce(branch, baseline_branch, 'main'), count(*) from runs where finished_at is not null group by 1, 2;
+
+-- Sample retention (issue 36 item 1, DESIGN §18): a finished run's raw samples are deleted once
+-- its retention has passed (the suite's override, else its tenant's, else the platform default
+-- RVS_SAMPLE_RETENTION_DAYS); the run keeps its verdict, stats and summaries. samples_expired_at
+-- says when they went (the samples API answers 410 samples_expired from then on).
+alter table runs add column samples_expired_at timestamptz;
+alter table tenants add column sample_retention_days integer check (sample_retention_days > 0);
+alter table suites add column sample_retention_days integer check (sample_retention_days > 0);
+-- Expiry candidates, oldest first; a run leaves the index when its samples are gone.
+create index runs_samples_kept on runs (finished_at) where finished_at is not null and samples_expired_at is null;
