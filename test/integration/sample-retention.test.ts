@@ -73,5 +73,19 @@ describe('sample retention', () => {
     expect(verdictAfter.body.checks).toEqual(verdictBefore.checks);
     const trendAfter = await get<{ data: unknown[] }>(stack.app, `/v1/suites/${expiring.suiteId}/trend`, auth);
     expect(trendAfter.body.data).toEqual(trendBefore);
+    // The dashboard's data: the verdict as stored, charts without samples, and why.
+    const token = new URL(verdictAfter.body.dashboard_url as string).searchParams.get('token')!;
+    const dashboard = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${old}?token=${token}` });
+    expect(dashboard.statusCode).toBe(200);
+    const data = dashboard.json<{ samples_expired_at: string | null; verdict: { markdown_summary: string }; metrics: { by_method: unknown[]; targets: { buckets: unknown[] }[] }; histogram: unknown }>();
+    expect(data.samples_expired_at).toBe((await expiredAt())!.toISOString());
+    expect(data.verdict.markdown_summary).toBe(verdictBefore.markdown_summary);
+    expect(data.metrics.by_method).toEqual([]);
+    expect(data.metrics.targets.map((t) => t.buckets)).toEqual([[]]);
+    expect(data.histogram).toBeNull();
+    const keptDashboardToken = new URL((await get<{ dashboard_url: string }>(stack.app, `/v1/runs/${kept}/verdict`, auth)).body.dashboard_url).searchParams.get('token')!;
+    const keptData = (await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${kept}?token=${keptDashboardToken}` })).json<{ samples_expired_at: string | null; histogram: unknown }>();
+    expect(keptData.samples_expired_at).toBeNull();
+    expect(keptData.histogram).not.toBeNull();
   });
 });

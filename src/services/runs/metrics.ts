@@ -1,5 +1,5 @@
 import { methodTable, sampleTimeSpan, timeBuckets } from '../../db/run-metrics';
-import { findRun, findRunTargets } from '../../db/runs';
+import { findRun, findRunTargets, type RunTargetRow } from '../../db/runs';
 import type { Ctx } from '../context';
 import { samplesExpired } from './samples';
 import { loadOwned } from '../load-owned';
@@ -44,3 +44,13 @@ export async function getRunMetrics({ ctx, input }: { ctx: Ctx; input: { runId: 
 }
 
 export type RunMetrics = Awaited<ReturnType<typeof getRunMetrics>>;
+
+/** The metrics of a run whose raw samples expired: its targets, with no bucket and no method row. */
+export function expiredRunMetrics(runId: string, targets: readonly RunTargetRow[]): RunMetrics {
+  return {
+    run_id: runId,
+    bucket_seconds: 1,
+    targets: targets.map((t) => ({ target_id: t.id, endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, role: t.role, buckets: [] })),
+    by_method: [],
+  };
+}
