@@ -1,6 +1,7 @@
 import { claimRun } from './claim-run';
 import { deliverWebhook, enqueueWebhooks, markWebhookDeliveryFailed } from './deliver-webhook';
 import { ClientCache } from './client-cache';
+import { expireSamples } from './expire-samples';
 import { explainRunMismatches } from './explain-mismatches';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
@@ -36,5 +37,6 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     deliverWebhook: (input) => deliverWebhook(webhookDeps, input),
     markWebhookDeliveryFailed: (input) => markWebhookDeliveryFailed(deps, input),
     triggerScheduledRun: (input) => triggerScheduledRun(deps, input),
+    expireSamples: () => expireSamples(deps),
   };
 }

@@ -166,4 +166,6 @@ export interface Activities {
   deliverWebhook(input: { deliveryId: string }): Promise<{ outcome: 'delivered' | 'gone' }>;
   markWebhookDeliveryFailed(input: { deliveryId: string }): Promise<void>;
   triggerScheduledRun(input: { suiteId: string }): Promise<ScheduledTriggerResult>;
+  /** Deletes the raw samples of finished runs past their retention (the sample-expiry schedule's fires). */
+  expireSamples(input: Record<string, never>): Promise<{ runs: number; samples: number }>;
 }

@@ -107,6 +107,8 @@ const envSchema = z.object({
   RVS_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   // Below 10 s only for tests: a schedule firing every few seconds is no campaign.
   RVS_SCHEDULE_MIN_INTERVAL_S: z.coerce.number().int().min(1).max(3600).default(10),
+  /** Days a finished run's raw samples are kept (a tenant's or suite's sample_retention_days overrides it). */
+  RVS_SAMPLE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   // Prometheus /metrics ports of the API and of the worker (0 turns one off); not the API's port:
   // scraping needs no credential, so only Prometheus should reach them.
   RVS_API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
@@ -239,6 +241,7 @@ export interface Config {
   idempotencyLeaseMs: number;
   /** The smallest `interval_s` a suite schedule may have (10 unless lowered for tests). */
   scheduleMinIntervalS: number;
+  sampleRetentionDays: number;
   /** Ports of the API's and the worker's Prometheus /metrics (0: none). */
   apiMetricsPort: number;
   workerMetricsPort: number;
@@ -319,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     idempotencyLeaseMs: e.RVS_IDEMPOTENCY_LEASE_S * 1000,
     scheduleMinIntervalS: e.RVS_SCHEDULE_MIN_INTERVAL_S,
+    sampleRetentionDays: e.RVS_SAMPLE_RETENTION_DAYS,
     apiMetricsPort: e.RVS_API_METRICS_PORT,
     workerMetricsPort: e.RVS_WORKER_METRICS_PORT,
     tenantMaxRunningRuns: e.RVS_TENANT_MAX_RUNNING_RUNS,

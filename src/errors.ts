@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   idempotency_conflict: 409,
   run_not_finished: 409,
+  samples_expired: 410,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

@@ -4,6 +4,7 @@ import { activityDepsFromConfig, createActivities, type ActivityDeps } from '../
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { createSql } from './db/client';
+import { ensureSampleExpirySchedule } from './temporal/sample-expiry-schedule';
 import { createLogger } from './logger';
 import { activityMetricsInterceptor } from './metrics/activity-metrics';
 import { serveMetrics } from './metrics/metrics-server';
@@ -175,6 +176,7 @@ async function main(): Promise<void> {
     worker.shutdown();
     regionWorker.shutdown();
   });
+  await ensureSampleExpirySchedule(temporal, config.temporal.taskQueue);
   logger.info(
     { taskQueue: config.temporal.taskQueue, region: config.region, probeTaskQueue: probeTaskQueueForRegion(config.region), activitySlots: config.workerSlots },
     'worker started',

@@ -130,6 +130,9 @@
     );
   }
 
+  /** Shown where a chart or table needs the raw samples of a run past its sample retention. */
+  const EXPIRED_NOTE = 'The raw samples of this run expired (sample retention); the verdict, statistics and intervals come from the stored verdict.';
+
   function emptyNote(text) {
     return el('p', { className: 'empty' }, text);
   }
@@ -530,7 +533,7 @@
     const targets = (metrics && metrics.targets) || [];
     const withData = targets.filter((t) => t.buckets && t.buckets.length > 0);
     if (withData.length === 0) {
-      fill('chart-latency-time', emptyNote('No samples yet.'));
+      fill('chart-latency-time', emptyNote(data.samples_expired_at ? EXPIRED_NOTE : 'No samples yet.'));
       fill('legend-latency-time');
       return;
     }
@@ -595,7 +598,7 @@
   function renderHistogram(data) {
     const h = data.histogram;
     if (!h || !h.targets || h.targets.length === 0) {
-      fill('chart-latency-histogram', emptyNote('No successful calls yet.'));
+      fill('chart-latency-histogram', emptyNote(data.samples_expired_at ? EXPIRED_NOTE : 'No successful calls yet.'));
       fill('legend-latency-histogram');
       return;
     }
@@ -819,7 +822,7 @@
     const node = byId('methods-table');
     node.className = 'data';
     if (rows.length === 0) {
-      node.replaceChildren(el('tbody', null, el('tr', null, el('td', { className: 'empty' }, 'No samples yet.'))));
+      node.replaceChildren(el('tbody', null, el('tr', null, el('td', { className: 'empty' }, data.samples_expired_at ? EXPIRED_NOTE : 'No samples yet.'))));
       return;
     }
     const sorted = rows.slice().sort((a, b) => a.method.localeCompare(b.method) || (a.role === 'reference') - (b.role === 'reference'));

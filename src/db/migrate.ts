@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../chains/registry';
 import { syncBuiltinPresets } from './catalog';
+import { backfillRunSummaries } from './runs';
 import type { Sql } from './client';
 
 const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
@@ -17,6 +18,14 @@ const MIGRATION_LOCK_KEY = 0x525653; // "RVS"
  */
 export async function migrate(sql: Sql): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
+  const pending = await applyMigrations(sql, files);
+  // Outside the migration transaction, in bounded batches: safe on a large runs table (see 032).
+  // Every start, so a backfill cut short by a restart resumes.
+  await backfillRunSummaries(sql);
+  return pending;
+}
+
+async function applyMigrations(sql: Sql, files: string[]): Promise<string[]> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
     await tx`create table if not exists schema_migrations (

@@ -47,6 +47,8 @@ export interface RunRow {
   commit_sha: string | null;
   /** The suite's baseline branch when the run was requested (null for runs stored before branches). */
   baseline_branch: string | null;
+  /** When the run's raw samples were deleted past their retention (null: kept); absent from list rows. */
+  samples_expired_at?: Date | null;
   created_at: Date;
 }
 
@@ -277,10 +279,15 @@ export async function finishRun(
     baselineRunId: string | null;
   },
 ): Promise<boolean> {
+  // The history summary (migration 032) is derived in SQL from the verdict as written, by the
+  // same functions the backfill uses; the verdict is sent once.
   const rows = await sql`
     update runs set status = ${outcome.status}, finished_at = now(), failure_reason = ${outcome.failureReason},
-      stats = ${sql.json(outcome.stats as never)}, verdict = ${sql.json(outcome.verdict as never)},
-      baseline_run_id = ${outcome.baselineRunId}
+      stats = ${sql.json(outcome.stats as never)}, verdict = v.verdict,
+      baseline_run_id = ${outcome.baselineRunId},
+      verdict_value = v.verdict->>'verdict', trend_point = run_trend_point(v.verdict),
+      candidate_endpoints = run_candidate_endpoints(runs.config_snapshot)
+    from (select ${sql.json(outcome.verdict as never)}::jsonb as verdict) v
     where id = ${runId} and status not in ('success', 'failed', 'cancelled')
     returning id`;
   return rows.length === 1;
@@ -315,7 +322,7 @@ export async function findPreviousSuccessfulRun(sql: Queryable, run: RunRow): Pr
   const [row] = await sql<RunRow[]>`
     select * from runs
     where test_suite_id = ${run.test_suite_id} and tenant_id = ${run.tenant_id} and status = 'success'
-      and verdict->>'verdict' = 'pass'
+      and finished_at is not null and coalesce(verdict_value, verdict->>'verdict') = 'pass'
       and ${proberWasHealthy(sql, 'runs')}
       and (branch is null or branch = ${baselineBranchOfRun(run)})
       and requested_at < ${run.requested_at} and id <> ${run.id}
@@ -354,22 +361,39 @@ export async function findPassingHistory(
 ): Promise<{ run_id: string; p95_us: number }[]> {
   const { suite } = run.config_snapshot;
   const candidates = (suite.suite_targets ?? suite.config.targets).map((t) => t.endpoint_id).sort();
-  const rows = await sql<{ run_id: string; p95_us: string | number | null }[]>`
-    select r.id as run_id,
+  const common = sql`
+    r.test_suite_id = ${run.test_suite_id} and r.finished_at is not null
+    and r.tenant_id = ${run.tenant_id} and r.status = 'success'
+    and (r.branch is null or r.branch = ${baselineBranchOfRun(run)})
+    and r.requested_at < ${run.requested_at} and r.id <> ${run.id}
+    and ${proberWasHealthy(sql, 'r')}`;
+  // Two reads merged in trend order: runs summarised at finalize (migration 032), read through the
+  // partial index runs_suite_finished_history newest first until `window` match, on their small
+  // columns; and runs not summarised yet (a backfill still running: runs_unsummarised, empty
+  // afterwards), judged on their verdict and snapshot as before. One statement mixing both (a
+  // coalesce, or a union) hides the columns' statistics from the planner, which then sorts the
+  // whole suite.
+  type Row = { run_id: string; requested_at: Date; p95_us: string | number | null };
+  const summarised = await sql<Row[]>`
+    select r.id as run_id, r.requested_at,
+      coalesce((r.trend_point->>'p95_us')::float8, (r.stats->'latency'->'successful'->>'p95_ms')::float8 * 1000) as p95_us
+    from runs r
+    where ${common} and r.verdict_value = 'pass' and r.candidate_endpoints = ${candidates}::text[]
+    order by r.requested_at desc, r.id desc limit ${window}`;
+  const unsummarised = await sql<Row[]>`
+    select r.id as run_id, r.requested_at,
       coalesce(
         (select (c->'details'->>'p95_us')::float8 from jsonb_array_elements(r.verdict->'checks') c
-          where c->>'name' = 'latency_p95' and jsonb_typeof(c->'details'->'p95_us') = 'number'),
+          where c->>'name' = 'latency_p95' and jsonb_typeof(c->'details'->'p95_us') = 'number' limit 1),
         (r.stats->'latency'->'successful'->>'p95_ms')::float8 * 1000) as p95_us
     from runs r
-    where r.test_suite_id = ${run.test_suite_id} and r.tenant_id = ${run.tenant_id} and r.status = 'success'
-      and r.verdict->>'verdict' = 'pass'
-      and ${proberWasHealthy(sql, 'r')}
-      and (r.branch is null or r.branch = ${baselineBranchOfRun(run)})
-      and r.requested_at < ${run.requested_at} and r.id <> ${run.id}
-      and (select array_agg(t->>'endpoint_id' order by t->>'endpoint_id' collate "C")
-           from jsonb_array_elements(coalesce(r.config_snapshot->'suite'->'suite_targets', r.config_snapshot->'suite'->'config'->'targets')) t)
-          = ${candidates}::text[]
+    where ${common} and r.trend_point is null and r.verdict->>'verdict' = 'pass'
+      and run_candidate_endpoints(r.config_snapshot) = ${candidates}::text[]
     order by r.requested_at desc, r.id desc limit ${window}`;
+  // Postgres orders uuids as their lowercase text.
+  const rows = [...summarised, ...unsummarised]
+    .sort((x, y) => y.requested_at.getTime() - x.requested_at.getTime() || (x.run_id < y.run_id ? 1 : x.run_id > y.run_id ? -1 : 0))
+    .slice(0, window);
   return rows.filter((r) => r.p95_us !== null).map((r) => ({ run_id: r.run_id, p95_us: Number(r.p95_us) }));
 }
 
@@ -534,21 +558,53 @@ export async function listSuiteTrend(
                    or (r.branch is null and coalesce(r.baseline_branch, ${DEFAULT_BASELINE_BRANCH}) = ${paging.branch}))`
         : sql``
     }`;
+  // The page comes off the partial index runs_suite_finished_history; the verdict parts come from
+  // the row's trend_point (migration 032), or from its verdict for a row not summarised yet.
   const rows = await sql<SuiteTrendRow[]>`
     select r.id, r.status, r.requested_at, r.finished_at,
-      r.verdict->>'verdict' as verdict,
+      coalesce(r.verdict_value, r.verdict->>'verdict') as verdict,
       r.stats->'latency'->'successful' as latency,
-      (select c->'details'->'intervals_ms' from jsonb_array_elements(r.verdict->'checks') c
-        where c->>'name' = 'latency_p95' limit 1) as intervals_ms,
-      (select (c->'details'->>'match_rate_pct')::float8 from jsonb_array_elements(r.verdict->'checks') c
-        where c->>'name' = 'correctness' and jsonb_typeof(c->'details'->'match_rate_pct') = 'number' limit 1) as match_rate_pct,
-      r.verdict->'baseline_comparison'->>'model' as baseline_model,
-      r.verdict->'baseline_comparison'->'limits' as baseline_limits,
+      p.point->'intervals_ms' as intervals_ms,
+      (p.point->>'match_rate_pct')::float8 as match_rate_pct,
+      p.point->>'baseline_model' as baseline_model,
+      p.point->'baseline_limits' as baseline_limits,
       r.branch, r.commit_sha, r.baseline_branch
-    from runs r ${where}
+    from runs r cross join lateral (select coalesce(r.trend_point, run_trend_point(r.verdict)) as point) p
+    ${where}
     order by r.requested_at desc, r.id desc limit ${paging.limit} offset ${paging.offset}`;
-  const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs r ${where}`;
+  // Kept per suite and branch by a trigger (migration 032), not counted over the suite's history.
+  const [count] = await sql<{ n: number }[]>`
+    select coalesce(sum(c.runs), 0)::int as n from suite_finished_runs c join suites s on s.id = c.test_suite_id
+    where c.test_suite_id = ${suiteId} and s.tenant_id = ${tenantId} ${paging.branch ? sql`and c.branch = ${paging.branch}` : sql``}`;
   return { rows, total: count!.n };
+}
+
+/**
+ * Summarises finished runs stored before migration 032 (verdict_value, trend_point,
+ * candidate_endpoints), `batchSize` rows per statement in primary-key order, each statement its
+ * own transaction: on a large runs table no statement holds many row locks or runs long, and a
+ * finalize is never blocked for more than one batch. Rows locked by a finalize are skipped (that
+ * finalize writes the summary itself). The partial index runs_unsummarised finds them; it is empty
+ * once the backfill is done, so running this at every start costs nothing. Returns how many rows
+ * it summarised.
+ */
+export async function backfillRunSummaries(sql: Queryable, batchSize = 1000): Promise<number> {
+  let after = '00000000-0000-0000-0000-000000000000';
+  let done = 0;
+  for (;;) {
+    const [batch] = await sql<{ n: number; last: string | null }[]>`
+      with picked as (
+        select id from runs where id > ${after}::uuid and finished_at is not null and trend_point is null
+        order by id limit ${batchSize} for update skip locked),
+      updated as (
+        update runs r set verdict_value = r.verdict->>'verdict', trend_point = run_trend_point(r.verdict),
+          candidate_endpoints = run_candidate_endpoints(r.config_snapshot)
+        from picked where r.id = picked.id returning r.id)
+      select count(*)::int as n, (select id from updated order by id desc limit 1) as last from updated`;
+    done += batch!.n;
+    if (batch!.n === 0 || batch!.last === null) return done;
+    after = batch!.last;
+  }
 }
 
 /** Every run of the tenant not finished yet (queued, claimed or running): what disabling it cancels. */

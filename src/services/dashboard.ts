@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { Config } from '../config';
 import { latencyHistogram } from '../db/histogram';
-import { findRun } from '../db/runs';
+import { findRun, findRunTargets } from '../db/runs';
 import type { ComputedVerdict } from '../domain/verdict';
 import { AppError, forbidden, notFound } from '../errors';
 import { dashboardLinkActor, type Ctx, type Deps } from './context';
 import { dashboardTokenExpiry, signDashboardToken, verifyDashboardToken } from './dashboard-token';
 import { listRunHeads, type listHeadsQuery } from './runs/heads';
-import { getRunMetrics } from './runs/metrics';
+import { expiredRunMetrics, getRunMetrics } from './runs/metrics';
 import { getRun } from './runs/get';
 import { getVerdict, type VerdictResponse } from './runs/verdict';
 import { getSuiteTrend } from './suite-trend';
@@ -94,8 +94,10 @@ export async function getDashboardData(deps: Deps, runId: string) {
       if (error instanceof AppError && error.code === 'run_not_finished') return null;
       throw error;
     }),
-    getRunMetrics({ ctx, input }),
-    latencyHistogram(deps.sql, runId),
+    // Past its sample retention the charts have no raw samples to draw from; the page says so
+    // and shows what the stored verdict holds (statistics, intervals, checks).
+    row.samples_expired_at ? findRunTargets(deps.sql, runId).then((targets) => expiredRunMetrics(runId, targets)) : getRunMetrics({ ctx, input }),
+    row.samples_expired_at ? null : latencyHistogram(deps.sql, runId),
   ]);
   const names = new Map(metrics.targets.map((t) => [t.target_id, t]));
   // Same order as the run's targets (candidates first, then the reference), so colours match the other chart.
@@ -119,6 +121,7 @@ export async function getDashboardData(deps: Deps, runId: string) {
         total: t.total,
       })),
     },
+    samples_expired_at: row.samples_expired_at ? row.samples_expired_at.toISOString() : null,
     temporal_ui_url: temporalUiUrl(deps.config, run.workflow_id),
     generated_at: new Date().toISOString(),
   };

@@ -9,6 +9,8 @@ export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 
 /** One Temporal Schedule per suite with a schedule; each fire starts scheduledTriggerWorkflow (src/temporal/schedules.ts). */
 export const scheduleIdForSuite = (suiteId: string): string => `suite-${suiteId}`;
+/** The service's own schedule that expires raw samples (src/temporal/sample-expiry-schedule.ts). */
+export const SAMPLE_EXPIRY_SCHEDULE_ID = 'rvs-sample-expiry';
 
 /**
  * The probe queue of a region (DESIGN.md §14): every worker polls its own region's besides the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPassingHistory, findPreviousSuccessfulRun, findRun } from '../../src/db/runs';
+import { backfillRunSummaries, findPassingHistory, findPreviousSuccessfulRun, findRun } from '../../src/db/runs';
 import { createSuite, post } from '../helpers/api';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -26,11 +26,13 @@ describe('baseline history queries', () => {
       expect(created.status).toBe(201);
       return created.body.id;
     };
+    // Rows as stored before migration 032 (no history summary): the lookup falls back to their
+    // verdict and snapshot; after backfillRunSummaries it reads the summary, with the same answer.
     const finish = async (id: string, index: number, outcome: { verdict: 'pass' | 'fail' | 'error'; p95Us?: number; p95Ms?: number; status?: string }) => {
       const checks = outcome.p95Us === undefined ? [] : [{ name: 'latency_p95', status: 'pass', message: '', details: { p95: 0, threshold: 0, p95_us: outcome.p95Us } }];
       await stack.sql`
         update runs set status = ${outcome.status ?? 'success'},
-          requested_at = ${new Date(Date.UTC(2026, 0, 1, 0, index))},
+          requested_at = ${new Date(Date.UTC(2026, 0, 1, 0, index))}, finished_at = ${new Date(Date.UTC(2026, 0, 1, 0, index, 30))},
           verdict = ${stack.sql.json({ verdict: outcome.verdict, checks } as never)},
           stats = ${stack.sql.json({ latency: { successful: { p95_ms: outcome.p95Ms ?? 0 } } } as never)}
         where id = ${id}`;
@@ -70,6 +72,21 @@ describe('baseline history queries', () => {
     const otherSetup = await createSuite(stack.app, other.auth, { candidates: ['http://127.0.0.1:9/a'] });
     const foreign = await post<{ id: string }>(stack.app, `/v1/suites/${otherSetup.suiteId}/runs`, other.auth);
     await finish(foreign.body.id, 8, { verdict: 'pass', p95Us: 1 });
+    expect((await findPassingHistory(stack.sql, run, 10)).map((h) => h.run_id)).not.toContain(foreign.body.id);
+
+    // Summarised (migration 032's columns, as finishRun writes them): the same answers.
+    expect(await backfillRunSummaries(stack.sql)).toBeGreaterThanOrEqual(9);
+    const [summary] = await stack.sql<{ verdict_value: string; candidate_endpoints: string[] }[]>`
+      select verdict_value, candidate_endpoints from runs where id = ${ids[6]!}`;
+    expect(summary).toEqual({ verdict_value: 'fail', candidate_endpoints: ['99999999-9999-4999-8999-999999999999'] });
+    expect(await findPassingHistory(stack.sql, run, 10)).toEqual([
+      { run_id: ids[5], p95_us: 43_000 },
+      { run_id: ids[3], p95_us: 42_300 },
+      { run_id: ids[1], p95_us: 41_000 },
+      { run_id: ids[0], p95_us: 40_100 },
+    ]);
+    expect((await findPassingHistory(stack.sql, run, 2)).map((h) => h.run_id)).toEqual([ids[5], ids[3]]);
+    expect((await findPreviousSuccessfulRun(stack.sql, run))?.id).toBe(ids[5]);
     expect((await findPassingHistory(stack.sql, run, 10)).map((h) => h.run_id)).not.toContain(foreign.body.id);
   });
 });

@@ -17,6 +17,7 @@ import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node'
 import { startStack, type Stack } from '../helpers/stack';
 import { startStallableProxy, type StallableProxy } from '../helpers/stallable-proxy';
 import { killHard, startWorkerProcess, until } from '../helpers/worker-process';
+import { metricNamesOf, shippedExpressions } from '../helpers/monitoring-assets';
 
 interface Scrape {
   text: string;
@@ -379,5 +380,20 @@ describe('Prometheus /metrics of the worker process', () => {
     const families = await scrape(port);
     const failures = families.families.get('temporal_long_request_failure_total')!.metrics;
     expect(failures.some((m) => String(m.labels?.operation).startsWith('Poll'))).toBe(true);
+  });
+
+  // After the tests above, so the run, the cancel and the poll failures have made every family
+  // appear (the SDK's failure counters exist from their first failure on).
+  it('every metric the shipped Grafana dashboard and Prometheus rules query is in a scrape of the worker or the API', async () => {
+    const api = await startMetricsServer({ registry: apiMetricsRegistry(), host: '127.0.0.1', port: 0, collect: createRunCountsCollector(stack.sql) });
+    try {
+      const exported = new Set([...(await scrape(port)).families.keys(), ...(await scrape(api.port)).families.keys()]);
+      // `up` is Prometheus's own; names with a colon are recording rules (checked in test/unit/monitoring-assets.test.ts).
+      const used = new Set(shippedExpressions().flatMap(metricNamesOf).filter((n) => n !== 'up' && !n.includes(':')));
+      expect(used.size).toBeGreaterThan(15);
+      expect([...used].filter((name) => !exported.has(name))).toEqual([]);
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillRunSummaries } from '../../src/db/runs';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
@@ -84,14 +85,19 @@ describe('suite trend', () => {
   });
 
   it('gives null intervals and null match rate for a run judged before intervals were stored', async () => {
-    // An old verdict: the latency_p95 check without intervals_ms (as stored before they existed).
+    // An old verdict: the latency_p95 check without intervals_ms (as stored before they existed),
+    // and no history summary (as stored before migration 032): the trend reads the verdict.
     await stack.sql`
-      update runs set verdict = jsonb_set(verdict, '{checks}', (
+      update runs set trend_point = null, verdict_value = null, verdict = jsonb_set(verdict, '{checks}', (
         select jsonb_agg(case when c->>'name' = 'latency_p95' then c #- '{details,intervals_ms}' else c end)
         from jsonb_array_elements(verdict->'checks') c))
       where id = ${runIds[0]!}`;
     const response = await get<{ data: Point[] }>(stack.app, `/v1/suites/${suiteId}/trend?offset=2`, auth);
     expect(response.body.data[0]).toMatchObject({ run_id: runIds[0], candidate: { intervals_ms: null, p95_ms: expect.any(Number) }, match_rate_pct: null });
+    // Summarised by the backfill: the same point.
+    expect(await backfillRunSummaries(stack.sql)).toBeGreaterThanOrEqual(1);
+    const summarised = await get<{ data: Point[] }>(stack.app, `/v1/suites/${suiteId}/trend?offset=2`, auth);
+    expect(summarised.body.data[0]).toEqual(response.body.data[0]);
   });
 
   it("answers another tenant's suite exactly as the suite's own route does (403), and an unknown suite 404", async () => {

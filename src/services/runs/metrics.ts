@@ -1,6 +1,7 @@
 import { methodTable, sampleTimeSpan, timeBuckets } from '../../db/run-metrics';
-import { findRun, findRunTargets } from '../../db/runs';
+import { findRun, findRunTargets, type RunTargetRow } from '../../db/runs';
 import type { Ctx } from '../context';
+import { samplesExpired } from './samples';
 import { loadOwned } from '../load-owned';
 
 /** At most this many time buckets per target, whatever the length of the run. */
@@ -10,6 +11,8 @@ const MAX_BUCKETS = 120;
 export async function getRunMetrics({ ctx, input }: { ctx: Ctx; input: { runId: string } }) {
   const { sql } = ctx.deps;
   const run = await loadOwned(ctx, 'run', findRun, input.runId);
+  // Its time buckets and per-method table are computed from the raw samples.
+  if (run.samples_expired_at) throw samplesExpired(run.samples_expired_at);
   const targets = await findRunTargets(sql, run.id);
   const span = await sampleTimeSpan(sql, run.id);
   const seconds = span.first && span.last ? (span.last.getTime() - span.first.getTime()) / 1000 : 0;
@@ -41,3 +44,13 @@ export async function getRunMetrics({ ctx, input }: { ctx: Ctx; input: { runId: 
 }
 
 export type RunMetrics = Awaited<ReturnType<typeof getRunMetrics>>;
+
+/** The metrics of a run whose raw samples expired: its targets, with no bucket and no method row. */
+export function expiredRunMetrics(runId: string, targets: readonly RunTargetRow[]): RunMetrics {
+  return {
+    run_id: runId,
+    bucket_seconds: 1,
+    targets: targets.map((t) => ({ target_id: t.id, endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, role: t.role, buckets: [] })),
+    by_method: [],
+  };
+}

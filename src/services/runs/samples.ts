@@ -3,6 +3,7 @@ import { SAMPLE_OUTCOMES } from '../../domain/sample-outcome';
 import { DEFAULT_REGION, regionName } from '../../domain/vantage';
 import { findRun } from '../../db/runs';
 import { listSamples as listSampleRows } from '../../db/samples';
+import { AppError } from '../../errors';
 import type { Ctx } from '../context';
 import { loadOwned } from '../load-owned';
 import { page, paginationQuery } from '../pagination';
@@ -22,6 +23,7 @@ export async function listRunSamples({
   input: { runId: string; query: z.infer<typeof listSamplesQuery> };
 }) {
   const run = await loadOwned(ctx, 'run', findRun, input.runId);
+  if (run.samples_expired_at) throw samplesExpired(run.samples_expired_at);
   const { query } = input;
   const { rows, total } = await listSampleRows(ctx.deps.sql, run.id, {
     targetId: query.target_id ?? null,
@@ -50,4 +52,9 @@ export async function listRunSamples({
     ...(s.sweep_step === null || s.sweep_step === undefined ? {} : { sweep_step: s.sweep_step, warmup: s.warmup === true }),
   }));
   return page(data, total, query.limit, query.offset);
+}
+
+/** The run's raw samples were deleted past their retention; its verdict, stats and trend point stay. */
+export function samplesExpired(at: Date): AppError {
+  return new AppError('samples_expired', `the run's raw samples expired on ${at.toISOString()} (sample retention); its verdict is kept`);
 }

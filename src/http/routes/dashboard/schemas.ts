@@ -25,7 +25,10 @@ export const DashboardData = component(
         ),
       })
       .nullable()
-      .describe('latency distribution of successful calls; null before the first one'),
+      .describe('latency distribution of successful calls; null before the first one, and once the raw samples expired'),
+    samples_expired_at: isoTimestamp
+      .nullable()
+      .describe('when the run\'s raw samples were deleted past their retention (metrics then have no bucket nor method row); null while they are kept'),
     temporal_ui_url: url.nullable(),
     generated_at: isoTimestamp,
   }),

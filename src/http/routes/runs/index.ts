@@ -165,6 +165,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       tag: 'runs',
       params: runParams,
       success: { status: 200, description: 'the metrics', schema: RunMetrics },
+      errors: { 410: ['`samples_expired`: computed from the raw samples, which were deleted past their retention; the verdict keeps the run\'s statistics'] },
     }),
     async (request) => exact(RunMetrics, await getRunMetrics({ ctx: ctxOf(request), input: request.params })),
   );
@@ -180,6 +181,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       params: runParams,
       querystring: listSamplesQuery,
       success: { status: 200, description: 'a page of samples', schema: SamplePage },
+      errors: { 410: ['`samples_expired`: the run\'s raw samples were deleted past their retention (RVS_SAMPLE_RETENTION_DAYS, or the tenant\'s or suite\'s sample_retention_days); its verdict, stats and trend point are kept'] },
     }),
     async (request) => exact(SamplePage, await listRunSamples({ ctx: ctxOf(request), input: { runId: request.params.runId, query: request.query } })),
   );

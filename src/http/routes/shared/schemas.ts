@@ -71,8 +71,8 @@ export const ErrorEnvelope = component(
   z.object({ error: errorBody(ERROR_CODES) }).describe('The body of every non-2xx response (src/errors.ts errorEnvelope).'),
 );
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 429 | 500 | 503;
-const ERROR_STATUSES: readonly ErrorStatus[] = [400, 401, 403, 404, 409, 413, 414, 415, 429, 500, 503];
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 414 | 415 | 429 | 500 | 503;
+const ERROR_STATUSES: readonly ErrorStatus[] = [400, 401, 403, 404, 409, 410, 413, 414, 415, 429, 500, 503];
 
 /** `Error<status>`: the envelope with `error.code` limited to the codes of that status. */
 export const ErrorOfStatus = Object.fromEntries(
