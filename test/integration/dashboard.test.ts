@@ -189,13 +189,17 @@ describe('run dashboard', () => {
     const refused = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}?token=${otherToken}` });
     expect(refused.statusCode).toBe(403);
     expect((await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}/heads?token=${otherToken}` })).statusCode).toBe(403);
-    // ...and opens the other run with the other tenant's data, while it is still going (no verdict yet).
+    // ...and opens the other run with the other tenant's data: once it has finished, its verdict
+    // (the run going, with a null verdict, is the next test's case).
+    const finished = await waitForRun(stack.app, other.auth, created.body.id);
     const own = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${created.body.id}?token=${otherToken}` });
     expect(own.statusCode).toBe(200);
     const body = own.json<Record<string, any>>();
     expect(body.run.id).toBe(created.body.id);
-    if (!['success', 'failed', 'cancelled'].includes(body.run.status)) expect(body.verdict).toBeNull();
-    await waitForRun(stack.app, other.auth, created.body.id);
+    expect(body.run.status).toBe(finished.status);
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${created.body.id}/verdict`, other.auth);
+    expect(verdict.status).toBe(200);
+    expect(body.verdict).toMatchObject({ verdict: verdict.body.verdict, summary: verdict.body.summary });
   });
 
   it('gives a verdict of null, not an error, while the run is going', async () => {
