@@ -66,7 +66,7 @@ describe('run dashboard in a real browser', () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`${CHROMIUM} is missing: the dashboard browser test needs Debian's chromium (apt-get install -y chromium)`);
     }
-    stack = await startStack();
+    stack = await startStack({ env: { RVS_TEMPORAL_UI_URL: 'http://127.0.0.1:18233/' } });
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
     // The candidate answers net_version (a few percent of the calls) wrongly, every time: the verdict lists those mismatches.
@@ -175,7 +175,7 @@ describe('run dashboard in a real browser', () => {
     expect(await background('#run-status')).toBe('rgb(243, 244, 246)');
     expect(await page.textContent('#verdict-summary')).toBe(verdict.body.summary);
     expect(await page.textContent('#progress-text')).toContain('480 / 480 calls');
-    expect(await page.getAttribute('#temporal-link', 'href')).toBe(`http://localhost:8233/namespaces/default/workflows/run-${runId}`);
+    expect(await page.getAttribute('#temporal-link', 'href')).toBe(`http://127.0.0.1:18233/namespaces/default/workflows/run-${runId}`);
 
     // Every check of the verdict, with its status.
     const checkNames = verdict.body.checks.map((c: { name: string }) => c.name);
