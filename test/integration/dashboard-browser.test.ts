@@ -512,7 +512,12 @@ describe('run dashboard in a real browser', () => {
       expect(await rows.count()).toBe(3);
       for (const c of f.candidates) {
         const row = `#freshness-table tr[data-endpoint="${c.endpoint_name}"]`;
-        expect(await page.textContent(`${row} [data-field="missed"]`)).toBe(`${c.missed} of ${c.judged} (${c.missed_pct}%)`);
+        expect(await page.textContent(`${row} [data-field="missed"]`)).toBe(`${c.missed} of ${c.judged} (${c.missed_pct}%)${c.unjudged > 0 ? `${c.unjudged} not judged` : ''}`);
+        // The legend says what the table says: missed and not judged, never one for the other.
+        const legend = await page.textContent(`#legend-freshness`);
+        const words = [`${c.endpoint_name} (`, c.missed > 0 ? `${c.missed} missed` : null, c.unjudged > 0 ? `${c.unjudged} not judged` : null].filter((w) => w !== null);
+        for (const w of words) expect(legend).toContain(w);
+        expect(legend).not.toContain('without an announcement');
         expect(await page.textContent(`${row} [data-field="late"]`)).toBe(String(c.late));
         expect(await page.textContent(`${row} [data-field="longest_stall"]`)).toBe(`${(c.longest_stall_ms / 1000).toFixed(1)} s`);
         expect(await page.textContent(`${row} [data-field="reconnects"]`)).toBe(String(c.reconnects));
