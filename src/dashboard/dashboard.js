@@ -657,6 +657,11 @@
    * A whisker with no upper bound (too few calls) runs dashed to the top of the plot.
    */
   function renderIntervals(data) {
+    // A sweep's overall percentiles would mix every offered rate: the capacity section's steps carry
+    // each step's intervals instead, so this card gives way to it (never "no successful calls").
+    const sweep = Boolean(data.verdict && data.verdict.capacity);
+    byId('intervals-section').hidden = sweep;
+    if (sweep) return;
     const intervals = verdictIntervals(data);
     const series = ((data.run && data.run.targets) || [])
       .map((t) => ({ target_id: t.id, role: t.role, name: `${t.endpoint_name} (${roleLabel(t.role)})`, intervals: intervals.target(t) }))
