@@ -865,6 +865,9 @@
     unavailable: 'values not available (a side did not answer again)',
   };
 
+  /** A value short enough never to be split over lines (null, a number, a short hex quantity). */
+  const shortValue = (v) => String(v).length <= 24;
+
   /** What differs in one listed mismatch: each path with both values, or why they are not known. */
   function differencesCell(m) {
     if (m.differences_status === 'shown' && Array.isArray(m.differences) && m.differences.length > 0) {
@@ -877,8 +880,8 @@
           el('tbody', null, m.differences.map((d) =>
             el('tr', { 'data-testid': 'mismatch-difference' },
               el('td', { className: 'mono small', 'data-field': 'path' }, d.path),
-              el('td', { className: 'mono small diff-candidate', 'data-field': 'candidate', title: 'candidate' }, d.candidate),
-              el('td', { className: 'mono small diff-reference', 'data-field': 'reference', title: 'reference' }, d.reference)))),
+              el('td', { className: `mono small diff-candidate${shortValue(d.candidate) ? ' short' : ''}`, 'data-field': 'candidate', title: 'candidate' }, d.candidate),
+              el('td', { className: `mono small diff-reference${shortValue(d.reference) ? ' short' : ''}`, 'data-field': 'reference', title: 'reference' }, d.reference)))),
         ),
         m.more_differences ? el('span', { className: 'muted small' }, 'more paths differ') : null,
       );
