@@ -69,7 +69,7 @@ describe('paired probing', () => {
       where c.run_id = ${runId} and c.role = 'primary' order by c.seq`;
   }
 
-  it('open loop: one anchor for both targets, the same intended instant per seq, skew reported and bounded', { timeout: 90_000 }, async () => {
+  it('open loop: one anchor for both targets, the same schedule per seq, skew reported and recomputable from the samples', { timeout: 90_000 }, async () => {
     const { auth } = await stack.newTenant();
     const setup = await createSuite(stack.app, auth, {
       candidates: [candidate.url],
