@@ -57,6 +57,10 @@ const envSchema = z.object({
   // The worker's vantage point: it also polls rvs-probe-<region> (DESIGN.md §14).
   RVS_REGION: regionName.default(DEFAULT_REGION),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  // Where the cluster's Web UI lives, for the dashboard's link to a run's workflow. `npm start` sets
+  // it for its own processes to the dev server's UI (RVS_TEMPORAL_UI_PORT) when it started one and
+  // the operator set none; unset elsewhere, there is no link (we cannot know a cluster's UI).
+  RVS_TEMPORAL_UI_URL: urlString(['http:', 'https:']).optional(),
   // A Temporal cluster beyond the dev server: the names are those of Temporal's own client
   // environment configuration, so the `temporal` CLI in the same shell reaches the same cluster.
   // Unset TEMPORAL_TLS: TLS when any of the others is set.
@@ -219,6 +223,8 @@ export interface Config {
     tls: TemporalTls | null;
     /** A secret: never logged, never in an error message. */
     apiKey: string | undefined;
+    /** The Temporal Web UI (RVS_TEMPORAL_UI_URL), no trailing slash; null: unknown, no link. */
+    uiUrl: string | null;
   };
   /** The worker's region (RVS_REGION): it polls the region's probe queue besides temporal.taskQueue. */
   region: string;
@@ -291,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       cliPath: e.TEMPORAL_CLI_PATH,
+      uiUrl: e.RVS_TEMPORAL_UI_URL?.replace(/\/+$/, '') ?? null,
       tls:
         e.TEMPORAL_TLS ?? (TEMPORAL_TLS_SETTINGS.some((name) => e[name] !== undefined) || e.TEMPORAL_API_KEY !== undefined)
           ? {

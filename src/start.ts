@@ -93,6 +93,7 @@ async function main(): Promise<void> {
 
   let temporalAddress = config.temporal.address;
   let temporalUi = 'the Temporal UI of your cluster';
+  let devServerUiUrl: string | null = null;
   if (!temporalAddress) {
     const cliPath = await resolveTemporalCli({ cliPath: config.temporal.cliPath, pathVariable: process.env.PATH, log: say });
     checkNotStopping();
@@ -101,10 +102,20 @@ async function main(): Promise<void> {
     const ready = await whenReady<DevServerReady>(temporal, DEV_SERVER_READY_TIMEOUT_MS);
     temporalAddress = ready.address;
     temporalUi = ready.uiUrl ?? temporalUi;
+    devServerUiUrl = ready.uiUrl;
     checkNotStopping();
   }
 
-  const childEnv = { ...process.env, RVS_DATA_DIR: config.dataDir, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  // The dashboard links to the dev server's UI only when this process started it (and the
+  // operator named no other UI): then, and only then, where it listens is known.
+  const uiUrl = config.temporal.uiUrl ?? (config.temporal.address ? null : devServerUiUrl);
+  const childEnv = {
+    ...process.env,
+    RVS_DATA_DIR: config.dataDir,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    ...(uiUrl ? { RVS_TEMPORAL_UI_URL: uiUrl } : {}),
+  };
   const worker = new ChildService({
     name: 'worker',
     command: process.execPath,

@@ -1,6 +1,7 @@
 import { showMsInterval } from '../domain/interval-display';
+import { capacityTable } from '../domain/verdict/capacity-table';
 import { FRESHNESS_REASON_TEXT } from '../domain/verdict/freshness-vs-reference';
-import type { FreshnessReason } from '../domain/verdict/types';
+import type { CapacityComparison, FreshnessReason } from '../domain/verdict/types';
 import type { Format } from './args';
 import type { RunView, VerdictView } from './client';
 
@@ -150,6 +151,16 @@ function proberLines(report: VerdictReport): string[] {
     : [`Prober: ${health}.`];
 }
 
+/** A capacity sweep's step table, the same rows as the Markdown's (capacityTable), in padded columns. */
+function capacityLines(report: VerdictReport): string[] {
+  const c = report.verdict.capacity as CapacityComparison | null | undefined;
+  if (!c || !Array.isArray(c.endpoints)) return [];
+  const table = capacityTable(c, 'text');
+  const cells = [table.header, ...table.rows];
+  const widths = table.header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return [table.intro, ...cells.map((row) => `  ${row.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()}`), ...table.notes.map((n) => `  ${n}`)];
+}
+
 /** Plain text for a terminal or a CI log: verdict line, summary, one line per check, dashboard link. */
 export function formatText(report: VerdictReport): string {
   const { verdict } = report;
@@ -166,6 +177,7 @@ export function formatText(report: VerdictReport): string {
   lines.push(...percentileLines(report));
   lines.push(...freshnessLines(report));
   lines.push(...proberLines(report));
+  lines.push(...capacityLines(report));
   if (verdict.dashboard_url) lines.push(`Dashboard: ${verdict.dashboard_url}`);
   return `${lines.join('\n')}\n`;
 }

@@ -177,7 +177,12 @@
     const progress = byId('progress');
     const planned = run.progress ? run.progress.calls_planned : null;
     const done = run.progress ? run.progress.calls_done : 0;
-    if (isNum(planned) && planned > 0) {
+    if (isNum(planned) && planned > 0 && run.status === 'success' && done < planned) {
+      // A finished run is complete: a sweep that stopped once a step broke never sends the rest of its plan.
+      progress.max = 1;
+      progress.value = 1;
+      byId('progress-text').textContent = `${fmtInt(done)} calls (100%; stopped early: ${fmtInt(planned)} planned)`;
+    } else if (isNum(planned) && planned > 0) {
       progress.max = planned;
       progress.value = Math.min(done, planned);
       byId('progress-text').textContent = `${fmtInt(done)} / ${fmtInt(planned)} calls (${Math.floor((Math.min(done, planned) / planned) * 100)}%)`;
@@ -655,6 +660,11 @@
    * A whisker with no upper bound (too few calls) runs dashed to the top of the plot.
    */
   function renderIntervals(data) {
+    // A sweep's overall percentiles would mix every offered rate: the capacity section's steps carry
+    // each step's intervals instead, so this card gives way to it (never "no successful calls").
+    const sweep = Boolean(data.verdict && data.verdict.capacity);
+    byId('intervals-section').hidden = sweep;
+    if (sweep) return;
     const intervals = verdictIntervals(data);
     const series = ((data.run && data.run.targets) || [])
       .map((t) => ({ target_id: t.id, role: t.role, name: `${t.endpoint_name} (${roleLabel(t.role)})`, intervals: intervals.target(t) }))
@@ -858,6 +868,9 @@
     unavailable: 'values not available (a side did not answer again)',
   };
 
+  /** A value short enough never to be split over lines (null, a number, a short hex quantity). */
+  const shortValue = (v) => String(v).length <= 24;
+
   /** What differs in one listed mismatch: each path with both values, or why they are not known. */
   function differencesCell(m) {
     if (m.differences_status === 'shown' && Array.isArray(m.differences) && m.differences.length > 0) {
@@ -870,8 +883,8 @@
           el('tbody', null, m.differences.map((d) =>
             el('tr', { 'data-testid': 'mismatch-difference' },
               el('td', { className: 'mono small', 'data-field': 'path' }, d.path),
-              el('td', { className: 'mono small diff-candidate', 'data-field': 'candidate', title: 'candidate' }, d.candidate),
-              el('td', { className: 'mono small diff-reference', 'data-field': 'reference', title: 'reference' }, d.reference)))),
+              el('td', { className: `mono small diff-candidate${shortValue(d.candidate) ? ' short' : ''}`, 'data-field': 'candidate', title: 'candidate' }, d.candidate),
+              el('td', { className: `mono small diff-reference${shortValue(d.reference) ? ' short' : ''}`, 'data-field': 'reference', title: 'reference' }, d.reference)))),
         ),
         m.more_differences ? el('span', { className: 'muted small' }, 'more paths differ') : null,
       );
@@ -1073,6 +1086,7 @@
           { className: `num${c.missed > 0 ? ' bad' : ''}`, 'data-field': 'missed' },
           `${fmtInt(c.missed)} of ${fmtInt(c.judged)}`,
           isNum(c.missed_pct) ? el('span', { className: 'muted small' }, ` (${fmtPct(c.missed_pct)})`) : null,
+          c.unjudged > 0 ? el('div', { className: 'muted small', 'data-field': 'unjudged' }, `${fmtInt(c.unjudged)} not judged`) : null,
         ),
         count('late', c.late, c.late > 0),
         el('td', { className: `num${stallBad ? ' bad' : ''}`, 'data-field': 'longest_stall' }, stall(c.longest_stall_ms)),
@@ -1120,6 +1134,16 @@
   };
   function reasonOf(reason) {
     return FRESHNESS_REASONS[reason] || '';
+  }
+
+  /**
+   * The crosses of a candidate, in the table's words and numbers: "missed" only for heads judged and
+   * not announced within grace, "not judged" for those whose grace window the observer did not see whole.
+   */
+  function headsUnmatched(f, target, name) {
+    const c = (f.candidates || []).find((x) => (target && x.endpoint_id === target.endpoint_id) || x.endpoint_name === name);
+    if (!c) return [];
+    return [c.missed > 0 ? `${fmtInt(c.missed)} missed` : null, c.unjudged > 0 ? `${fmtInt(c.unjudged)} not judged` : null].filter(Boolean);
   }
 
   function renderFreshnessChart(data, f, loaded) {
@@ -1220,7 +1244,7 @@
         );
       }
       root.append(group);
-      legend.push(legendItem(colour, `${name} (${s.points.length} heads${s.unmatched.length > 0 ? `, ${s.unmatched.length} without an announcement within grace` : ''})`, 'solid'));
+      legend.push(legendItem(colour, `${name} (${[`${s.points.length} heads`, ...headsUnmatched(f, targets.find((t) => t.target_id === s.targetId), name)].join(', ')})`, 'solid'));
     }
     if (loaded.truncated) legend.push(el('span', { className: 'legend-item muted' }, `the first ${fmtInt(loaded.arrivals.length)} stored arrivals only`));
     fill('chart-freshness', root);

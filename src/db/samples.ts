@@ -26,6 +26,17 @@ export async function listSamples(
   return { rows, total: count!.n };
 }
 
+/**
+ * A sweep's warm-up calls, by run: the stats leave them out, but the planned calls count them, so a
+ * finished sweep's progress adds them back (warm-ups are in both the total and the done).
+ */
+export async function countWarmupSamplesOfRuns(sql: Queryable, runIds: readonly string[]): Promise<Map<string, number>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await sql<{ run_id: string; n: number }[]>`
+    select run_id, count(*)::int as n from run_samples where run_id = any(${runIds as string[]}::uuid[]) and warmup group by run_id`;
+  return new Map(rows.map((r) => [r.run_id, r.n]));
+}
+
 export async function countSamplesOfRuns(sql: Queryable, runIds: readonly string[]): Promise<Map<string, number>> {
   const rows = await sql<{ run_id: string; n: number }[]>`
     select run_id, count(*)::int as n from run_samples where run_id = any(${runIds as string[]}::uuid[]) group by run_id`;

@@ -34,24 +34,14 @@ export async function dashboardTenantEnabled(deps: Pick<Deps, 'sql'>, runId: str
   return !row || tenantEnabled(deps, row.tenant_id);
 }
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
-
-/** The port `npm start` gives the Temporal dev server's Web UI (src/start.ts). */
-const DEV_SERVER_UI = 'http://localhost:8233';
-
 /**
- * A link to the run's workflow in the Temporal Web UI. Only known for the single-machine setup:
- * when TEMPORAL_ADDRESS is unset (`npm start` runs the dev server with its UI on :8233) or points
- * at loopback (a dev server on this machine, assumed to serve its UI on the default port). For a
- * remote cluster we do not know where its UI lives, so there is no link (null).
+ * A link to the run's workflow in the Temporal Web UI, from RVS_TEMPORAL_UI_URL (which `npm start`
+ * sets to its dev server's UI). Unset: we do not know where the cluster's UI lives, so no link (null).
  */
 export function temporalUiUrl(config: Pick<Config, 'temporal'>, workflowId: string): string | null {
-  const { address, namespace } = config.temporal;
-  if (address !== undefined) {
-    const host = address.slice(0, address.lastIndexOf(':'));
-    if (!LOOPBACK_HOST.test(host)) return null;
-  }
-  return `${DEV_SERVER_UI}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  const { uiUrl, namespace } = config.temporal;
+  if (uiUrl === null) return null;
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
 /**

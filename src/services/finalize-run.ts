@@ -183,7 +183,7 @@ async function resolveBaseline(sql: Queryable, run: RunRow, config: RunSettings[
   const history = lookback.slice(0, window);
   // Below min_runs the newest passing run of the history is compared sample by sample.
   const newest = history.length > 0 && history.length < minRuns ? await findRunOfTenant(sql, history[0]!.run_id, run.tenant_id) : undefined;
-  return { mode: 'history', minRuns, history, lookback, previous: newest?.stats ? await baselineRun(sql, newest) : null };
+  return { mode: 'history', minRuns, window, history, lookback, previous: newest?.stats ? await baselineRun(sql, newest) : null };
 }
 
 async function baselineRun(sql: Queryable, baseline: RunRow) {

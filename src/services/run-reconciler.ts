@@ -17,7 +17,7 @@ import { describeCause, failUnscheduledRun, startRunWorkflow, UNSCHEDULED_RUN_RE
 
 // First key of the two-key advisory lock that makes one API replica sweep at a time (the
 // migration lock uses the one-key form; the finalize locks use another class).
-const RECONCILE_LOCK_CLASS = 0x4f5250; // "ORP"
+export const RECONCILE_LOCK_CLASS = 0x4f5250; // "ORP"
 /** How long stopping waits for a sweep in progress. */
 const STOP_WAIT_MS = 1_000;
 /** Orphans looked at per sweep; the next sweep takes the rest. */

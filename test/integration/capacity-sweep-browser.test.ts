@@ -53,6 +53,9 @@ describe('a sweep run on the dashboard', () => {
     await page.goto(`${origin}/dashboard/runs/${run.id}?token=${token}`);
     await page.waitForSelector('#app[data-state="loaded"]');
     expect(await page.isVisible('[data-testid="capacity-section"]')).toBe(true);
+    // The percentile card gives way to the steps' intervals: no "No successful calls to bound" beside a sweep's calls.
+    expect(await page.isVisible('#intervals-section')).toBe(false);
+    expect(await page.textContent('body')).not.toContain('No successful calls to bound');
     for (const chart of ['chart-capacity-latency', 'chart-capacity-success']) {
       const points = await page.$$eval(`[data-testid="${chart}-series-primary"] circle`, (circles) =>
         circles.map((c) => ({ step: Number(c.getAttribute('data-step')), status: c.getAttribute('data-status'), r: c.getAttribute('r') })),

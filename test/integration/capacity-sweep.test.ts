@@ -69,6 +69,13 @@ describe('a capacity sweep against a node whose capacity is known', () => {
 
     const verdict = (await get<Verdict>(stack.app, `/v1/runs/${run.id}/verdict`, auth)).body;
     const capacity = verdict.capacity!;
+    // Progress counts warm-up calls on both sides: planned has every step's, done the ones of the
+    // steps sent (issue 32: the done once left them out, 83 % for a finished sweep). The list says the same.
+    const planned = sweepPlan({ rates: sweep.rates, step_s: sweep.step_s, warmup_s: sweep.warmup_s });
+    const sentPerTarget = planned.steps.slice(0, capacity.steps_probed).reduce((sum, s) => sum + (s.toSeq - s.fromSeq), 0);
+    expect(run.progress).toEqual({ calls_planned: planned.callsPerTarget * run.targets.length, calls_done: sentPerTarget * run.targets.length });
+    const listed = await get<{ data: { id: string; progress: unknown }[] }>(stack.app, `/v1/runs?suite_id=${setup.suiteId}`, auth);
+    expect(listed.body.data.find((r) => r.id === run.id)!.progress).toEqual(run.progress);
     const [cand, ref] = capacity.endpoints;
     expect(cand!.role).toBe('primary');
     expect(ref!.role).toBe('reference');
@@ -125,6 +132,7 @@ describe('a capacity sweep against a node whose capacity is known', () => {
     const candidateId = run.targets[0].id;
     expect(metrics.body.by_method.filter((m) => m.target_id === candidateId).reduce((sum, m) => sum + m.calls, 0)).toBe(measured);
     const sent = plan.steps.slice(0, 4).reduce((sum, s) => sum + (s.toSeq - s.fromSeq), 0);
+
     expect(metrics.body.targets.find((t) => t.target_id === candidateId)!.buckets.reduce((sum, b) => sum + b.calls, 0)).toBe(sent);
   });
 

@@ -66,7 +66,7 @@ describe('run dashboard in a real browser', () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`${CHROMIUM} is missing: the dashboard browser test needs Debian's chromium (apt-get install -y chromium)`);
     }
-    stack = await startStack();
+    stack = await startStack({ env: { RVS_TEMPORAL_UI_URL: 'http://127.0.0.1:18233/' } });
     await stack.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
     // The candidate answers net_version (a few percent of the calls) wrongly, every time: the verdict lists those mismatches.
@@ -175,7 +175,7 @@ describe('run dashboard in a real browser', () => {
     expect(await background('#run-status')).toBe('rgb(243, 244, 246)');
     expect(await page.textContent('#verdict-summary')).toBe(verdict.body.summary);
     expect(await page.textContent('#progress-text')).toContain('480 / 480 calls');
-    expect(await page.getAttribute('#temporal-link', 'href')).toBe(`http://localhost:8233/namespaces/default/workflows/run-${runId}`);
+    expect(await page.getAttribute('#temporal-link', 'href')).toBe(`http://127.0.0.1:18233/namespaces/default/workflows/run-${runId}`);
 
     // Every check of the verdict, with its status.
     const checkNames = verdict.body.checks.map((c: { name: string }) => c.name);
@@ -512,7 +512,12 @@ describe('run dashboard in a real browser', () => {
       expect(await rows.count()).toBe(3);
       for (const c of f.candidates) {
         const row = `#freshness-table tr[data-endpoint="${c.endpoint_name}"]`;
-        expect(await page.textContent(`${row} [data-field="missed"]`)).toBe(`${c.missed} of ${c.judged} (${c.missed_pct}%)`);
+        expect(await page.textContent(`${row} [data-field="missed"]`)).toBe(`${c.missed} of ${c.judged} (${c.missed_pct}%)${c.unjudged > 0 ? `${c.unjudged} not judged` : ''}`);
+        // The legend says what the table says: missed and not judged, never one for the other.
+        const legend = await page.textContent(`#legend-freshness`);
+        const words = [`${c.endpoint_name} (`, c.missed > 0 ? `${c.missed} missed` : null, c.unjudged > 0 ? `${c.unjudged} not judged` : null].filter((w) => w !== null);
+        for (const w of words) expect(legend).toContain(w);
+        expect(legend).not.toContain('without an announcement');
         expect(await page.textContent(`${row} [data-field="late"]`)).toBe(String(c.late));
         expect(await page.textContent(`${row} [data-field="longest_stall"]`)).toBe(`${(c.longest_stall_ms / 1000).toFixed(1)} s`);
         expect(await page.textContent(`${row} [data-field="reconnects"]`)).toBe(String(c.reconnects));

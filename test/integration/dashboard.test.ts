@@ -5,6 +5,7 @@ import { chooseBuckets } from '../../src/db/histogram';
 import { buildApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { DASHBOARD_TOKEN_TTL_MS, signDashboardToken } from '../../src/services/dashboard-token';
+import { loadConfig } from '../../src/config';
 import { temporalUiUrl } from '../../src/services/dashboard';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
@@ -121,8 +122,8 @@ describe('run dashboard', () => {
     expect(target).toMatchObject({ target_id: body.run.targets[0].id, role: 'primary', endpoint_name: 'candidate 0', total: 50 });
     expect(target.counts).toHaveLength(histogram.buckets);
     expect(target.counts.reduce((a: number, b: number) => a + b, 0) + target.overflow).toBe(50);
-    // The test stack's Temporal server is on loopback: the dev-server UI link is given.
-    expect(body.temporal_ui_url).toBe(`http://localhost:8233/namespaces/default/workflows/run-${runId}`);
+    // The test stack names no Temporal UI (RVS_TEMPORAL_UI_URL unset): no link, not a guessed localhost:8233.
+    expect(body.temporal_ui_url).toBeNull();
   });
 
   it('refuses a missing, tampered, expired, foreign or wrongly signed token with a 403 page that shows nothing of the run', async () => {
@@ -189,13 +190,17 @@ describe('run dashboard', () => {
     const refused = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}?token=${otherToken}` });
     expect(refused.statusCode).toBe(403);
     expect((await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${runId}/heads?token=${otherToken}` })).statusCode).toBe(403);
-    // ...and opens the other run with the other tenant's data, while it is still going (no verdict yet).
+    // ...and opens the other run with the other tenant's data: once it has finished, its verdict
+    // (the run going, with a null verdict, is the next test's case).
+    const finished = await waitForRun(stack.app, other.auth, created.body.id);
     const own = await stack.app.inject({ method: 'GET', url: `/dashboard/api/runs/${created.body.id}?token=${otherToken}` });
     expect(own.statusCode).toBe(200);
     const body = own.json<Record<string, any>>();
     expect(body.run.id).toBe(created.body.id);
-    if (!['success', 'failed', 'cancelled'].includes(body.run.status)) expect(body.verdict).toBeNull();
-    await waitForRun(stack.app, other.auth, created.body.id);
+    expect(body.run.status).toBe(finished.status);
+    const verdict = await get<Record<string, any>>(stack.app, `/v1/runs/${created.body.id}/verdict`, other.auth);
+    expect(verdict.status).toBe(200);
+    expect(body.verdict).toMatchObject({ verdict: verdict.body.verdict, summary: verdict.body.summary });
   });
 
   it('gives a verdict of null, not an error, while the run is going', async () => {
@@ -301,15 +306,16 @@ describe('run dashboard', () => {
     }
   });
 
-  it('links to the Temporal UI only when Temporal runs on this machine', () => {
-    const config = (address: string | undefined, namespace = 'default') => ({
-      temporal: { address, namespace, taskQueue: 'q', cliPath: undefined, tls: null, apiKey: undefined },
-    });
-    expect(temporalUiUrl(config(undefined), 'run-1')).toBe('http://localhost:8233/namespaces/default/workflows/run-1');
-    expect(temporalUiUrl(config('127.0.0.1:7233', 'team a'), 'run-1')).toBe('http://localhost:8233/namespaces/team%20a/workflows/run-1');
-    expect(temporalUiUrl(config('localhost:7233'), 'run-1')).not.toBeNull();
-    expect(temporalUiUrl(config('temporal:7233'), 'run-1')).toBeNull();
-    expect(temporalUiUrl(config('10.0.0.5:7233'), 'run-1')).toBeNull();
+  it('links to the Temporal UI configured in RVS_TEMPORAL_UI_URL, and to none when it is unknown', () => {
+    const config = (env: Record<string, string>) => loadConfig({ RVS_SECRET_KEY: 'k'.repeat(32), ...env });
+    const ui = (env: Record<string, string>, namespace?: string) =>
+      temporalUiUrl(namespace ? { temporal: { ...config(env).temporal, namespace } } : config(env), 'run-1');
+    expect(ui({ RVS_TEMPORAL_UI_URL: 'https://temporal.example.com/ui/' }, 'team a')).toBe('https://temporal.example.com/ui/namespaces/team%20a/workflows/run-1');
+    expect(ui({ RVS_TEMPORAL_UI_URL: 'http://localhost:18233', TEMPORAL_ADDRESS: 'temporal:7233' })).toBe('http://localhost:18233/namespaces/default/workflows/run-1');
+    // Not configured: no link, whether Temporal is on this machine (its UI port is not known) or not.
+    expect(ui({ TEMPORAL_ADDRESS: '127.0.0.1:7233', RVS_TEMPORAL_UI_PORT: '18233' })).toBeNull();
+    expect(ui({ TEMPORAL_ADDRESS: 'temporal:7233' })).toBeNull();
+    expect(() => config({ RVS_TEMPORAL_UI_URL: 'javascript:alert(1)' })).toThrow(/RVS_TEMPORAL_UI_URL/);
   });
 
   it('chooses histogram buckets of a readable width that keep the 99th percentile inside the chart', () => {

@@ -86,8 +86,8 @@ describe('a run with config.freshness against geth', () => {
     expect(candidate.lags).toBe(candidate.judged);
     // What the issue asks: injected 300 ms → p50 within ±20 ms (the proxy's timer and one forward on loopback are all it adds).
     expect(Math.abs(candidate.lag_ms.p50.point - 300)).toBeLessThanOrEqual(20);
-    // The reference is geth itself: its own stall is one block period, not more.
-    expect(freshness.reference.longest_stall_ms).toBeLessThan(3_000);
+    // The reference is geth itself, announced straight to the observer: every head it announced was seen.
+    expect(freshness.reference.heads).toBeGreaterThanOrEqual(candidate.judged);
     expect(verdict.markdown_summary).toContain('Head arrivals over 12 s via subscribe');
   });
 
@@ -117,8 +117,9 @@ describe('a run with config.freshness against geth', () => {
     expect(candidate.missed).toBeLessThanOrEqual(dropped);
     expect(candidate.missed).toBeLessThan(candidate.judged);
     expect(candidate.longest_stall_ms).toBeGreaterThanOrEqual(3_500);
-    // The reference kept announcing through the candidate's silence.
-    expect(verdict.freshness_comparison.reference.longest_stall_ms).toBeLessThan(3_000);
+    // The reference kept announcing through the candidate's silence: its longest stall is shorter
+    // than the hold (a comparison of the two, not a bound on the machine's clock).
+    expect(verdict.freshness_comparison.reference.longest_stall_ms).toBeLessThan(candidate.longest_stall_ms);
     const check = verdict.checks.find((c: Json) => c.name === 'freshness_vs_reference');
     expect(check.status).toBe('fail');
     expect(check.details.candidates[0].reason).toBe('stall_above_limit');

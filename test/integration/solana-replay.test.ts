@@ -3,6 +3,7 @@ import { get, post, waitForRun } from '../helpers/api';
 import { SOLANA_EXAMPLES, type SolanaReplayNode, type SolanaReplayOptions, replayNodePool, EXAMPLE_ACCOUNT_READS } from '../helpers/solana-replay-node';
 import { startStack, type Stack } from '../helpers/stack';
 import { SOLANA_WORKLOAD_PRESETS } from '../../src/chains/solana/presets';
+import { createPlanner } from '../../src/domain/workload';
 
 /*
  * Runs of a `solana` chain end to end (HTTP, Temporal, Postgres, the probe client) against replay
@@ -80,18 +81,23 @@ describe('runs of a solana chain against replay nodes', () => {
         if (!page.body.pagination.has_more) return all;
       }
     };
-    return { run, verdict: verdict.body, samples, correctness: verdict.body.checks.find((c: Json) => c.name === 'correctness') };
+    // What the run's seed drew at each seq (the seed is the run's own, so the methods drawn are
+    // asserted against it, never assumed to cover a weighted list: 120 draws over 11 methods need not).
+    const [row] = await stack.sql<{ seed: number; config_snapshot: Json }[]>`select seed, config_snapshot from runs where id = ${run.id}`;
+    const plan = createPlanner(row!.config_snapshot.suite.config.workload, Number(row!.seed), null, () => null);
+    const drawn = (seqs: readonly number[]) => seqs.map((seq) => plan(seq).method);
+    return { run, verdict: verdict.body, samples, drawn, correctness: verdict.body.checks.find((c: Json) => c.name === 'correctness') };
   }
 
   it('two replay nodes at the same slot pass correctness at 100 % on every recorded read and the tip reads', async () => {
     const { auth } = await stack.newTenant();
     const [a, b] = [await node({ frozenSlot: 341_197_300 }), await node({ frozenSlot: 341_197_300 })];
     const methods = [...recordedWorkload(), ...TIP_READS];
-    const { run, verdict, samples, correctness } = await runSuite(auth, b, a, methods, 150);
+    const { run, verdict, samples, drawn, correctness } = await runSuite(auth, b, a, methods, 150);
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
     const candidate = await samples('primary');
     expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
-    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(methods.map((m) => m.method)));
+    expect(candidate.map((s) => s.method)).toEqual(drawn(candidate.map((s) => s.seq)));
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 150, matched: 150, mismatched: 0, match_rate_pct: 100 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
     expect(verdict.reference_comparison.head_lag_blocks).toBe(0);
@@ -171,13 +177,16 @@ describe('runs of a solana chain against replay nodes', () => {
     const { auth } = await stack.newTenant();
     const FROZEN = 341_197_500;
     const [a, b] = [await node({ frozenSlot: FROZEN }), await node({ frozenSlot: FROZEN })];
-    const { run, verdict, samples, correctness } = await runSuite(auth, b, a, { preset: 'solana-standard' }, 120);
+    const { run, verdict, samples, drawn, correctness } = await runSuite(auth, b, a, { preset: 'solana-standard' }, 120);
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
     const preset = SOLANA_WORKLOAD_PRESETS.find((p) => p.slug === 'solana-standard')!;
     const presetMethods = preset.workload.methods as { method: string; params: unknown[] }[];
     const candidate = await samples('primary');
     expect(candidate.filter((s) => s.outcome !== 'ok')).toEqual([]);
-    expect(new Set(candidate.map((s) => s.method))).toEqual(new Set(presetMethods.map((m) => m.method)));
+    // The run sent, seq by seq, what its seed drew from the preset — and nothing outside it.
+    expect(candidate).toHaveLength(120);
+    expect(candidate.map((s) => s.method)).toEqual(drawn(candidate.map((s) => s.seq)));
+    for (const method of new Set(candidate.map((s) => s.method))) expect(presetMethods.map((m) => m.method)).toContain(method);
     expect(correctness).toMatchObject({ status: 'pass', details: { compared: 120, matched: 120, mismatched: 0, not_comparable: 0, match_rate_pct: 100 } });
     expect(verdict).toMatchObject({ verdict: 'pass', exit_code: 0 });
     // The pinned slot is finalized − block_lag, and its block is answered (not skipped).

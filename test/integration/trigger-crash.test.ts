@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes';
 import { findRun } from '../../src/db/runs';
 import { createLogger } from '../../src/logger';
-import { reconcileOrphanRuns, startRunReconciler, ORPHAN_TOO_OLD_REASON, type ReconcilerDeps } from '../../src/services/run-reconciler';
+import { reconcileOrphanRuns, startRunReconciler, ORPHAN_TOO_OLD_REASON, RECONCILE_LOCK_CLASS, type ReconcilerDeps } from '../../src/services/run-reconciler';
 import { createRunRow, triggerRunInput } from '../../src/services/runs/trigger';
 import { startRunWorkflow, UNSCHEDULED_RUN_REASON } from '../../src/services/runs/workflow';
 import type { Ctx } from '../../src/services/context';
@@ -269,11 +269,18 @@ describe('an API killed between committing a run and starting its workflow', () 
           { ...deps, temporal: new Client({ connection, namespace: stack.config.temporal.namespace }) },
           { graceMs: 0, giveUpMs: 600_000, intervalMs: 1 },
         );
+        // A sweep holds the reconcile lock for its whole transaction: held = a sweep in progress.
+        const sweeping = async () =>
+          (
+            await stack.sql<{ n: number }[]>`
+              select count(*)::int as n from pg_locks
+              where locktype = 'advisory' and classid = ${RECONCILE_LOCK_CLASS} and objid = 0 and granted`
+          )[0]!.n > 0;
         // The sweep is now waiting on its describe call (5 s deadline) through the stalled proxy.
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const stopping = Date.now();
+        await until(async () => ((await sweeping()) ? true : undefined), 15_000, 'a sweep in progress');
         await reconciler.stop();
-        expect(Date.now() - stopping).toBeLessThan(2_500);
+        // stop() came back while that sweep was still stuck on Temporal: it did not wait for it.
+        expect(await sweeping()).toBe(true);
         expect((await findRun(stack.sql, run.id))!.status).toBe('queued');
         // Leave nothing behind for later sweeps of other files: end it the way a late sweep would,
         // once the stuck sweep (still running after stop) has reached its deadline and let go.

@@ -84,8 +84,9 @@ describe('judgeAgainstHistory (max 20 %, floor 5 ms)', () => {
     ['+60 % over the median', 128_800, TEN, 'fail', 'above_band'],
     ['5 runs, +60 %', 128_800, TEN.slice(0, 5), 'fail', 'above_band'],
     // A drifted history (the endpoint got 40 % slower over ten runs, each passing): the band is wide,
-    // the median has moved, and the run at the top of the drift passes.
-    ['drifted history, run continues the drift', 115_000, [70_000, 74_000, 78_000, 82_000, 86_000, 90_000, 94_000, 98_000, 102_000, 106_000], 'pass', 'within_band'],
+    // the median has moved, and the run at the top of the drift is inside it — but
+    // the band is wider than max_pct, so it could not have caught the regression asked about.
+    ['drifted history, run continues the drift', 115_000, [70_000, 74_000, 78_000, 82_000, 86_000, 90_000, 94_000, 98_000, 102_000, 106_000], 'inconclusive', 'band_too_wide'],
     ['constant history, +10 %: above the band but under max_pct', 55_000, Array(10).fill(50_000), 'pass', 'under_pct'],
     ['constant history, +30 %', 65_000, Array(10).fill(50_000), 'fail', 'above_band'],
     ['constant history, +30 % of 10 ms is under the floor', 13_000, Array(10).fill(10_000), 'pass', 'under_floor'],
@@ -95,6 +96,40 @@ describe('judgeAgainstHistory (max 20 %, floor 5 ms)', () => {
     const decision = judge(candidate, history);
     expect(decision.status).toBe(status);
     expect(decision.reason).toBe(reason);
+  });
+
+  it('a band too wide to catch max_pct never passes: 5 noisy runs, a 6.8× regression inside the band is inconclusive (issue 32)', () => {
+    const noisy = [50_000, 150_000, 70_000, 200_000, 90_000];
+    const decision = judge(90_000 * 6.8, noisy);
+    expect(decision.band.upper_us).toBeGreaterThan(90_000 * 6.8);
+    expect(decision).toMatchObject({ status: 'inconclusive', reason: 'band_too_wide', runs_needed: null });
+    expect(decision.band_span).toBeCloseTo(decision.band.upper_us / 90_000, 10);
+    // The same run at the median is no pass either: the band says nothing about a +20 % change.
+    expect(judge(90_000, noisy)).toMatchObject({ status: 'inconclusive', reason: 'band_too_wide' });
+  });
+
+  it('a band too wide says how many runs would do; at that many runs of the same spread the check judges', () => {
+    const five = [95_000, 105_000, 100_000, 110_000, 90_000];
+    const decision = judge(100_000, five);
+    expect(decision).toMatchObject({ status: 'inconclusive', reason: 'band_too_wide' });
+    const needed = decision.runs_needed!;
+    expect(needed).toBeGreaterThan(5);
+    // The formula's two limits at `needed` runs (same sd and centre): one of them is under the regression.
+    const band = decision.band;
+    const room = Math.log((band.median_us * 1.2) / band.geometric_mean_us);
+    const bandCatches = (n: number) => studentTQuantile(0.995, n - 1) * band.log_sd * Math.sqrt(1 + 1 / Math.min(n, 10)) <= room;
+    const ruleCatches = (n: number) =>
+      n - 2 >= 8 && (Math.sqrt(3) * room) / (band.log_sd * (studentTQuantile(0.99, Math.min(n - 2, 100) - 1) / studentTQuantile(0.99, 99))) > 2.86;
+    expect(bandCatches(needed) || ruleCatches(needed)).toBe(true);
+    expect(bandCatches(needed - 1) || ruleCatches(needed - 1)).toBe(false);
+    // A history that long, repeating the same five values, is judged: the run passes.
+    const long = Array.from({ length: needed }, (_, i) => five[i % 5]!);
+    expect(judgeAgainstHistory({ candidateP95Us: 100_000, candidateSamples: 2000, historyP95sUs: long.slice(0, 10), spreadP95sUs: long, maxPct: 20, floorMs: 5 }).status).toBe('pass');
+  });
+
+  it('a band wider than max_pct but narrower than the floor judges: the floor decides', () => {
+    // 2 ms p95s drifting ±10 %: the band reaches past +20 % but not past the 5 ms floor.
+    expect(judge(2_100, [2_000, 2_200, 1_800, 2_100, 1_900])).toMatchObject({ status: 'pass', reason: 'within_band' });
   });
 
   it('a candidate with no successful sample is inconclusive (availability judges that run)', () => {

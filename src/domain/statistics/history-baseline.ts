@@ -88,17 +88,59 @@ export function historyBand(
 
 export interface HistoryDecision {
   status: 'pass' | 'fail' | 'inconclusive';
-  reason: 'no_samples' | 'within_band' | 'under_pct' | 'under_floor' | 'above_band';
+  reason: 'no_samples' | 'within_band' | 'under_pct' | 'under_floor' | 'above_band' | 'band_too_wide';
   band: HistoryBand;
   /** Candidate p95 over the history median, percent. */
   vs_median_pct: number;
   difference_ms: number;
+  /** The band's reach: its upper limit over the history median (×). */
+  band_span: number;
+  /**
+   * band_too_wide: passing runs the check would need (at the same spread) before a regression of
+   * max_pct could land above the band or the sequential rule's limit; null when no history finalize reads would do.
+   */
+  runs_needed: number | null;
+}
+
+/**
+ * The smallest regression the check means to catch, µs: max_pct over the median, or the floor over
+ * it when that is larger (a change under the floor passes whatever the band says).
+ */
+const smallestRegressionUs = (medianUs: number, maxPct: number, floorMs: number) =>
+  Math.max(medianUs * (1 + maxPct / 100), medianUs + floorMs * 1000);
+
+/**
+ * Passing runs n (the window and the lookback together) before the check could catch a regression
+ * that lifts a run from the history's centre to `targetUs`, assuming the run-to-run spread (log sd)
+ * and the centre stay as they are. Caught means the expected run lands past a limit: the band's —
+ * t(boundary, n − 1) · sd · √(1 + 1/min(n, window)) ≤ ln(targetUs / geometric mean) — or, from
+ * PERSISTING_RUNS − 1 + PERSISTING_MIN_REFERENCE runs on, the sequential rule's over three such
+ * runs: √3 · ln(targetUs / geometric mean) / (sd · c) > h, with c its small-reference widening.
+ * Searched from the runs there are up to `maxRuns` (what finalize reads); null past it.
+ */
+export function historyRunsNeeded(input: { band: HistoryBand; targetUs: number; window: number; maxRuns: number }): number | null {
+  const { band } = input;
+  const room = Math.log(input.targetUs / band.geometric_mean_us);
+  if (!(room > 0)) return null;
+  if (band.log_sd === 0) return band.spread_runs;
+  for (let n = Math.max(2, band.spread_runs); n <= input.maxRuns; n++) {
+    if (tQuantile(band.upper_boundary, n - 1) * band.log_sd * Math.sqrt(1 + 1 / Math.min(n, input.window)) <= room) return n;
+    const reference = Math.min(n - (PERSISTING_RUNS - 1), PERSISTING_LOOKBACK);
+    if (reference >= PERSISTING_MIN_REFERENCE) {
+      const c = tQuantile(0.99, reference - 1) / tQuantile(0.99, PERSISTING_LOOKBACK - 1);
+      if ((Math.sqrt(PERSISTING_RUNS) * room) / (band.log_sd * c) > PERSISTING_LIMIT_SD) return n;
+    }
+  }
+  return null;
 }
 
 /**
  * Fails only when the candidate's p95 is above the band's upper limit AND more than max_pct over
  * the history median AND more than the floor over it. Any one of the three missing is a pass: the
  * band says "unusual", max_pct says "big enough to matter", the floor says "not a rounding effect".
+ * Except that a candidate inside a band wider than max_pct (or the floor) over the median is
+ * inconclusive (band_too_wide), never a pass, unless the history is long enough for the sequential
+ * rule to catch that regression (historyRunsNeeded): otherwise the check could not have caught it.
  */
 export function judgeAgainstHistory(input: {
   candidateP95Us: number;
@@ -109,13 +151,27 @@ export function judgeAgainstHistory(input: {
   maxPct: number;
   floorMs: number;
   upperBoundary?: number;
+  /** The suite's baseline.window: how many runs the band centres on as the history grows (runs_needed). */
+  window?: number;
 }): HistoryDecision {
   const band = historyBand(input.historyP95sUs, input.upperBoundary, input.spreadP95sUs);
   const vsMedianPct = (input.candidateP95Us / Math.max(band.median_us, 1) - 1) * 100;
   const differenceMs = (input.candidateP95Us - band.median_us) / 1000;
-  const base = { band, vs_median_pct: vsMedianPct, difference_ms: differenceMs };
+  const bandSpan = band.upper_us / Math.max(band.median_us, 1);
+  const base = { band, vs_median_pct: vsMedianPct, difference_ms: differenceMs, band_span: bandSpan, runs_needed: null };
   if (input.candidateSamples === 0) return { status: 'inconclusive', reason: 'no_samples', ...base, vs_median_pct: NaN, difference_ms: NaN };
-  if (input.candidateP95Us <= band.upper_us) return { status: 'pass', reason: 'within_band', ...base };
+  if (input.candidateP95Us <= band.upper_us) {
+    // A band so wide that a regression of max_pct (or the floor) would land inside it, with too few
+    // runs for the sequential rule to catch it either, cannot pass anything: such a pass would say
+    // nothing about the regression the suite asks about.
+    const targetUs = smallestRegressionUs(band.median_us, input.maxPct, input.floorMs);
+    const window = input.window ?? BASELINE_DEFAULTS.window;
+    if (band.upper_us > targetUs) {
+      const runsNeeded = historyRunsNeeded({ band, targetUs, window, maxRuns: historyRunsToRead(window) });
+      if (runsNeeded !== band.spread_runs) return { status: 'inconclusive', reason: 'band_too_wide', ...base, runs_needed: runsNeeded };
+    }
+    return { status: 'pass', reason: 'within_band', ...base };
+  }
   if (vsMedianPct <= input.maxPct) return { status: 'pass', reason: 'under_pct', ...base };
   if (differenceMs <= input.floorMs) return { status: 'pass', reason: 'under_floor', ...base };
   return { status: 'fail', reason: 'above_band', ...base };

@@ -1,7 +1,8 @@
+import { showMsInterval } from '../interval-display';
 import type { Freshness } from '../freshness';
 import type { CheckStatus } from '../run-model';
 import { quantileInterval } from '../statistics/quantile-interval';
-import { intervalsMs, percentileMs, round1, showMs } from './format';
+import { intervalsMs, percentileMs, round1 } from './format';
 import type { CheckOf, EndpointFreshness, FreshnessComparison, FreshnessReason, PercentileMs, VerdictCheck } from './types';
 
 export const DEFAULT_HEAD_LAG_P95_MAX_MS = 500;
@@ -145,7 +146,7 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
     observer_gaps: watch.measured.observerGaps.map((g) => ({ from_ms: Math.round(g.fromMs), to_ms: Math.round(g.toMs) })),
   };
   const parts = candidates.map((c) => {
-    const p95 = c.lag_ms === null ? 'no lag measured' : `lag p95 ${showMs(c.lag_ms.p95.point)} ms [${showMs(c.lag_ms.p95.lower)}–${showMs(c.lag_ms.p95.upper)}]`;
+    const p95 = c.lag_ms === null ? 'no lag measured' : `lag p95 ${showMsInterval(c.lag_ms.p95)}`;
     return `${c.endpoint_name}: ${p95}, missed ${c.missed} of ${c.judged}, longest stall ${round1(c.longest_stall_ms / 1000)} s${boundsNote(c)} — ${FRESHNESS_REASON_TEXT[c.reason]}`;
   });
   const referenceNote = boundsNote(comparison.reference);

@@ -4,6 +4,7 @@ import {
   judgePersisting,
   BASELINE_DEFAULTS,
   PERSISTING_LEVEL,
+  historyRunsToRead,
   type HistoryDecision,
 } from '../statistics/history-baseline';
 import { decideLatency, type LatencyDecision } from '../statistics/latency-decision';
@@ -94,6 +95,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     spreadP95sUs: (baseline.lookback ?? history).map((h) => h.p95_us),
     maxPct: max,
     floorMs: floor,
+    window: baseline.window,
   });
   const { band } = judged;
   const medianMs = usToMs(band.median_us);
@@ -108,6 +110,7 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     under_pct: `pass: above the band but not more than ${formatPct(max)} over the median`,
     under_floor: `pass: above the band but less than the ${floor} ms floor over the median`,
     above_band: `fail: above the band, more than ${formatPct(max)} and more than ${floor} ms over the median`,
+    band_too_wide: `inconclusive: ${bandTooWide(band.runs, judged.band_span, judged.runs_needed, max)}`,
   }[judged.reason];
   // A regression a single run hid shows when the candidate is pooled with the newest passing runs.
   const lookback = baseline.lookback ?? history;
@@ -134,6 +137,8 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     history_log_sd: Math.round(band.log_sd * 10_000) / 10_000,
     history_spread_runs: band.spread_runs,
     upper_boundary: band.upper_boundary,
+    history_band_span: finite(judged.band_span, 2) ?? undefined,
+    ...(judged.reason === 'band_too_wide' ? { history_runs_needed: judged.runs_needed } : {}),
     persisting: {
       status: persisting.status,
       reason: persisting.reason,
@@ -176,6 +181,17 @@ function historyBaselineCheck(input: VerdictInput, baseline: BaselineInput) {
     candidate_p95_interval_ms: { lower: usToMs(q.lower), upper: q.upper === Infinity ? null : usToMs(q.upper) },
   };
   return { check, comparison };
+}
+
+/** ×15 for a wide band, ×1.4 for a narrow one. */
+const showSpan = (span: number) => (!Number.isFinite(span) ? '∞' : span >= 10 ? span.toFixed(0) : span.toFixed(1));
+
+/** Why a band too wide to catch max_pct cannot judge the run, and how much history would (runsNeededForBand). */
+function bandTooWide(runs: number, span: number, runsNeeded: number | null, maxPct: number): string {
+  const head = `${runs} runs of history: the band spans ×${showSpan(span)}, so a regression of ${formatPct(maxPct)} would pass inside it`;
+  return runsNeeded === null
+    ? `${head}; at this run-to-run spread no history of up to ${historyRunsToRead(BASELINE_DEFAULTS.window)} runs would narrow it enough (a larger max_pct, or a quieter endpoint, would)`
+    : `${head}; about ${runsNeeded} runs are needed`;
 }
 
 function runBaselineCheck(input: VerdictInput, baseline: BaselineInput, previous: BaselineRun, model: 'previous_run' | 'run') {

@@ -5,6 +5,7 @@ import type { SortedSamples } from '../statistics/quantile-interval';
 import type { RunStats } from '../run-stats';
 import type { Check } from './checks';
 import type { CorrectnessCheck } from './correctness';
+import { capacityTable } from './capacity-table';
 import { intervalsMs, showPercentile } from './format';
 import type { CapacityComparison, FreshnessComparison, VerdictInput, VerdictValue } from './types';
 
@@ -170,33 +171,13 @@ function freshnessMarkdown(f: FreshnessComparison, escape: (text: string) => str
 
 /** The capacity sweep: one row per endpoint and step, the knee marked, a step the prober could not keep said so. */
 function capacityMarkdown(c: CapacityComparison, escape: (text: string) => string): string[] {
-  const stopped = c.steps_probed < c.rates.length ? `; stopped early after ${c.steps_probed} of ${c.rates.length} steps` : '';
-  const lines = [
-    `Capacity sweep: ${c.step_s} s per step after ${c.warmup_s} s of warm-up; budget p95 ≤ ${c.latency_p95_max_ms} ms and success ≥ ${c.success_rate_min_pct}%; minimum ${c.min_rps} rps${stopped}.`,
+  const table = capacityTable(c, 'markdown');
+  return [
+    table.intro,
     '',
-    '| Endpoint | Offered rps | Achieved rps | p50 | p95 [95% interval] | p99 | Success | 429s | Other errors | Send lag p99 | Step |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${table.header.join(' | ')} |`,
+    `|${' --- |'.repeat(table.header.length)}`,
+    ...table.rows.map((row) => `| ${[escape(row[0]!), ...row.slice(1)].join(' | ')} |`),
+    ...table.notes.flatMap((note) => ['', `> ${escape(note)}`]),
   ];
-  const STEP_CELL = { within: '✅ within', broken: '❌ broken', prober_behind: '⚠️ prober behind', no_calls: '– no calls' } as const;
-  for (const e of c.endpoints) {
-    for (const s of e.steps) {
-      const l = s.latency_ms;
-      const others = Object.entries(s.errors)
-        .filter(([name]) => name !== 'http_429')
-        .map(([name, n]) => `${name} ${n}`)
-        .join(', ');
-      const knee = e.knee_step === s.step ? ' ← knee' : '';
-      lines.push(
-        `| ${escape(e.endpoint_name)}${e.role === 'reference' ? ' (reference)' : ''} | ${s.offered_rps} | ${s.achieved_rps ?? '–'} | ` +
-          `${l ? showMsInterval(l.p50) : '–'} | ${l ? showMsInterval(l.p95) : '–'} | ${l ? showMsInterval(l.p99) : '–'} | ` +
-          `${s.success_rate_pct === null ? '–' : `${s.success_rate_pct}%`} | ${s.rate_limited} | ${others || '–'} | ` +
-          `${s.send_lag_p99_ms === null ? '–' : `${s.send_lag_p99_ms} ms`} | ${STEP_CELL[s.status]}${knee} |`,
-      );
-    }
-  }
-  for (const e of c.endpoints) {
-    const behind = e.steps.filter((s) => s.status === 'prober_behind').map((s) => s.offered_rps);
-    if (behind.length > 0) lines.push('', `> ${escape(e.endpoint_name)} at ${behind.join(', ')} rps: the prober, not the endpoint, fell behind (its send lag or send rate missed the schedule).`);
-  }
-  return lines;
 }

@@ -230,6 +230,10 @@ export interface BaselineLimits {
   upper_boundary?: number;
   /** history: the sequential rule over the candidate and the newest passing runs (absent from verdicts judged before it). */
   persisting?: PersistingLimits;
+  /** history: the band's upper over lower limit (absent before it). */
+  history_band_span?: number;
+  /** history, band too wide: passing runs the band would need before a regression of max_pct could land above it; null: no history finalize reads would do (absent otherwise). */
+  history_runs_needed?: number | null;
   vs_baseline_interval_pct?: IntervalPct;
   run_drift_sd?: number;
 }
@@ -261,6 +265,8 @@ export interface BaselineInput {
   mode: 'history' | 'previous_success' | 'run';
   /** baseline.min_runs: fewer passing runs in the window fall back to the previous run. */
   minRuns?: number;
+  /** baseline.window (default 10): how many runs the band centres on, for the runs a too-wide band needs. */
+  window?: number;
   /** history mode: per-run candidate p95 (µs) of the last `window` passing runs, newest first. */
   history?: readonly { run_id: string; p95_us: number }[];
   /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findRetriesOfRuns, findTargetsOfRuns, listRuns as listRunRows } from '../../db/runs';
-import { countSamplesOfRuns } from '../../db/samples';
+import { countSamplesOfRuns, countWarmupSamplesOfRuns } from '../../db/samples';
 import { RUN_STATUSES } from '../../domain/run-model';
 import type { Ctx } from '../context';
 import { page, paginationQuery, type Page } from '../pagination';
@@ -25,17 +25,21 @@ export async function listRuns({ ctx, input }: { ctx: Ctx; input: z.infer<typeof
     offset: input.offset,
   });
   const ids = rows.map((r) => r.id);
-  const [targets, retries, done] = await Promise.all([
+  const [targets, retries, done, warmups] = await Promise.all([
     findTargetsOfRuns(sql, ids),
     findRetriesOfRuns(sql, ids),
     countSamplesOfRuns(
       sql,
       rows.filter((run) => !isTerminal(run)).map((run) => run.id),
     ),
+    countWarmupSamplesOfRuns(
+      sql,
+      rows.filter((run) => isTerminal(run)).map((run) => run.id),
+    ),
   ]);
   const data = rows.map((run) => {
     const runTargets = targets.filter((t) => t.run_id === run.id);
-    const callsDone = isTerminal(run) ? finishedCallsDone(runTargets) : (done.get(run.id) ?? 0);
+    const callsDone = isTerminal(run) ? finishedCallsDone(runTargets) + (warmups.get(run.id) ?? 0) : (done.get(run.id) ?? 0);
     return presentRunSummary(run, runTargets, retries.filter((r) => r.run_id === run.id), callsDone);
   });
   return page(data, total, input.limit, input.offset);

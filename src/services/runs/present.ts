@@ -1,4 +1,4 @@
-import { countRunSamples } from '../../db/samples';
+import { countRunSamples, countWarmupSamplesOfRuns } from '../../db/samples';
 import { batchLimitOf, findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
@@ -104,12 +104,14 @@ function targetStatsOf(target: RunTargetRow): RunStats | undefined {
 /** The run resource of a stored run: its targets, retries and progress are read with it. */
 export async function presentStoredRun(ctx: Ctx, run: RunRow): Promise<RunResponse> {
   const { sql } = ctx.deps;
-  const [targets, retries, counted] = await Promise.all([
+  const [targets, retries, counted, warmups] = await Promise.all([
     findRunTargets(sql, run.id),
     findRetryHistory(sql, run.id),
     isTerminal(run) ? null : countRunSamples(sql, run.id),
+    // Only a sweep stores warm-up calls: its planned calls include them, its stats leave them out.
+    isTerminal(run) ? countWarmupSamplesOfRuns(sql, [run.id]) : new Map<string, number>(),
   ]);
-  return presentRun(ctx.deps, run, targets, retries, counted ?? finishedCallsDone(targets));
+  return presentRun(ctx.deps, run, targets, retries, counted ?? finishedCallsDone(targets) + (warmups.get(run.id) ?? 0));
 }
 
 /**

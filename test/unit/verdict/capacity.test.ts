@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { VerdictView } from '../../../src/cli/client';
+import { formatText } from '../../../src/cli/format';
 import { computeVerdict, type SweepInput, type SweepStepInput } from '../../../src/domain/verdict';
 import { check, input, stats, THRESHOLDS } from './fixtures';
 
@@ -109,5 +111,28 @@ describe('computeVerdict: capacity', () => {
     const result = computeVerdict(input({ candidate: stats({ p95: 20, calls: 2000 }) }));
     expect(result.checks.map((c) => c.name)).not.toContain('capacity');
     expect(result.capacity).toBeUndefined();
+  });
+});
+
+describe('rvs text output: the capacity sweep step table (issue 32)', () => {
+  it('prints the same rows as the Markdown, in columns, the knee and the early stop marked', () => {
+    const result = computeVerdict(
+      input({ thresholds: { ...THRESHOLDS, capacity_min_rps: 150 }, candidate: stats({ p95: 20, calls: 2100, failed: 300 }), sweep: sweep(HOCKEY_STICK, [step(0, 100), step(1, 200)]) }),
+    );
+    const text = formatText({ runId: '00000000-0000-4000-8000-000000000001', verdict: result as unknown as VerdictView, run: null });
+    expect(text).toContain('Capacity sweep: 3 s per step after 1 s of warm-up; budget p95 ≤ ');
+    expect(text).toContain('stopped early after 3 of 4 steps');
+    const lines = text.split('\n');
+    const header = lines.find((l) => l.trim().startsWith('Endpoint'))!;
+    expect(header.trim().split(/\s{2,}/)).toEqual(['Endpoint', 'Offered rps', 'Achieved rps', 'p50', 'p95 [95% interval]', 'p99', 'Success', '429s', 'Other errors', 'Send lag p99', 'Step']);
+    // Every Markdown row of the table is a text row with the same cells (the step cell in words).
+    const markdownRows = result.markdown_summary
+      .split('\n')
+      .filter((l) => /^\| (candidate|reference)/.test(l))
+      .map((l) => l.slice(2, -2).split(' | ').map((cell) => cell.replace(/^(✅|❌|⚠️|–) /, '')))
+      .filter((cells) => cells.length === 11);
+    expect(markdownRows).toHaveLength(5);
+    for (const row of markdownRows) expect(lines.some((l) => l.trim().split(/\s{2,}/).join('|') === row.join('|')), row.join(' | ')).toBe(true);
+    expect(lines.some((l) => /^\s+candidate\s+200\s.*within ← knee$/.test(l))).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CandidateFreshness, Freshness } from '../../../src/domain/freshness';
 import { computeVerdict, type FreshnessWatchInput } from '../../../src/domain/verdict';
+import { showMsInterval } from '../../../src/domain/interval-display';
 import { check, input, reference, steady, THRESHOLDS } from './fixtures';
 
 function candidate(over: Partial<CandidateFreshness> & { lagsMs?: number[] } = {}): CandidateFreshness {
@@ -93,5 +94,18 @@ describe('freshness_vs_reference', () => {
     expect(result.markdown_summary).toContain('| candidate | 299');
     expect(result.markdown_summary).toContain('1 of 100 (1%)');
     expect(result.markdown_summary).toContain('The observer was gone from 4.5 s to 7.0 s');
+  });
+});
+
+describe('freshness message: its interval is rounded like the table and JUnit (outwards, issue 32)', () => {
+  it('writes the lag p95 interval with showMsInterval, never each bound to the nearest', () => {
+    // Lags from 240.6 ms in 0.17 ms steps: the p95's bounds fall between whole ms.
+    const result = judge(candidate({ lagsMs: Array.from({ length: 100 }, (_, i) => 240.6 + i * 0.17) }), {});
+    const judged = check(result, 'freshness_vs_reference');
+    const p95 = result.freshness_comparison!.candidates[0]!.lag_ms!.p95;
+    const outwards = `lag p95 ${showMsInterval(p95)}`;
+    const nearest = `[${Math.round(p95.lower)}–${Math.round(p95.upper!)}]`;
+    expect(outwards).not.toContain(nearest);
+    expect(judged.message).toContain(outwards);
   });
 });

@@ -71,7 +71,7 @@ describe('computeVerdict: latency_vs_baseline', () => {
   it.each([
     { name: 'within the band of a steady history', cand: 103, history: [100, 102, 98, 101, 99], status: 'pass', reason: 'within_band' },
     { name: '50 % slower than a steady history', cand: 150, history: [100, 102, 98, 101, 99], status: 'fail', reason: 'above_band' },
-    { name: '50 % slower than a drifting history (inside its wide band)', cand: 150, history: [60, 150, 80, 200, 100], status: 'pass', reason: 'within_band' },
+    { name: '50 % slower than a drifting history (inside a band too wide to catch max_pct)', cand: 150, history: [60, 150, 80, 200, 100], status: 'inconclusive', reason: 'band_too_wide' },
     { name: 'above a constant history, under max_pct', cand: 109, history: [100, 100, 100, 100, 100], status: 'pass', reason: 'under_pct' },
     { name: 'above a constant history, over max_pct, under the floor', cand: 12, history: [10, 10, 10, 10, 10], status: 'pass', reason: 'under_floor' },
     { name: 'above a constant history by more than max_pct and the floor', cand: 116, history: [100, 100, 100, 100, 100], status: 'fail', reason: 'above_band' },
@@ -81,7 +81,27 @@ describe('computeVerdict: latency_vs_baseline', () => {
       input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf(history), previous: null } }),
     );
     expect(check(result, 'latency_vs_baseline')).toMatchObject({ status, details: { model: 'history', reason, candidate_p95_ms: cand } });
-    expect(result.verdict).toBe(status);
+    expect(result.verdict).toBe(status === 'fail' ? 'fail' : 'pass');
+  });
+
+  it('history: a band too wide to catch max_pct is inconclusive, saying how wide and how many runs would do (issue 32)', () => {
+    // Five passing runs on a noisy machine; the candidate 6.8× the median sits inside the band.
+    const c = steady(612);
+    const result = computeVerdict(
+      input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf([50, 150, 70, 200, 90]), previous: null } }),
+    );
+    const baseline = check(result, 'latency_vs_baseline');
+    expect(baseline).toMatchObject({ status: 'inconclusive', details: { reason: 'band_too_wide' } });
+    expect(baseline.message).toMatch(/— inconclusive: 5 runs of history: the band spans ×\d+, so a regression of \+10% would pass inside it; at this run-to-run spread no history/);
+    expect(historyDetails(baseline).limits).toMatchObject({ history_runs_needed: null });
+    // A quieter history: the message names how many runs would do.
+    const quiet = computeVerdict(
+      input({ candidate: steady(100).stats, candidateLatencies: steady(100).latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf([97, 103, 100, 105, 95]), previous: null } }),
+    );
+    const needed = historyDetails(check(quiet, 'latency_vs_baseline')).limits.history_runs_needed;
+    expect(needed).toBeGreaterThan(5);
+    expect(check(quiet, 'latency_vs_baseline').message).toContain(`5 runs of history: the band spans ×1.`);
+    expect(check(quiet, 'latency_vs_baseline').message).toContain(`; about ${needed} runs are needed`);
   });
 
   it('history: a regression one run hid fails once it persists, naming the runs and where the streak starts', () => {
@@ -99,7 +119,7 @@ describe('computeVerdict: latency_vs_baseline', () => {
     expect(historyDetails(baseline).limits.persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID, lookback[0]!.run_id, lookback[1]!.run_id], reference_runs: 30 });
     // Without the pooled runs' evidence (no lookback beyond the window) the same run passes the band.
     const alone = computeVerdict(input({ candidate: c.stats, candidateLatencies: c.latencies, baseline: { mode: 'history', minRuns: 5, history: historyOf([...earlier.slice(0, 10)]), previous: null } }));
-    expect(check(alone, 'latency_vs_baseline').status).toBe('pass');
+    expect(check(alone, 'latency_vs_baseline').status).toBe('inconclusive');
   });
 
   it('history: one run the 10-run band passes fails against the long lookback, and says so', () => {
@@ -113,7 +133,7 @@ describe('computeVerdict: latency_vs_baseline', () => {
     expect(baseline.status).toBe('fail');
     expect(baseline.details.reason).toBe('persisting');
     expect(baseline.message).toContain('over the median of the 100 passing runs before the two newest');
-    expect(baseline.message).toContain('against its 10-run window alone it was within the band of the history');
+    expect(baseline.message).toContain('against its 10-run window alone it was inconclusive: 10 runs of history: the band spans ×1.3');
     expect(historyDetails(baseline).limits.persisting).toMatchObject({ status: 'fail', reason: 'persisting', run_ids: [RUN_ID], reference_runs: 100 });
   });
 

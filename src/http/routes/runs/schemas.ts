@@ -221,6 +221,11 @@ export const BaselineLimits = component(
       })
       .optional()
       .describe('history: the sequential rule that catches a regression persisting over several runs, or one run slower than the long lookback allows (absent from verdicts judged before it)'),
+    history_band_span: z.number().optional().describe('history: the band\'s upper limit over its lower limit (×)'),
+    history_runs_needed: int
+      .nullable()
+      .optional()
+      .describe('history, reason `band_too_wide`: about how many passing runs the band needs (at today\'s run-to-run spread) before a regression of `max_pct` could land above it; null when no history of up to 102 runs would do'),
     vs_baseline_interval_pct: intervalPct.optional().describe('previous_run / run: 95 % interval of the difference'),
     run_drift_sd: z.number().optional().describe('previous_run / run: log-scale run-drift allowance added to each side'),
   }),
@@ -327,7 +332,7 @@ export const Check = component(
         limits: BaselineLimits.optional(),
         difference_ms: z.number().nullable().optional(),
         floor_ms: z.number().optional(),
-        reason: z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit', 'within_band', 'under_pct', 'above_band', 'persisting']).optional(),
+        reason: z.enum(['no_samples', 'under_floor', 'within_limit', 'above_limit', 'straddles_limit', 'within_band', 'under_pct', 'above_band', 'band_too_wide', 'persisting']).optional(),
         calls_to_decide: int.nullable().optional(),
         fail_bound: z
           .enum(['interval', 'one_sided'])
