@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { finalizeRun } from '../activities/finalize-run';
 import { SecretBox } from '../src/crypto/secret-box';
 import { createSql, type Sql } from '../src/db/client';
-import { insertRun, finishTarget } from '../src/db/runs';
+import { finishTarget } from '../src/db/runs';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
-import { suiteConfigSchema } from '../src/domain/suite-config';
+import { seedFinalizeRun } from './finalize-seed';
 import { createFreshDatabase, fmt, machineLine } from './lib';
 
 const HEADS = Number(process.env.BENCH_FINALIZE_HEADS ?? 790_000);
@@ -38,47 +38,19 @@ function sample(runId: string, targetId: string, role: SampleRow['role'], seq: n
   };
 }
 
-async function seedRun(sql: Sql): Promise<{ runId: string; candidateId: string; referenceId: string }> {
-  const tenantId = randomUUID();
-  const chainId = randomUUID();
-  const [candidateEndpoint, referenceEndpoint] = [randomUUID(), randomUUID()];
-  const suiteId = randomUUID();
-  await sql`insert into tenants (id, name, slug) values (${tenantId}, 'bench', ${`bench-${tenantId}`})`;
-  await sql`insert into chains (id, tenant_id, name, slug, family, chain_id) values (${chainId}, ${tenantId}, 'Bench', 'bench', 'evm', 1)`;
-  for (const [id, name] of [[candidateEndpoint, 'candidate'], [referenceEndpoint, 'reference']] as const) {
-    await sql`
-      insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted, timeout_ms)
-      values (${id}, ${tenantId}, ${chainId}, ${name}, 'json-rpc-http', 'http://127.0.0.1:9', 'unused', 2000)`;
-  }
-  const config = suiteConfigSchema.parse({
-    targets: [{ endpoint_id: candidateEndpoint }],
-    reference_endpoint_id: referenceEndpoint,
-    baseline: { mode: 'none' },
-    workload: { methods: [{ method: 'eth_blockNumber' }], requests_per_target: SAMPLES, concurrency: 1, warmup_requests: 0 },
-    thresholds: { correctness_enabled: false },
-    freshness: { duration_s: WATCH_S, grace_ms: 1_500 },
-  });
-  await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suiteId}, ${tenantId}, ${chainId}, 'bench', ${sql.json(config as never)})`;
-  const runId = randomUUID();
-  const [candidateId, referenceId] = [randomUUID(), randomUUID()];
-  await insertRun(sql, {
-    id: runId,
-    tenantId,
-    suiteId,
-    triggeredBy: 'api',
-    baselineRunId: null,
-    metadata: {},
-    configSnapshot: { suite: { id: suiteId, name: 'bench', config }, chain: { id: chainId, name: 'Bench', slug: 'bench', explorer_url: null } },
-    seed: 1,
-    workflowId: `run-${runId}`,
-    targets: [
-      { id: candidateId, endpointId: candidateEndpoint, endpointName: 'candidate', role: 'primary', callsPlanned: SAMPLES },
-      { id: referenceId, endpointId: referenceEndpoint, endpointName: 'reference', role: 'reference', callsPlanned: SAMPLES },
-    ],
-  });
-  await sql`update runs set status = 'running', claimed_at = now(), started_at = now() where id = ${runId}`;
-  return { runId, candidateId, referenceId };
-}
+const seedRun = (sql: Sql) =>
+  seedFinalizeRun(
+    sql,
+    ({ candidate, reference }) => ({
+      targets: [{ endpoint_id: candidate }],
+      reference_endpoint_id: reference,
+      baseline: { mode: 'none' },
+      workload: { methods: [{ method: 'eth_blockNumber' }], requests_per_target: SAMPLES, concurrency: 1, warmup_requests: 0 },
+      thresholds: { correctness_enabled: false },
+      freshness: { duration_s: WATCH_S, grace_ms: 1_500 },
+    }),
+    SAMPLES,
+  );
 
 async function main(): Promise<void> {
   console.log(machineLine());

@@ -14,11 +14,11 @@ import { finalizeRun } from '../activities/finalize-run';
 import { recheckHeadMoved } from '../activities/recheck-head-moved';
 import { SecretBox } from '../src/crypto/secret-box';
 import { createSql, type Sql } from '../src/db/client';
-import { insertRun, findRun, finishTarget } from '../src/db/runs';
+import { findRun, finishTarget } from '../src/db/runs';
 import { pairedLatencies } from '../src/db/paired-samples';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
-import { suiteConfigSchema } from '../src/domain/suite-config';
 import type { CorrectnessCheck } from '../src/domain/verdict';
+import { seedFinalizeRun } from './finalize-seed';
 import { createFreshDatabase, fmt, machineLine } from './lib';
 
 const TOTAL = Number(process.env.BENCH_FINALIZE_SAMPLES ?? 1_000_000);
@@ -62,47 +62,18 @@ function sample(runId: string, targetId: string, role: SampleRow['role'], seq: n
 }
 
 /** The rows finalize needs around the samples: tenant, chain, two endpoints, a suite and a claimed run. */
-async function seedRun(sql: Sql): Promise<{ runId: string; candidateId: string; referenceId: string }> {
-  const tenantId = randomUUID();
-  const chainId = randomUUID();
-  const [candidateEndpoint, referenceEndpoint] = [randomUUID(), randomUUID()];
-  const suiteId = randomUUID();
-  await sql`insert into tenants (id, name, slug) values (${tenantId}, 'bench', ${`bench-${tenantId}`})`;
-  await sql`insert into chains (id, tenant_id, name, slug, family, chain_id) values (${chainId}, ${tenantId}, 'Bench', 'bench', 'evm', 1)`;
-  for (const [id, name] of [[candidateEndpoint, 'candidate'], [referenceEndpoint, 'reference']] as const) {
-    // Never contacted: finalize reads samples only.
-    await sql`
-      insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted, timeout_ms)
-      values (${id}, ${tenantId}, ${chainId}, ${name}, 'json-rpc-http', 'http://127.0.0.1:9', 'unused', 2000)`;
-  }
-  const config = suiteConfigSchema.parse({
-    targets: [{ endpoint_id: candidateEndpoint }],
-    reference_endpoint_id: referenceEndpoint,
-    baseline: { mode: 'none' },
-    workload: { methods: WORKLOAD_METHODS, requests_per_target: PER_TARGET, concurrency: 32, warmup_requests: 0, ...(PAIRED ? { rate_per_second: 1_000 } : {}) },
-    thresholds: { correctness_enabled: true },
-  });
-  await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suiteId}, ${tenantId}, ${chainId}, 'bench', ${sql.json(config as never)})`;
-  const runId = randomUUID();
-  const [candidateId, referenceId] = [randomUUID(), randomUUID()];
-  await insertRun(sql, {
-    id: runId,
-    tenantId,
-    suiteId,
-    triggeredBy: 'api',
-    baselineRunId: null,
-    metadata: {},
-    configSnapshot: { suite: { id: suiteId, name: 'bench', config }, chain: { id: chainId, name: 'Bench', slug: 'bench', explorer_url: null } },
-    seed: 1,
-    workflowId: `run-${runId}`,
-    targets: [
-      { id: candidateId, endpointId: candidateEndpoint, endpointName: 'candidate', role: 'primary', callsPlanned: PER_TARGET },
-      { id: referenceId, endpointId: referenceEndpoint, endpointName: 'reference', role: 'reference', callsPlanned: PER_TARGET },
-    ],
-  });
-  await sql`update runs set status = 'running', claimed_at = now(), started_at = now() where id = ${runId}`;
-  return { runId, candidateId, referenceId };
-}
+const seedRun = (sql: Sql) =>
+  seedFinalizeRun(
+    sql,
+    ({ candidate, reference }) => ({
+      targets: [{ endpoint_id: candidate }],
+      reference_endpoint_id: reference,
+      baseline: { mode: 'none' },
+      workload: { methods: WORKLOAD_METHODS, requests_per_target: PER_TARGET, concurrency: 32, warmup_requests: 0, ...(PAIRED ? { rate_per_second: 1_000 } : {}) },
+      thresholds: { correctness_enabled: true },
+    }),
+    PER_TARGET,
+  );
 
 async function main(): Promise<void> {
   console.log(machineLine());
