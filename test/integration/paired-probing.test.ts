@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeChunkInput } from '../../activities/types';
+import { roundOutwards } from '../../src/domain/interval-display';
 import { pairedRelativeDifference } from '../../src/domain/statistics/relative-difference';
 import { workflowIdForRun } from '../../src/temporal/constants';
 import { PAIRED_ANCHOR_LEAD_MS } from '../../workflows/run-workflow';
@@ -123,8 +124,8 @@ describe('paired probing', () => {
       from run_samples c join run_samples r on r.run_id = c.run_id and r.seq = c.seq and r.role = 'reference'
       where c.run_id = ${run.id} and c.role = 'primary' and c.ok and r.ok order by c.seq`;
     const diff = pairedRelativeDifference(both.map((b) => b.c), both.map((b) => b.r));
-    const round1 = (x: number) => Math.round(x * 10) / 10 || 0;
-    expect(check.details.vs_reference_interval_pct).toEqual({ lower: round1(diff.lower_pct), upper: diff.upper_pct === Infinity ? null : round1(diff.upper_pct) });
+    // Stored rounded outwards at one decimal, as every interval.
+    expect(check.details.vs_reference_interval_pct).toEqual(roundOutwards(diff.lower_pct, diff.upper_pct === Infinity ? null : diff.upper_pct, 1));
     expect(pairing.correlation).toBe(Math.round(diff.correlation * 1000) / 1000);
     expect(verdict.body.reference_comparison.latency.method).toBe('paired');
   });
