@@ -161,6 +161,38 @@ function capacityLines(report: VerdictReport): string[] {
   return [table.intro, ...cells.map((row) => `  ${row.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()}`), ...table.notes.map((n) => `  ${n}`)];
 }
 
+/** At most this many of the correctness check's listed mismatches are printed (the verdict lists them all). */
+const TEXT_MISMATCHES = 5;
+
+interface MismatchView {
+  method: string;
+  params?: unknown;
+  occurrences?: number;
+  candidate_hash: string;
+  reference_hash: string;
+  differences?: { path: string; candidate: string; reference: string }[];
+  more_differences?: boolean;
+  differences_status?: string;
+}
+
+/** The correctness check's listed mismatches as the Markdown writes them: each path with both values where known, else both fingerprints. */
+function mismatchLines(report: VerdictReport): string[] {
+  const check = checks(report).find((c) => c.name === 'correctness');
+  const listed = (check?.details as { mismatches?: MismatchView[] } | undefined)?.mismatches;
+  if (!Array.isArray(listed) || listed.length === 0) return [];
+  const lines = ['Mismatches:'];
+  for (const m of listed.slice(0, TEXT_MISMATCHES)) {
+    const times = (m.occurrences ?? 1) > 1 ? ` (×${m.occurrences})` : '';
+    const what =
+      m.differences_status === 'shown' && m.differences && m.differences.length > 0
+        ? m.differences.map((d) => `${d.path} candidate ${d.candidate} ≠ reference ${d.reference}`).join('; ') + (m.more_differences ? '; more paths differ' : '')
+        : `candidate ${m.candidate_hash.slice(0, 12)} ≠ reference ${m.reference_hash.slice(0, 12)}`;
+    lines.push(`  ${m.method} ${JSON.stringify(m.params ?? null).slice(0, 120)}${times}: ${what}`);
+  }
+  if (listed.length > TEXT_MISMATCHES) lines.push(`  … ${listed.length - TEXT_MISMATCHES} more (the verdict lists them)`);
+  return lines;
+}
+
 /** Plain text for a terminal or a CI log: verdict line, summary, one line per check, dashboard link. */
 export function formatText(report: VerdictReport): string {
   const { verdict } = report;
@@ -174,6 +206,7 @@ export function formatText(report: VerdictReport): string {
     lines.push(`  ${String(check.status).toUpperCase().padEnd(statusWidth)}  ${check.name.padEnd(width)}  ${check.message}`);
   }
   if (list.length === 0) lines.push('  (no checks: the run did not finish successfully, so nothing was judged)');
+  lines.push(...mismatchLines(report));
   lines.push(...percentileLines(report));
   lines.push(...freshnessLines(report));
   lines.push(...proberLines(report));

@@ -57,7 +57,8 @@
   /** "[−4.1%…+10.5%]" for an interval of a relative difference. */
   function fmtPctRange(interval) {
     if (!interval || !isNum(interval.lower)) return '';
-    return `[${fmtPct(interval.lower, true)}…${interval.upper === null ? '∞' : fmtPct(interval.upper, true)}]`;
+    // Outwards at one decimal (interval.js pctRange), as the verdict writes it, never to the nearest.
+    return `[${RvsInterval.pctRange(interval, 1, true)}]`;
   }
 
   function fmtInt(v) {
@@ -271,7 +272,7 @@
           isNum(d.success_rate_pct)
             ? [
                 `${fmtPct(d.success_rate_pct)} ok (${fmtInt(d.successful)} / ${fmtInt(d.calls)})`,
-                interval(d.success_rate_interval_pct ? `[${fmtPct(d.success_rate_interval_pct.lower)}–${fmtPct(d.success_rate_interval_pct.upper)}]` : ''),
+                interval(d.success_rate_interval_pct ? `[${RvsInterval.pctRange(d.success_rate_interval_pct, 2)}%]` : ''),
               ]
             : 'no calls',
           `≥ ${fmtPct(d.min_pct)}`,

@@ -36,6 +36,8 @@ export interface SampleRow {
   /** Capacity sweeps only: the step (migration 025) and whether the call was the step's warm-up; else null. */
   sweep_step?: number | null;
   warmup?: boolean | null;
+  /** An ok scalar answer's value as shown (answer-diff scalarAnswer, migration 033); else null. */
+  scalar_answer?: string | null;
 }
 
 export const SAMPLE_COLUMNS = [
@@ -58,6 +60,7 @@ export const SAMPLE_COLUMNS = [
   'context_slot',
   'sweep_step',
   'warmup',
+  'scalar_answer',
 ] as const;
 
 // COPY text format: tab-separated, \N for NULL; backslash, tab and line breaks escaped.
@@ -99,7 +102,7 @@ export async function writeSampleChunk(
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
         `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\t` +
-        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\n`;
+        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\t${copyField(s.scalar_answer)}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';

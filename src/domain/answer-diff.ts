@@ -46,6 +46,16 @@ export function showValue(value: unknown): string {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 }
 
+/**
+ * A scalar result (string, number, boolean, null) as shown (showValue: bounded, URLs redacted),
+ * stored with its sample so a listed mismatch of scalars shows both values even when the nodes'
+ * answers have moved on since (eth_blockNumber); null for an object or array.
+ */
+export function scalarAnswer(result: unknown): string | null {
+  if (result === null || typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') return showValue(result);
+  return null;
+}
+
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function keyPath(path: string, key: string): string {

@@ -116,6 +116,7 @@ export function createBatchClient(
         rpcErrorCode: c.rpcErrorCode,
         responseHash: c.responseHash,
         contextSlot: c.contextSlot ?? null,
+        scalarAnswer: c.scalarAnswer ?? null,
         reason: c.reason,
       });
     try {

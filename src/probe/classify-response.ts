@@ -1,6 +1,7 @@
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { fingerprintWith } from '../domain/correctness';
+import { scalarAnswer } from '../domain/answer-diff';
 import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
 import { ANSWER_SHAPE_CAPS, MAX_ANSWER_TOKENS, scanJsonShape, type JsonShapeCaps } from './json-shape-budget';
 
@@ -31,6 +32,11 @@ export interface Classified {
   responseHash: string | null;
   /** The slot an ok answer says it was read at (AnswerRules.contextSlot); absent or null: none. */
   contextSlot?: number | null;
+  /**
+   * An ok answer whose result is a scalar (string, number, boolean, null): its value as shown
+   * (scalarAnswer — bounded, URLs redacted), kept so a listed mismatch can show both values.
+   */
+  scalarAnswer?: string | null;
   /** Set for invalid_response only. */
   reason: InvalidReason | null;
 }
@@ -151,6 +157,7 @@ function ok(rules: AnswerRules, result: unknown, method: string | null): Classif
     responseHash: method === null ? null : fingerprintWith(rules.normalize, method, result),
     // Only families whose answers name a slot say one (the others' classification is unchanged).
     ...(rules.contextSlot ? { contextSlot: rules.contextSlot(result) } : {}),
+    scalarAnswer: scalarAnswer(result),
     reason: null,
   };
 }

@@ -27,6 +27,8 @@ export interface CallResult {
   responseHash: string | null;
   /** The slot an ok answer says it was read at (Solana's `context.slot`); absent or null: none. */
   contextSlot?: number | null;
+  /** An ok scalar answer's value as shown (Classified.scalarAnswer); absent or null: none. */
+  scalarAnswer?: string | null;
   /** Why the answer was invalid_response: a fixed text, never bytes of the answer. */
   reason: InvalidReason | null;
 }
@@ -497,6 +499,7 @@ class CallHandler extends ResponseCollector {
       rpcErrorCode: classified.rpcErrorCode,
       responseHash: classified.responseHash,
       contextSlot: classified.contextSlot ?? null,
+      scalarAnswer: classified.scalarAnswer ?? null,
       reason: classified.reason,
     });
   }

@@ -120,6 +120,7 @@ class WsCallClient implements JsonRpcClient {
       rpcErrorCode: classified.rpcErrorCode,
       responseHash: classified.responseHash,
       contextSlot: classified.contextSlot ?? null,
+      scalarAnswer: classified.scalarAnswer ?? null,
       reason: classified.reason,
     };
   }

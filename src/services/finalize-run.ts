@@ -20,7 +20,7 @@ import {
   type RunRow,
   type RunTargetRow,
 } from '../db/runs';
-import { explanationKey, storedExplanations } from '../db/mismatch-explanations';
+import { explanationKey, recordedScalars, storedExplanations } from '../db/mismatch-explanations';
 import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs, historyDepthPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import { sweepStepRows } from '../db/sweep-stats';
@@ -218,12 +218,18 @@ async function tallyCorrectness(
   if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots, shortHistory);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);
+  // Scalar answers (eth_blockNumber, net_version) carry their recorded values: both are shown even
+  // when the nodes, asked again, answer something else (the explanation step's 'changed').
+  const scalars = await recordedScalars(sql, run.id, reference.id, listed);
   const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
   const examples: CorrectnessMismatch[] = listed.map((m) => {
-    const e = stored.get(explanationKey(m.targetId, m.seq));
+    const key = explanationKey(m.targetId, m.seq);
+    const e = stored.get(key);
+    const scalar = scalars.get(key);
     // Explained for these very answers (a re-check stored since would change the hashes listed).
-    const explained =
-      e && e.candidate_hash === m.candidateHash && e.reference_hash === m.referenceHash
+    const explained: MismatchExplanation = scalar
+      ? { differences: boundedDifferences([{ path: '$', candidate: scalar.candidate, reference: scalar.reference }]), more_differences: false, differences_status: 'shown' }
+      : e && e.candidate_hash === m.candidateHash && e.reference_hash === m.referenceHash
         ? { differences: boundedDifferences(e.differences), more_differences: e.more_differences || e.differences.length > MAX_DIFFERENCES, differences_status: e.differences_status }
         : unexplained;
     return {

@@ -236,4 +236,27 @@ describe('correctness of a run against a real ganache node', () => {
     ]);
     expect(verdict.markdown_summary).toContain('| correctness | ❌ fail |');
   });
+
+  it('scalar answers that change when asked again: the listed mismatches show both recorded values', async () => {
+    // eth_chainId answers a new value on every call (as eth_blockNumber does on a live chain): the
+    // explanation step's second asking gets other answers than were recorded ('changed'). The values
+    // of a scalar answer are stored with its sample, so both recorded values are shown anyway.
+    let n = 0;
+    const alter: Alter = (method, result) => (method === 'eth_chainId' ? hex(0x1000 + n++) : result);
+    const { verdict, candidateId, samples, correctness } = await runThroughProxy(alter);
+    const recorded = await samples(`target_id=${candidateId}&method=eth_chainId`);
+    expect(recorded.length).toBeGreaterThan(0);
+    const listed = correctness.details.mismatches.filter((m: Json) => m.method === 'eth_chainId');
+    expect(listed.length).toBeGreaterThan(0);
+    const reference = JSON.stringify(await rpc('eth_chainId', []));
+    for (const m of listed) {
+      expect(m).toMatchObject({ differences_status: 'shown', more_differences: false, differences: [{ path: '$', reference }] });
+      // The candidate's value shown is the very answer recorded: its fingerprint is the listed hash.
+      const shown = JSON.parse(m.differences[0].candidate as string) as string;
+      expect(shown).toMatch(/^0x1[0-9a-f]{3}$/);
+      expect(fingerprint('eth_chainId', shown)).toBe(m.candidate_hash);
+    }
+    const first = listed[0];
+    expect(verdict.markdown_summary).toContain(`\`$\` candidate \`${first.differences[0].candidate}\` ≠ reference \`${reference}\``);
+  });
 });

@@ -53,7 +53,6 @@ describe('GET /healthz and GET /readyz', () => {
   it('/readyz is 503 naming PostgreSQL and Temporal when neither answers; /healthz does no I/O and stays 200', async () => {
     const unready = await startUnreadyApp(stack);
     try {
-      const started = performance.now();
       const ready = await unready.app.inject({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode, ready.body).toBe(503);
       const { error } = ready.json() as { error: { code: string; message: string; details: { field: string; message: string }[] } };
@@ -61,8 +60,8 @@ describe('GET /healthz and GET /readyz', () => {
       expect(error.details.map((d) => d.field).sort()).toEqual(['postgres', 'temporal']);
       // Nothing about the connection (host, port, user) is passed on.
       expect(ready.body).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|postgres:\/\//);
-      // Each check is bounded (2 s), and they run at once.
-      expect(performance.now() - started).toBeLessThan(10_000);
+      // Each check ended on its own: refused, or given up at its bound (2 s), never left hanging.
+      for (const d of error.details) expect(d.message).toMatch(/^(is not reachable|did not answer within 2 s)$/);
       const live = await unready.app.inject({ method: 'GET', url: '/healthz' });
       expect(live.statusCode).toBe(200);
     } finally {

@@ -146,9 +146,11 @@ describe('run engine', () => {
       for (let i = 0; i < 100 && node.requests.length < 10; i++) await new Promise((r) => setTimeout(r, 100));
       const cancelled = await post<any>(stack.app, `/v1/runs/${created.body.id}/cancel`, auth);
       expect(cancelled.status).toBe(202);
-      const requestedAt = Date.now();
       const run = await waitForRun(stack.app, auth, created.body.id, 20_000);
-      expect(Date.now() - requestedAt).toBeLessThan(15_000);
+      // Ended by the cancel, not by finishing: 100,000 calls at 50 ms over 2 connections take over
+      // 40 minutes, and the run stopped with most of them never sent.
+      expect(node.requests.length).toBeLessThan(100_000);
+      expect(run.progress.calls_done).toBeLessThan(100_000);
       expect(run).toMatchObject({ status: 'cancelled', failure_reason: 'cancelled by request' });
       expect(run.targets[0].status).toBe('cancelled');
       const verdict = await get<any>(stack.app, `/v1/runs/${run.id}/verdict`, auth);

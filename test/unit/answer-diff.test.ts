@@ -1,6 +1,6 @@
 import { CHAINS } from '../../src/chains/registry';
 import { describe, expect, it } from 'vitest';
-import { answerDifferences, boundedDifferences, MAX_PATH_CHARS, MAX_VALUE_CHARS, showValue } from '../../src/domain/answer-diff';
+import { answerDifferences, boundedDifferences, MAX_PATH_CHARS, MAX_VALUE_CHARS, scalarAnswer, showValue } from '../../src/domain/answer-diff';
 
 describe('answerDifferences: where two answers part', () => {
   it.each([
@@ -97,5 +97,20 @@ describe('a huge differing answer stays a few hundred bytes of differences', () 
       expect(d.path.length).toBeLessThanOrEqual(MAX_PATH_CHARS);
       expect(d.candidate.length).toBeLessThanOrEqual(MAX_VALUE_CHARS);
     }
+  });
+});
+
+describe('scalarAnswer', () => {
+  it('keeps a scalar result as shown (bounded, URLs redacted) and nothing of an object or array', () => {
+    expect(scalarAnswer('0x1a')).toBe('"0x1a"');
+    expect(scalarAnswer(5)).toBe('5');
+    expect(scalarAnswer(false)).toBe('false');
+    expect(scalarAnswer(null)).toBe('null');
+    const long = scalarAnswer('f'.repeat(500))!;
+    expect(long).toHaveLength(MAX_VALUE_CHARS);
+    expect(long.endsWith('…')).toBe(true);
+    expect(scalarAnswer('https://user:key@node.example/v2/secret')).toBe('"https://node.example/****"');
+    expect(scalarAnswer({ a: 1 })).toBeNull();
+    expect(scalarAnswer(['0x1'])).toBeNull();
   });
 });

@@ -185,14 +185,17 @@ describe('JSON-RPC batches over HTTP', () => {
 
   it('an open loop sends each batch at its first member\'s instant', async () => {
     const { node, client } = await setup((batch) => ({ status: 200, body: batch.map(okFor) }), 5);
-    const started = performance.now();
     const { results } = await probeRange({ client, plan: call, from: 0, to: 20, concurrency: 1, batchSize: 5, ratePerSecond: 100 });
-    const elapsed = performance.now() - started;
     expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(node.batches.map((b) => b.map((e) => e.id))).toEqual([0, 5, 10, 15].map((s) => [s, s + 1, s + 2, s + 3, s + 4]));
-    // Batches due at 0, 50, 100 and 150 ms; every member of a batch is sent with its first.
-    expect(elapsed).toBeGreaterThanOrEqual(149);
-    for (const r of results) expect(r.sendLagUs).toBeLessThan(40_000);
+    // Batches due at 0, 50, 100 and 150 ms; every member of a batch is sent with its first: one
+    // send lag per batch, against the first member's instant, and no batch sent early (the loop
+    // sends at most 1 ms ahead). How late is the machine's business, not asserted.
+    for (let first = 0; first < 20; first += 5) {
+      const lags = new Set(results.slice(first, first + 5).map((r) => r.sendLagUs));
+      expect(lags.size).toBe(1);
+      expect([...lags][0]).toBeGreaterThanOrEqual(-1_000);
+    }
   });
 
   it('refuses batches for a JSON-RPC 1.0 family', () => {

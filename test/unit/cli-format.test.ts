@@ -333,6 +333,43 @@ describe('formatText', () => {
     ]);
   });
 
+  it('lists the correctness mismatches: both values of a scalar answer, both fingerprints where values are unknown', () => {
+    const v = verdict({
+      verdict: 'fail',
+      exit_code: 1,
+      checks: [
+        {
+          name: 'correctness',
+          status: 'fail',
+          message: '58.3% of 60 calls matched the reference (min 100%)',
+          details: {
+            mismatches: [
+              {
+                method: 'eth_blockNumber',
+                params: [],
+                occurrences: 3,
+                candidate_hash: 'a'.repeat(32),
+                reference_hash: 'b'.repeat(32),
+                differences_status: 'shown',
+                differences: [{ path: '$', candidate: '"0x1b"', reference: '"0x1a"' }],
+                more_differences: false,
+              },
+              { method: 'eth_getBlockByNumber', params: ['0x1', false], candidate_hash: 'c'.repeat(32), reference_hash: 'd'.repeat(32), differences_status: 'changed', differences: [] },
+            ],
+          },
+        },
+      ],
+    });
+    const text = formatText({ runId: RUN_ID, verdict: v, run });
+    expect(text).toContain(
+      [
+        'Mismatches:',
+        '  eth_blockNumber [] (×3): $ candidate "0x1b" ≠ reference "0x1a"',
+        `  eth_getBlockByNumber ["0x1",false]: candidate ${'c'.repeat(12)} ≠ reference ${'d'.repeat(12)}`,
+      ].join('\n'),
+    );
+  });
+
   it('lists no percentiles for a verdict stored before intervals existed', () => {
     expect(formatText({ runId: RUN_ID, verdict: verdict(), run })).not.toContain('confidence interval');
   });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { displayMsInterval, showMsInterval, showMsRange, type DisplayedInterval, type PointInterval } from '../../src/domain/interval-display';
+import { displayMsInterval, roundOutwards, showMsInterval, showMsRange, showPctRange, type DisplayedInterval, type PointInterval } from '../../src/domain/interval-display';
 
 /** The dashboard's copy of the rule (a browser script), loaded as the page loads it. */
 function dashboardDisplay(): (p: PointInterval) => DisplayedInterval {
@@ -10,6 +10,52 @@ function dashboardDisplay(): (p: PointInterval) => DisplayedInterval {
   runInNewContext(readFileSync(path.resolve('src/dashboard/interval.js'), 'utf8'), { window });
   return window.RvsInterval!.display;
 }
+
+type PctRange = (i: { lower: number; upper: number | null }, decimals: number, signed?: boolean) => string;
+
+function dashboardPctRange(): PctRange {
+  const window: { RvsInterval?: { pctRange: PctRange } } = {};
+  runInNewContext(readFileSync(path.resolve('src/dashboard/interval.js'), 'utf8'), { window });
+  return window.RvsInterval!.pctRange;
+}
+
+/** Percent intervals (availability, relative differences): the same outward rule at a fixed precision. */
+const PCT_TABLE: { i: { lower: number; upper: number | null }; decimals: number; signed: boolean; shown: string }[] = [
+  // Availability's Wilson interval, two decimals: 98.996 is not shown as 99 (narrower than judged).
+  { i: { lower: 98.996, upper: 99.9951 }, decimals: 2, signed: false, shown: '98.99–100' },
+  { i: { lower: 0, upper: 100 }, decimals: 2, signed: false, shown: '0–100' },
+  { i: { lower: 97.5, upper: 99.25 }, decimals: 2, signed: false, shown: '97.5–99.25' },
+  // A relative difference, one decimal, signed.
+  { i: { lower: 3.14, upper: 12.41 }, decimals: 1, signed: true, shown: '+3.1%…+12.5%' },
+  { i: { lower: -7.06, upper: 0.01 }, decimals: 1, signed: true, shown: '-7.1%…+0.1%' },
+  { i: { lower: -100, upper: null }, decimals: 1, signed: true, shown: '-100%…∞' },
+  // Float noise does not move an exact bound a whole step.
+  { i: { lower: 0.1 + 0.2, upper: 0.7 }, decimals: 1, signed: false, shown: '0.3–0.7' },
+];
+
+describe('percent intervals: rounded outwards, in both implementations', () => {
+  const implementations = [
+    ['verdict and CLI (domain)', showPctRange],
+    ['dashboard (interval.js)', dashboardPctRange()],
+  ] as const;
+  for (const [name, range] of implementations) {
+    it.each(PCT_TABLE)(`${name}: %o`, ({ i, decimals, signed, shown }) => {
+      expect(range(i, decimals, signed)).toBe(shown);
+    });
+  }
+
+  it('roundOutwards never narrows an interval', () => {
+    for (let k = 0; k < 2000; k++) {
+      const lower = (k * 7.919) % 100;
+      const upper = lower + ((k * 3.137) % 10);
+      for (const decimals of [0, 1, 2]) {
+        const r = roundOutwards(lower, upper, decimals);
+        expect(r.lower).toBeLessThanOrEqual(lower + 1e-9);
+        expect(r.upper).toBeGreaterThanOrEqual(upper - 1e-9);
+      }
+    }
+  });
+});
 
 const TABLE: { p: PointInterval; shown: string }[] = [
   // The report: a point just over a half, bounds one decimal apart.

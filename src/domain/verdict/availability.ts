@@ -1,4 +1,5 @@
 import { decideAvailability, type AvailabilityDecision } from '../statistics/availability';
+import { roundOutwards, showPctRange } from '../interval-display';
 import { round1, showCalls } from './format';
 import { DEFAULT_SUCCESS_RATE_MIN_PCT, type CheckOf, type VerdictCheck, type VerdictInput } from './types';
 
@@ -48,7 +49,8 @@ function availabilityCheck(input: VerdictInput): AvailabilityCheck {
   const decision = decideAvailability(calls.successful, calls.total, minPct);
   const rate = (r: typeof decision.rate) => ({
     rate_pct: Number.isNaN(r.rate_pct) ? null : Math.round(r.rate_pct * 100) / 100,
-    interval_pct: { lower: Math.round(r.lower_pct * 100) / 100, upper: Math.round(r.upper_pct * 100) / 100 },
+    // Outwards, as every interval (roundOutwards): never narrower than the Wilson interval judged.
+    interval_pct: roundOutwards(r.lower_pct, r.upper_pct, 2),
   });
   const share = (s: number | null | undefined) => (s === null || s === undefined ? null : Math.round(s * 10_000) / 10_000);
   const candidate = rate(decision.rate);
@@ -58,7 +60,7 @@ function availabilityCheck(input: VerdictInput): AvailabilityCheck {
   const what =
     calls.total === 0
       ? 'no calls made'
-      : `${calls.successful} of ${calls.total} calls succeeded (${candidate.rate_pct}%, 95% interval ${candidate.interval_pct.lower}–${candidate.interval_pct.upper}%, min ${minPct}%)` +
+      : `${calls.successful} of ${calls.total} calls succeeded (${candidate.rate_pct}%, 95% interval ${showPctRange(candidate.interval_pct, 2)}%, min ${minPct}%)` +
         (calls.behind ? `, ${calls.behind} of the failed ${calls.behind === 1 ? 'one' : 'ones'} behind (the node had not reached the slot asked for)` : '') +
         (answered === null ? '' : `, answered in ${round1(answered * 100)}% of seconds`);
   const why = {

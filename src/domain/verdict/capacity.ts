@@ -1,6 +1,7 @@
 import type { CheckStatus } from '../run-model';
 import { successRate } from '../statistics/availability';
 import { decideCapacity, judgeStep, type Budget, type CapacityReason, type MeasuredStep } from '../sweep';
+import { roundOutwards } from '../interval-display';
 import { intervalsMs, round1 } from './format';
 import {
   DEFAULT_SUCCESS_RATE_MIN_PCT,
@@ -54,7 +55,7 @@ function capacityStep(s: SweepStepInput, budget: Budget): CapacityStep {
     calls: s.calls,
     successful: s.successful,
     success_rate_pct: s.calls === 0 ? null : round2(rate.rate_pct),
-    success_rate_interval_pct: { lower: round2(rate.lower_pct), upper: round2(rate.upper_pct) },
+    success_rate_interval_pct: roundOutwards(rate.lower_pct, rate.upper_pct, 2),
     rate_limited: s.rate_limited,
     errors: { ...s.errors },
     latency_ms: s.successful > 0 ? intervalsMs(s.latencies) : null,

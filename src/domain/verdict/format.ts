@@ -1,4 +1,4 @@
-import { showMsInterval } from '../interval-display';
+import { roundOutwards, showMsInterval, showPctRange } from '../interval-display';
 import { percentileIntervals, type QuantileInterval, type SortedSamples } from '../statistics/quantile-interval';
 import type { RelativeDifference } from '../statistics/relative-difference';
 import type { IntervalPct, PercentileIntervalsMs, PercentileMs } from './types';
@@ -20,12 +20,10 @@ export const EMPTY: SortedSamples = [];
 export const round1 = (x: number) => Math.round(x * 10) / 10 || 0;
 export const usToMs = (us: number) => round1(us / 1000);
 
+/** The point to the nearest 0.1 ms, its bounds outwards (roundOutwards: the rule of every interval). */
 export function percentileMs(q: QuantileInterval): PercentileMs {
-  return {
-    point: Number.isNaN(q.point) ? 0 : usToMs(q.point),
-    lower: usToMs(q.lower),
-    upper: q.upper === Infinity ? null : usToMs(q.upper),
-  };
+  const bounds = roundOutwards(q.lower / 1000, q.upper === Infinity ? null : q.upper / 1000, 1);
+  return { point: Number.isNaN(q.point) ? 0 : usToMs(q.point), lower: bounds.lower, upper: bounds.upper };
 }
 
 export function intervalsMs(sorted: SortedSamples): PercentileIntervalsMs {
@@ -34,7 +32,7 @@ export function intervalsMs(sorted: SortedSamples): PercentileIntervalsMs {
 }
 
 export function intervalPct(diff: RelativeDifference): IntervalPct {
-  return { lower: round1(diff.lower_pct), upper: diff.upper_pct === Infinity ? null : round1(diff.upper_pct) };
+  return roundOutwards(diff.lower_pct, diff.upper_pct === Infinity ? null : diff.upper_pct, 1);
 }
 
 /** "120 ms [112–131]": whole ms from 10 ms up, one decimal below. */
@@ -53,7 +51,7 @@ export function showPercentile(p: PercentileMs, samples: number, statisticMs: nu
 }
 
 export function showIntervalPct(i: IntervalPct): string {
-  return `${formatPct(i.lower)}…${i.upper === null ? '∞' : formatPct(i.upper)}`;
+  return showPctRange(i, 1, true);
 }
 
 export function showCalls(n: number | null): string {

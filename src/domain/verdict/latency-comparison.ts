@@ -1,6 +1,7 @@
 import type { LatencyDecision } from '../statistics/latency-decision';
 import { fewestCallsToDecide, type RelativeDifference } from '../statistics/relative-difference';
-import { formatPct, round1, showCalls } from './format';
+import { roundOutwards } from '../interval-display';
+import { formatPct, showCalls } from './format';
 import { DEFAULT_REGRESSION_MIN_MS, type VerdictInput } from './types';
 
 /*
@@ -23,7 +24,7 @@ export function decisionClause(decision: LatencyDecision, floorMs: number, diff:
       return 'pass: the whole interval is at or below the limit';
     case 'above_limit':
       return diff.fail_bound === 'one_sided'
-        ? `fail: too few calls for a two-sided interval (${fewest.toPass} a side), but the one-sided 95% lower bound, ${formatPct(round1(diff.fail_lower_pct))}, is above the limit`
+        ? `fail: too few calls for a two-sided interval (${fewest.toPass} a side), but the one-sided 95% lower bound, ${formatPct(roundOutwards(diff.fail_lower_pct, null, 1).lower)}, is above the limit`
         : 'fail: the whole interval is above the limit';
     case 'straddles_limit':
       if (!Number.isFinite(diff.upper_pct)) {
@@ -48,5 +49,5 @@ export interface FailBound {
 }
 
 export function failBound(diff: RelativeDifference): FailBound {
-  return { fail_bound: diff.fail_bound, fail_lower_pct: Number.isFinite(diff.fail_lower_pct) ? round1(diff.fail_lower_pct) : -100 };
+  return { fail_bound: diff.fail_bound, fail_lower_pct: Number.isFinite(diff.fail_lower_pct) ? roundOutwards(diff.fail_lower_pct, null, 1).lower : -100 };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { successRate } from '../../../src/domain/statistics/availability';
 import { computeVerdict } from '../../../src/domain/verdict';
 import { check, input, noSuccess, reference, stats, THRESHOLDS } from './fixtures';
 
@@ -40,5 +41,17 @@ describe('computeVerdict: availability', () => {
     const availability = check(result, 'availability');
     expect(availability).toMatchObject({ status: 'pass', details: { min_pct: 90, success_rate_pct: 95 } });
     expect(availability.details.reference).toMatchObject({ calls: 2000, successful: 1996, success_rate_pct: 99.8, answered_bucket_share: 1 });
+  });
+
+  it('the interval shown (details and message) covers the Wilson interval judged: bounds rounded outwards', () => {
+    for (const [calls, failed] of [[2000, 15], [2000, 100], [100, 0], [20000, 14000], [2000, 7], [345, 3]] as const) {
+      const raw = successRate(calls - failed, calls);
+      const availability = check(computeVerdict(input({ candidate: stats({ p95: 100, calls, failed }) })), 'availability');
+      const shown = availability.details.success_rate_interval_pct;
+      expect(shown.lower, `${calls - failed} of ${calls}`).toBeLessThanOrEqual(raw.lower_pct);
+      expect(shown.upper, `${calls - failed} of ${calls}`).toBeGreaterThanOrEqual(raw.upper_pct);
+      expect(Math.floor(raw.lower_pct * 100) / 100).toBe(shown.lower);
+      expect(availability.message).toContain(`95% interval ${shown.lower}–${shown.upper}%`);
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { unpairedRelativeDifference } from '../../../src/domain/statistics/relative-difference';
 import { computeVerdict, type Thresholds } from '../../../src/domain/verdict';
+import { failBound } from '../../../src/domain/verdict/latency-comparison';
 import { check, input, reference, steady, THRESHOLDS } from './fixtures';
 
 describe('computeVerdict: thresholds.latency_regression_min_ms is the floor of every latency check', () => {
@@ -26,5 +28,18 @@ describe('computeVerdict: thresholds.latency_regression_min_ms is the floor of e
     );
     expect(check(history, 'latency_vs_baseline')).toMatchObject({ status, details: { model: 'history' } });
     expect(history.baseline_comparison?.limits).toMatchObject({ floor_ms: floorMs });
+  });
+});
+
+describe('failBound: the one-sided lower bound a fail read, rounded outwards (down)', () => {
+  it.each([
+    { raw: 12.36, stored: 12.3 },
+    { raw: 12.34, stored: 12.3 },
+    { raw: 20, stored: 20 },
+    { raw: -3.01, stored: -3.1 },
+    { raw: -Infinity, stored: -100 },
+  ])('$raw % → $stored %', ({ raw, stored }) => {
+    const diff = { ...unpairedRelativeDifference(steady(150).latencies, steady(100).latencies), fail_bound: 'one_sided' as const, fail_lower_pct: raw };
+    expect(failBound(diff)).toEqual({ fail_bound: 'one_sided', fail_lower_pct: stored });
   });
 });

@@ -167,7 +167,8 @@ export const CorrectnessMismatch = component(
       .optional()
       .describe(
         'samples keep fingerprints, not answers, so finalize asks both sides the call once more: `shown` when both answered with the ' +
-          'fingerprints on record, `changed` when an answer was no longer the recorded one, `unavailable` when a side failed or time ran out',
+          'fingerprints on record, `changed` when an answer was no longer the recorded one, `unavailable` when a side failed or time ran out; ' +
+          'scalar answers (a string, number, boolean or null result) keep their values with their samples and are always `shown` at `$`',
       ),
   }),
 );
