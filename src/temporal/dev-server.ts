@@ -45,13 +45,15 @@ async function waitUntilServing(address: string, namespace: string, child: Child
 /**
  * Dynamic config the service needs of any Temporal server (DESIGN §17): task Priority (the
  * priorityKey of a run's class) needs the new matcher, and per-tenant fairness keys need fairness
- * on. Not one partition per task queue: with it this dev server stopped firing Schedules (suite
- * schedules, sample expiry); each partition orders its own backlog. A production cluster sets the
+ * on. One partition per task queue keeps dispatch in priority and fairness order on a server
+ * with few pollers (each partition orders only its own backlog). A production cluster sets the
  * same keys in its dynamic config file (docs/operations.md).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG = [
   'matching.useNewMatcher=true',
   'matching.enableFairness=true',
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
 ] as const;
 
 /** Runs `temporal server start-dev` as a child process and registers the project's search attributes. */

@@ -47,6 +47,10 @@ describe('sample retention', () => {
     await stack.sql`update runs set finished_at = finished_at - interval '100 days' where id in ${stack.sql([old, kept])}`;
     const verdictBefore = (await get<Record<string, unknown>>(stack.app, `/v1/runs/${old}/verdict`, auth)).body;
     const trendBefore = (await get<{ data: unknown[] }>(stack.app, `/v1/suites/${expiring.suiteId}/trend`, auth)).body.data;
+    // A schedule left on another task queue (an earlier deployment's, or an earlier test file's
+    // worker process: one schedule id per namespace) is brought to this worker's queue, else its
+    // fires would start where no worker polls.
+    await ensureSampleExpirySchedule(stack.client, `gone-${stack.taskQueue}`);
     await ensureSampleExpirySchedule(stack.client, stack.taskQueue);
     await ensureSampleExpirySchedule(stack.client, stack.taskQueue); // a second worker's start: no error
     await stack.client.schedule.getHandle(SAMPLE_EXPIRY_SCHEDULE_ID).trigger();
