@@ -29,9 +29,9 @@ describe('migration 018 (per-run targets, branches)', () => {
       values (${endpoint}, ${tenant}, ${chain}, 'stored', 'json-rpc-http', 'http://127.0.0.1:1', 'x', 1000)`;
     await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suite}, ${tenant}, ${chain}, 's', ${sql.json(config as never)})`;
     await sql`
-      insert into runs (id, tenant_id, test_suite_id, triggered_by, status, config_snapshot, verdict, seed, workflow_id, requested_at)
+      insert into runs (id, tenant_id, test_suite_id, triggered_by, status, config_snapshot, verdict, seed, workflow_id, requested_at, finished_at)
       values (${oldRun}, ${tenant}, ${suite}, 'api', 'success', ${sql.json(snapshot as never)}, ${sql.json({ verdict: 'pass' } as never)}, 1,
-              ${`run-${oldRun}`}, now() - interval '1 hour')`;
+              ${`run-${oldRun}`}, now() - interval '1 hour', now() - interval '59 minutes')`;
 
     expect((await migrate(sql)).filter((f) => f.startsWith('018_'))).toHaveLength(1);
 
