@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CHAIN_FAMILIES } from './catalog-presets';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
 import { COMMITMENT_LEVELS, freshnessSchema, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
+import { displayName } from './display-name';
 
 /**
  * The suites-as-code file (`rvs.yaml`) that `rvs apply` reads and `rvs export` writes: chains,
@@ -34,7 +35,7 @@ const slug = z
   .min(1)
   .max(100)
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes');
-const name = z.string().trim().min(1).max(200);
+const name = displayName;
 
 export const rvsFileChainSchema = z
   .strictObject({

@@ -8,9 +8,10 @@ import { page, type Page } from './pagination';
 import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
 import { storedMember } from './stored-vocabulary';
+import { displayName } from '../domain/display-name';
 
 export const createApiKeyInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: displayName,
   scopes: z
     .array(z.enum(SCOPES))
     .min(1, 'must name at least one scope')

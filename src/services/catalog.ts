@@ -19,6 +19,7 @@ import { page, paginationQuery, type Page } from './pagination';
 import { chainFields } from './chains';
 import type { Ctx } from './context';
 import { storedMember } from './stored-vocabulary';
+import { displayName } from '../domain/display-name';
 
 /** A workload preset is small reference data; anything bigger is a mistake (or abuse). */
 export const MAX_WORKLOAD_PRESET_BYTES = 64 * 1024;
@@ -37,7 +38,7 @@ export const createChainPresetInput = z.strictObject({
 
 export const createWorkloadPresetInput = z.strictObject({
   slug: presetSlugSchema,
-  name: z.string().trim().min(1).max(200),
+  name: displayName,
   family: z.enum(CHAIN_FAMILIES).default('evm'),
   description: z.string().max(2000).default(''),
   // Stored as given (defaults not applied), so a suite's overrides merge with what the author

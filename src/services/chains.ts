@@ -16,6 +16,7 @@ import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';
 import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
+import { displayName } from '../domain/display-name';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -23,7 +24,7 @@ const httpUrl = z
 
 /** The fields of a chain (and of a chain preset), without defaults so PATCH can leave them out. */
 export const chainFields = {
-  name: z.string().trim().min(1).max(200),
+  name: displayName,
   slug: z
     .string()
     .min(1)

@@ -21,6 +21,7 @@ import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
 import { storedMember } from './stored-vocabulary';
 import { privateAddressRefusal, userinfoDecodes, USERINFO_MESSAGE } from './outbound-url';
+import { displayName } from '../domain/display-name';
 
 /** An outbound URL of the given schemes under the rules every probe connection applies. */
 const outboundUrl = (protocol: RegExp, error: string) =>
@@ -33,7 +34,7 @@ const outboundUrl = (protocol: RegExp, error: string) =>
 
 /** Endpoint fields without defaults, so PATCH can leave them out (a trigger's per-run targets use them too). */
 export const endpointFields = {
-  name: z.string().trim().min(1).max(200),
+  name: displayName,
   url: outboundUrl(/^https?$/, 'must be an http or https URL'),
   /** Where the endpoint's WebSocket server listens (head subscriptions); a secret like url. */
   ws_url: outboundUrl(/^wss?$/, 'must be a ws or wss URL'),

@@ -24,9 +24,10 @@ import { adapterForChain } from './chain-support';
 import { countOf } from './chains';
 import type { Ctx } from './context';
 import { loadOwned } from './load-owned';
+import { displayName } from '../domain/display-name';
 
 const suiteFields = {
-  name: z.string().trim().min(1).max(200),
+  name: displayName,
   description: z.string().max(2000),
   // Validated by suiteConfigSchema in the verb, once a workload preset has been resolved.
   config: z.record(z.string(), z.unknown(), { error: 'must be an object' }),

@@ -17,6 +17,7 @@ import { page, type Page } from './pagination';
 import { createApiKeyInput, issueApiKey } from './api-keys';
 import type { Ctx, Deps } from './context';
 import { requestRunCancel } from './runs/cancel';
+import { displayName } from '../domain/display-name';
 
 /**
  * Tenant administration (scope tenants:admin, held only by the platform tenant's credentials).
@@ -39,7 +40,7 @@ export const tenantSlug = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes, starting with a letter or digit')
   .refine((slug) => !UUID_SHAPE.test(slug), 'must not look like a UUID (JWT tenant claims read those as tenant ids)');
 
-const tenantName = z.string().trim().min(1).max(200);
+const tenantName = displayName;
 
 export const createTenantInput = z.strictObject({
   name: tenantName,

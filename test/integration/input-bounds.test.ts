@@ -138,6 +138,20 @@ describe('input bounds', () => {
     });
   });
 
+  describe('names', () => {
+    // A line break inside a name would start a line of a CI job's log that a GitHub runner reads
+    // as a workflow command: rvs prints suite, endpoint and chain names in its text output.
+    const injected = 'pr-gate\n::add-mask::x';
+    it('refuses a control character in a chain, endpoint or suite name with 400 naming the field, and stores nothing', async () => {
+      const { auth, chainId, suiteId } = await tenantWithSuite();
+      expectValidationError(await send('POST', '/v1/chains', auth, { name: injected, slug: 'other', family: 'evm' }), 'name');
+      expectValidationError(await send('POST', '/v1/endpoints', auth, { chain_id: chainId, name: injected, url: 'http://127.0.0.1:9/', timeout_ms: 2_000 }), 'name');
+      expectValidationError(await send('PATCH', `/v1/suites/${suiteId}`, auth, { name: 'tab\there' }), 'name');
+      const suite = await send('GET', `/v1/suites/${suiteId}`, auth);
+      expect(suite.body.name).not.toContain('\t');
+    });
+  });
+
   describe('sizes', () => {
     const bigParams = (bytes: number) => [{ blob: 'x'.repeat(bytes) }];
 

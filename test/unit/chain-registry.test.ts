@@ -97,6 +97,8 @@ describe('chain registry', () => {
       rpcErrorCode: null,
       responseHash: fingerprintAnswer(chain, 'listbanned', ['a', 'b']),
       reason: null,
+      // A list, not a scalar: nothing kept for showing a scalar mismatch.
+      scalarAnswer: null,
     });
     // The same bytes are no JSON-RPC 2.0 answer.
     expect(classifyResponse(CHAINS.evm, 200, ok, 'listbanned').outcome).toBe('invalid_response');
