@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ProberHealthSample } from '../domain/verdict';
+import { loopDelayUs, startLoopDelayHistogram } from './loop-delay';
 
 /**
  * Burns the event loop while probing: `burnMs` of busy work every `everyMs`. Only tests build
@@ -17,9 +17,6 @@ export interface ProberHealthMonitor {
   stop(): ProberHealthSample;
 }
 
-// 10 ms sampling: fine enough to see the 50 ms limit crossed, cheap enough to leave on in every activity.
-const RESOLUTION_MS = 10;
-
 const WORKER = `${hostname()}:${process.pid}`;
 
 function p99(values: number[]): number | null {
@@ -34,8 +31,7 @@ function p99(values: number[]): number | null {
  * activities, sample writes, Temporal's polling) delays its sends and its clocks alike.
  */
 export function startProberHealth(burn?: LoopBurn): ProberHealthMonitor {
-  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  delay.enable();
+  const delay = startLoopDelayHistogram();
   const cpuAtStart = process.cpuUsage();
   const startedAt = performance.now();
   const sendLags: number[] = [];
@@ -56,12 +52,10 @@ export function startProberHealth(burn?: LoopBurn): ProberHealthMonitor {
       delay.disable();
       const durationMs = performance.now() - startedAt;
       const cpu = process.cpuUsage(cpuAtStart);
-      // The histogram records the interval between its timer's runs, ns: the delay is what exceeds the resolution.
-      const delayUs = (ns: number) => (delay.count > 0 ? Math.max(0, Math.round(ns / 1000) - RESOLUTION_MS * 1000) : 0);
       return {
         worker: WORKER,
-        loopDelayP99Us: delayUs(delay.percentile(99)),
-        loopDelayMaxUs: delayUs(delay.max),
+        loopDelayP99Us: loopDelayUs(delay, delay.percentile(99)),
+        loopDelayMaxUs: loopDelayUs(delay, delay.max),
         sendLagP99Us: p99(sendLags),
         cpuPct: durationMs > 0 ? ((cpu.user + cpu.system) / 1000 / durationMs) * 100 : 0,
         durationMs: Math.round(durationMs),

@@ -1,5 +1,6 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import type { IntervalHistogram } from 'node:perf_hooks';
 import type { ActivitySlotInfo, CustomSlotSupplier, SlotPermit, WorkerTuner } from '@temporalio/worker';
+import { loopDelayUs, startLoopDelayHistogram } from '../probe/loop-delay';
 
 export interface EventLoopSlotOptions {
   /** Slots issued whatever the loop does: a worker always makes some progress. */
@@ -13,7 +14,6 @@ export interface EventLoopSlotOptions {
 // The loop's delay is judged over the last window: short enough to react within a second, long
 // enough to hold a few dozen of the histogram's 10 ms samples.
 const WINDOW_MS = 500;
-const RESOLUTION_MS = 10;
 const RECHECK_MS = 100;
 
 /** The SDK takes a reservation rejected with its signal's reason as aborted (anything else it logs as an error). */
@@ -37,11 +37,9 @@ export class EventLoopSlotSupplier implements CustomSlotSupplier<ActivitySlotInf
   private readonly sampler: NodeJS.Timeout;
 
   constructor(private readonly options: EventLoopSlotOptions) {
-    this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-    this.histogram.enable();
+    this.histogram = startLoopDelayHistogram();
     this.sampler = setInterval(() => {
-      // The histogram records intervals between its timer's runs; the delay is what exceeds the resolution.
-      this.recentP99Ms = this.histogram.count > 0 ? Math.max(0, this.histogram.percentile(99) / 1e6 - RESOLUTION_MS) : 0;
+      this.recentP99Ms = loopDelayUs(this.histogram, this.histogram.percentile(99)) / 1000;
       this.histogram.reset();
     }, WINDOW_MS);
     this.sampler.unref();
