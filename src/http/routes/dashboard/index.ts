@@ -57,8 +57,28 @@ function loadAsset(file: string, contentType: string): Asset {
   return { url: `/dashboard/assets/${file}?v=${version}`, contentType, body };
 }
 
-function fillTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+const CONTENT_TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+
+/**
+ * Reads a page and the assets it names as `{{asset:file}}` (a file of src/dashboard/), replacing
+ * each with the asset's versioned URL. The pages are the list of what is served: the run page's
+ * script tags are its modules in load order, one per verdict check among them.
+ */
+function loadPage(file: string, assets: Map<string, Asset>): string {
+  return readFileSync(path.join(ASSET_DIR, file), 'utf8').replace(/\{\{asset:([^}]*)\}\}/g, (_whole, name: string) => {
+    let asset = assets.get(name);
+    if (!asset) {
+      const extension = /^[a-z0-9-]+\.(js|css|svg)$/.exec(name)?.[1];
+      if (!extension) throw new Error(`${file} names an asset that is not a .js, .css or .svg file of src/dashboard: ${name}`);
+      asset = loadAsset(name, CONTENT_TYPES[extension]!);
+      assets.set(name, asset);
+    }
+    return asset.url;
+  });
 }
 
 function tokenOf(request: FastifyRequest): unknown {
@@ -66,21 +86,15 @@ function tokenOf(request: FastifyRequest): unknown {
 }
 
 /**
- * The run dashboard: an HTML page, its script and stylesheet, and the JSON it renders. The link's
+ * The run dashboard: an HTML page, its scripts and stylesheet, and the JSON it renders. The link's
  * token is the only credential (routes are `scope: 'public'` for the API-key hook); it is signed
  * for one run and expires (services/dashboard-token.ts).
  */
 export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
-  const domScript = loadAsset('dom.js', 'text/javascript; charset=utf-8');
-  const intervalScript = loadAsset('interval.js', 'text/javascript; charset=utf-8');
-  const script = loadAsset('dashboard.js', 'text/javascript; charset=utf-8');
-  const suiteScript = loadAsset('suite.js', 'text/javascript; charset=utf-8');
-  const style = loadAsset('dashboard.css', 'text/css; charset=utf-8');
-  const icon = loadAsset('favicon.svg', 'image/svg+xml');
-  const assetUrls = { DOM_SCRIPT_URL: domScript.url, INTERVAL_SCRIPT_URL: intervalScript.url, SCRIPT_URL: script.url, STYLE_URL: style.url, ICON_URL: icon.url };
-  const page = fillTemplate(readFileSync(path.join(ASSET_DIR, 'dashboard.html'), 'utf8'), assetUrls);
-  const suitePage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'suite.html'), 'utf8'), { ...assetUrls, SUITE_SCRIPT_URL: suiteScript.url });
-  const forbiddenPage = fillTemplate(readFileSync(path.join(ASSET_DIR, 'forbidden.html'), 'utf8'), assetUrls);
+  const assets = new Map<string, Asset>();
+  const page = loadPage('dashboard.html', assets);
+  const suitePage = loadPage('suite.html', assets);
+  const forbiddenPage = loadPage('forbidden.html', assets);
 
   const secureHeaders = async (_request: FastifyRequest, reply: FastifyReply) => {
     void reply.headers(PAGE_HEADERS);
@@ -95,7 +109,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
   };
   const hidden = { hide: true } as Record<string, unknown>;
 
-  for (const asset of [domScript, intervalScript, script, suiteScript, style, icon]) {
+  for (const asset of assets.values()) {
     app.get(asset.url.split('?')[0]!, { config: { scope: 'public' }, schema: hidden }, async (_request, reply) =>
       reply
         .headers({ 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' })
