@@ -1,6 +1,6 @@
 /*
- * The run page's SVG charts: one frame and size, a 1-2-5 axis scale, the y axis, legend items, and
- * the series colours (the reference always orange, candidates from one palette).
+ * The dashboard's SVG charts: one frame and size, a 1-2-5 axis scale (the suite page's too), the y
+ * axis, legend items, and the series colours (the reference always orange, candidates from one palette).
  */
 /* global window */
 (function () {

@@ -13,6 +13,7 @@
   const CHART = { width: 900, height: 320, left: 62, right: 16, top: 16, bottom: 44 };
 
   const { el, svg, byId, isNum } = window.RvsDom;
+  const { niceScale } = window.RvsChart;
   const fmtMs = (v) => (isNum(v) ? `${v.toLocaleString('en-US', { maximumFractionDigits: 1 })} ms` : '—');
   const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
   // An interval is rounded together with its point (interval.js): the point is never shown outside it.
@@ -29,14 +30,6 @@
   let runLinks = new Map();
   const runPage = (id) =>
     id === runId ? `/dashboard/runs/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}` : runLinks.get(id) || `/dashboard/runs/${encodeURIComponent(id)}`;
-
-  function niceScale(max, ticks) {
-    if (!(max > 0)) return { max: 1, step: 0.25 };
-    const raw = max / ticks;
-    const magnitude = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) || 10 * magnitude;
-    return { max: Math.ceil(max / step - 1e-9) * step, step };
-  }
 
   function showError(text) {
     const banner = byId('error-banner');
