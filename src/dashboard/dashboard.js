@@ -1,7 +1,7 @@
 /*
  * Run dashboard. Vanilla JS, no dependencies, served by the API itself; loaded last of the run
  * page's scripts (dashboard.html lists them in order). It fetches the run's data with the link's
- * token, draws the page's own parts and then every registered check's (check-registry.js), and
+ * token, draws the page's own parts and then every registered check's (checks-registry.js), and
  * refreshes until the run has finished.
  *
  * Safety rule: every value that comes from the API reaches the DOM as text (textContent, text

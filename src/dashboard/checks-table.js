@@ -1,6 +1,6 @@
 /*
  * The Checks card: one row per check of the verdict, its measure and threshold written by the
- * check's own module (check-registry.js), then why any check was inconclusive.
+ * check's own module (checks-registry.js), then why any check was inconclusive.
  */
 /* global window */
 (function () {

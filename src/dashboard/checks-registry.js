@@ -3,7 +3,7 @@
  * registering itself here when it loads. A module is
  *   { name, measure?(check, verdict) → [measured, threshold], render?(data) }
  * `name` is the check's name in verdict.checks (or the verdict section it draws); `measure` writes
- * its row of the checks table (check-table.js; a check without one shows its plain details);
+ * its row of the checks table (checks-table.js; a check without one shows its plain details);
  * `render` fills the check's own section of the page. The page (dashboard.js) renders every
  * registered module in the order the scripts load, so adding a check is one new file and its
  * script tag in dashboard.html: no other check's file changes.
