@@ -107,7 +107,7 @@ function judgeRun(input: VerdictInput): ComputedVerdict {
       exit_code: 2,
     };
   }
-  const judged = CHECKS.map((judge) => judge(input)).filter((j) => j !== null);
+  const judged = CHECKS.map((check) => check.judge(input)).filter((j) => j !== null);
   // A latency the prober's own lateness spoiled is never the endpoint's fail (DESIGN §17).
   const prober = input.prober ? judgeProber(input.prober) : undefined;
   const checks: Check[] = withProberVerdict(judged.map((j) => j.check), prober);
