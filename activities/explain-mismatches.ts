@@ -6,7 +6,7 @@ import { compareWithReference, contextSlotPairs } from '../src/db/samples-correc
 import { answerDifferences } from '../src/domain/answer-diff';
 import { fingerprintAnswer, type RunPlan } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
-import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/finalize-run';
+import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/check-inputs/correctness';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
 import { runEndingStep } from './run-ending-step';
