@@ -1,7 +1,9 @@
 import type postgres from 'postgres';
 import type { Sql } from '../db/client';
 import { proberHealthOfRun } from '../db/prober-health';
-import { baselineBranchOfRun, batchLimitOf, findRun, findRunTargets, finishRun, finishTarget, lockRunForFinalize, type RunTargetRow } from '../db/runs';
+import { findRun, finishRun, lockRunForFinalize } from '../db/runs';
+import { batchLimitOf, findRunTargets, finishTarget, type RunTargetRow } from '../db/run-targets';
+import { baselineBranchOfRun } from '../db/run-history';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import { emptyStats, type RunStats } from '../domain/run-stats';
 import { computeVerdict, verdictRanks, type EndpointBatchLimit, type VerdictInput, type VerdictValue } from '../domain/verdict';

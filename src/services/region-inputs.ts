@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { RunTargetRow } from '../db/runs';
+import type { RunTargetRow } from '../db/run-targets';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import { findUnavailableRegions } from '../db/vantage';
 import { emptyStats } from '../domain/run-stats';

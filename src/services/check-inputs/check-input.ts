@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
-import type { RunRow, RunTargetRow } from '../../db/runs';
+import type { RunRow } from '../../db/runs';
+import type { RunTargetRow } from '../../db/run-targets';
 import type { VerdictInput } from '../../domain/verdict';
 import type { RunSettings } from '../../domain/run-plan';
 

@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import { explanationKey, recordedScalars, storedExplanations } from '../../db/mismatch-explanations';
-import type { RunRow, RunTargetRow } from '../../db/runs';
+import type { RunRow } from '../../db/runs';
+import type { RunTargetRow } from '../../db/run-targets';
 import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs, historyDepthPairs } from '../../db/samples-correctness';
 import { renderParams, runPlanOf, type RunPlan } from '../../chains/registry';
 import { boundedDifferences, MAX_DIFFERENCES } from '../../domain/answer-diff';

@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import { countHeadArrivals, findHeadArrivals, findWatchSegments } from '../../db/head-arrivals';
-import type { RunRow, RunTargetRow } from '../../db/runs';
+import type { RunRow } from '../../db/runs';
+import type { RunTargetRow } from '../../db/run-targets';
 import { runPlanOf } from '../../chains/registry';
 import { maxStoredHeads, measureFreshness } from '../../domain/freshness';
 import { runSettingsOf } from '../../domain/run-plan';

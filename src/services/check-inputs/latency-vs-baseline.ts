@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/client';
-import { findPassingHistory, findPreviousSuccessfulRun, findRunOfTenant, findRunTargets, type RunRow } from '../../db/runs';
+import { findRunOfTenant, type RunRow } from '../../db/runs';
+import { findRunTargets } from '../../db/run-targets';
+import { findPassingHistory, findPreviousSuccessfulRun } from '../../db/run-history';
 import { successfulOrderStatistics } from '../../db/samples-stats';
 import type { RunSettings } from '../../domain/run-plan';
 import { BASELINE_DEFAULTS, historyRunsToRead } from '../../domain/statistics/history-baseline';

@@ -1,7 +1,8 @@
 import type { Queryable } from '../../db/client';
 import { loadPairing } from '../../db/paired-samples';
 import { referenceMethodLatency } from '../../db/run-metrics';
-import { headIntervalMs, lastHeads, medianHeadLag, type RunTargetRow } from '../../db/runs';
+import { type RunTargetRow } from '../../db/run-targets';
+import { headIntervalMs, lastHeads, medianHeadLag } from '../../db/run-heads';
 import type { CheckInputLoader } from './check-input';
 
 /** latency_vs_reference: per-method latency of both sides, the head lag, the last heads and the pairing. */
