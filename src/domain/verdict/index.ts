@@ -5,6 +5,8 @@ import { combineRegions, judgeRegion, regionsMarkdown, type RegionInput, type Re
 import type { BaselineComparison, CapacityComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
 export type { Check, CheckName } from './checks';
+export { CHECKS } from './checks';
+export type { CheckJson, CheckModule, MarkdownContext, Section, VerdictJson } from './check-module';
 export type { AvailabilityCheck, AvailabilityDetails } from './availability';
 export type { CapacityCheck, CapacityDetails } from './capacity';
 export type { CorrectnessCheck } from './correctness';
