@@ -69,7 +69,7 @@ function judgeHeads(
 }
 
 /** Each reason as the check's message ends its candidate's part (its JUnit testcases say it too). */
-const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
+export const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
   nothing_judged: 'inconclusive: no reference head could be judged',
   missed_above_limit: 'fail: missed more heads than allowed',
   stall_above_limit: 'fail: stalled longer than allowed',
