@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
-import { findRun, findRunTargets } from '../src/db/runs';
+import { findRun } from '../src/db/runs';
+import { findRunTargets } from '../src/db/run-targets';
 import { claimRunWithinTenantCap } from '../src/db/tenant-run-cap';
 import { runSettingsOf } from '../src/domain/run-plan';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';

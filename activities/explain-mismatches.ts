@@ -1,12 +1,12 @@
 import type { Queryable } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { explanationKey, insertExplanations, storedExplanations, type ExplanationRow } from '../src/db/mismatch-explanations';
-import type { RunTargetRow } from '../src/db/runs';
+import type { RunTargetRow } from '../src/db/run-targets';
 import { compareWithReference, contextSlotPairs } from '../src/db/samples-correctness';
 import { answerDifferences } from '../src/domain/answer-diff';
 import { fingerprintAnswer, type RunPlan } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
-import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/finalize-run';
+import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/check-inputs/correctness';
 import { openEndpointClient } from './endpoint-client';
 import { heartbeating } from './heartbeating';
 import { runEndingStep } from './run-ending-step';

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
-import { findRun, findRunTargets, setPinnedBlock } from '../src/db/runs';
+import { findRun, setPinnedBlock } from '../src/db/runs';
+import { findRunTargets } from '../src/db/run-targets';
 import { needsPinContext, needsPinnedBlock, parseHead } from '../src/chains/registry';
 import { PinContextError, type PinCall } from '../src/chains/types';
 import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';

@@ -2,15 +2,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { findEndpoint } from '../src/db/endpoints';
-import {
-  findRun,
-  findRunTargets,
-  finishTarget,
-  markRunRunning,
-  markTargetRunning,
-  recordBatchLimit,
-  recordHead,
-} from '../src/db/runs';
+import { findRun, markRunRunning } from '../src/db/runs';
+import { findRunTargets, finishTarget, markTargetRunning, recordBatchLimit } from '../src/db/run-targets';
+import { recordHead } from '../src/db/run-heads';
 import { TERMINAL_RUN_STATUSES } from '../src/domain/run-model';
 import { DEFAULT_REGION } from '../src/domain/vantage';
 import type { SampleRow } from '../src/db/samples-ingest';

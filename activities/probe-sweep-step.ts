@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { findEndpoint } from '../src/db/endpoints';
-import { findRun, findRunTargets, finishTarget, markRunRunning, markTargetRunning } from '../src/db/runs';
+import { findRun, markRunRunning } from '../src/db/runs';
+import { findRunTargets, finishTarget, markTargetRunning } from '../src/db/run-targets';
 import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
 import { sweepStepRows } from '../src/db/sweep-stats';

@@ -1,7 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isDatabaseUnavailable, type Sql } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
-import { findRunTargets, recordedAttempts, recordRetries, type NewRetry } from '../src/db/runs';
+import { findRunTargets } from '../src/db/run-targets';
+import { recordedAttempts, recordRetries, type NewRetry } from '../src/db/run-retries';
 import {
   endpointBudgetLeft,
   INFRASTRUCTURE_BACKOFF,

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { finalizeRun } from '../activities/finalize-run';
 import { SecretBox } from '../src/crypto/secret-box';
 import { createSql, type Sql } from '../src/db/client';
-import { finishTarget } from '../src/db/runs';
+import { finishTarget } from '../src/db/run-targets';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
 import { seedFinalizeRun } from './finalize-seed';
 import { createFreshDatabase, fmt, machineLine } from './lib';

@@ -12,7 +12,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createSql, type Sql } from '../src/db/client';
-import { backfillRunSummaries, findPassingHistory, listSuiteTrend, type RunRow } from '../src/db/runs';
+import { backfillRunSummaries, type RunRow } from '../src/db/runs';
+import { findPassingHistory, listSuiteTrend } from '../src/db/run-history';
 import { suiteConfigSchema } from '../src/domain/suite-config';
 import { createFreshDatabase, fmt, machineLine, table } from './lib';
 

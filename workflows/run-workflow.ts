@@ -15,6 +15,7 @@ import type { FinalizeRunResult, RetrySummary } from '../activities/types';
 import { RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
 import { probeTaskQueueForRegion, SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 import { BOOKKEEPING_OPTIONS, INFRASTRUCTURE_RETRY, PROBE_OPTIONS } from './activity-options';
+import { CHECK_STEPS } from './check-steps';
 import { runSweep, SWEEP_PATCH } from './sweep';
 
 export interface RunWorkflowInput {
@@ -42,9 +43,6 @@ export const WEBHOOKS_PATCH = 'webhooks';
  * runs them).
  */
 export const RUN_STEPS_PATCH = 'run-steps';
-
-/** Marks executions that watch heads (config.freshness) beside the probes. */
-export const FRESHNESS_WATCH_PATCH = 'freshness-watch';
 
 /**
  * Marks executions whose re-check, explanation and finalize of a run not yet cancelled are
@@ -105,15 +103,6 @@ const regionalProbes = (region: string, startTimeoutMs: number) =>
 function isVantageUnavailable(error: unknown): boolean {
   return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === 'SCHEDULE_TO_START';
 }
-
-// A head watch lasts its duration_s (at most an hour) and heartbeats every second it writes; a
-// lost worker is noticed within the heartbeat timeout and the watch resumes on another.
-const watching = proxyActivities<Activities>({
-  startToCloseTimeout: '75 minutes',
-  heartbeatTimeout: '20 seconds',
-  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-  retry: { ...INFRASTRUCTURE_RETRY, nonRetryableErrorTypes: ['OutboundAddressRefused', 'NotFound', 'HeadWatchUnavailable', 'UnsupportedChainFamily'] },
-});
 
 /**
  * A failure_reason a person understands, and free of secrets (activities never put URLs in errors).
@@ -222,11 +211,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
                 .map((region) => probeFromRegion(claim.retry, t.targetId, region, startTimeoutMs)),
             )
           : pending.map((t) => probeTarget(claim.retry, t.targetId));
-      // The head watch runs beside the probes, started once per run (never again after continue-as-new:
-      // the probes wait for it before rolling over).
-      if (!input.resume && claim.freshnessDurationS && patched(FRESHNESS_WATCH_PATCH)) {
-        running.push(watching.watchFreshness({ runId }).then(() => undefined));
-      }
+      // Checks' steps beside the probes, started once per run (never again after continue-as-new).
+      if (!input.resume) running.push(...Object.values(CHECK_STEPS).flatMap((step) => step.besideProbes?.({ runId, claim }) ?? []));
       try {
         await Promise.all(running);
       } catch (error) {
@@ -269,10 +255,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
 async function endCancellably(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }): Promise<FinalizeRunResult> {
   try {
     return await CancellationScope.cancellable(async () => {
-      if (outcome.status === 'success') {
-        await ending.recheckHeadMoved({ runId });
-        await ending.explainMismatches({ runId });
-      }
+      if (outcome.status === 'success') await beforeFinalize(ending, runId);
       return ending.finalizeRun({ runId, ...outcome, ...(outcome.status === 'success' ? { stepsDone: true } : {}) });
     });
   } catch (error) {
@@ -284,17 +267,18 @@ async function endCancellably(runId: string, outcome: { status: FinalizeRunResul
 /** Ends the run whatever happens to the workflow (executions before CANCELLABLE_END_PATCH, and cancelled runs). */
 async function endShielded(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }): Promise<FinalizeRunResult> {
   // Finalizing must happen even when the workflow itself is being cancelled — and so must the
-  // steps of a successful run that talk to the endpoints before it, each an activity of its own
-  // (finalize then only works on the database): re-send head-moved differences at a fixed
-  // block, then explain the listed mismatches. Both store their results and no-op when there is
-  // nothing to judge. Histories recorded before them take the old path (finalize runs them).
+  // checks' steps of a successful run that talk to the endpoints before it, each an activity of
+  // its own (finalize then only works on the database). Histories recorded before them take the
+  // old path (finalize runs them).
   let stepsDone = false;
   if (outcome.status === 'success' && patched(RUN_STEPS_PATCH)) {
-    await CancellationScope.nonCancellable(async () => {
-      await finalizing.recheckHeadMoved({ runId });
-      await finalizing.explainMismatches({ runId });
-    });
+    await CancellationScope.nonCancellable(() => beforeFinalize(finalizing, runId));
     stepsDone = true;
   }
   return CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome, ...(stepsDone ? { stepsDone } : {}) }));
+}
+
+/** Every check's steps before finalize (CHECK_STEPS), one after the other. */
+async function beforeFinalize(activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches'>, runId: string): Promise<void> {
+  for (const step of Object.values(CHECK_STEPS)) await step.beforeFinalize?.(activities, runId);
 }

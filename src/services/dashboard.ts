@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Config } from '../config';
 import { latencyHistogram } from '../db/histogram';
-import { findRun, findRunTargets } from '../db/runs';
+import { findRun } from '../db/runs';
+import { findRunTargets } from '../db/run-targets';
 import type { ComputedVerdict } from '../domain/verdict';
 import { AppError, forbidden, notFound } from '../errors';
 import { dashboardLinkActor, type Ctx, type Deps } from './context';

@@ -1,56 +1,15 @@
 import type postgres from 'postgres';
-import type { Queryable, Sql } from '../db/client';
-import { referenceMethodLatency } from '../db/run-metrics';
-import { loadPairing } from '../db/paired-samples';
+import type { Sql } from '../db/client';
 import { proberHealthOfRun } from '../db/prober-health';
-import {
-  baselineBranchOfRun,
-  batchLimitOf,
-  findPassingHistory,
-  findPreviousSuccessfulRun,
-  findRun,
-  findRunOfTenant,
-  findRunTargets,
-  finishRun,
-  finishTarget,
-  lockRunForFinalize,
-  headIntervalMs,
-  lastHeads,
-  medianHeadLag,
-  type RunRow,
-  type RunTargetRow,
-} from '../db/runs';
-import { explanationKey, recordedScalars, storedExplanations } from '../db/mismatch-explanations';
-import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs, historyDepthPairs } from '../db/samples-correctness';
+import { findRun, finishRun, lockRunForFinalize } from '../db/runs';
+import { batchLimitOf, findRunTargets, finishTarget, type RunTargetRow } from '../db/run-targets';
+import { baselineBranchOfRun } from '../db/run-history';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
-import { sweepStepRows } from '../db/sweep-stats';
-import { sweepPlanOf } from '../domain/sweep';
-import { boundedDifferences, MAX_DIFFERENCES } from '../domain/answer-diff';
-import {
-  MAX_LISTED_MISMATCHES,
-  spreadMismatches,
-  tallyFromCounts,
-  type CorrectnessMismatch,
-  type CorrectnessTally,
-} from '../domain/correctness';
 import { emptyStats, type RunStats } from '../domain/run-stats';
-import { BASELINE_DEFAULTS, historyRunsToRead } from '../domain/statistics/history-baseline';
-import { maxStoredHeads, measureFreshness } from '../domain/freshness';
-import {
-  computeVerdict,
-  verdictRanks,
-  type BaselineInput,
-  type EndpointBatchLimit,
-  type FreshnessWatchInput,
-  type RegionInput,
-  type SweepInput,
-  type VerdictInput,
-  type VerdictValue,
-} from '../domain/verdict';
-import { findUnavailableRegions } from '../db/vantage';
-import { countHeadArrivals, findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
-import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
-import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
+import { computeVerdict, verdictRanks, type EndpointBatchLimit, type VerdictInput, type VerdictValue } from '../domain/verdict';
+import { runSettingsOf, targetsByRole } from '../domain/run-plan';
+import { CHECK_INPUTS } from './check-inputs';
+import { regionInputs } from './region-inputs';
 
 /**
  * The one way a run ends: the run workflow's finalize activity, a cancel of a run
@@ -72,19 +31,6 @@ export interface FinalizeRunOutcome {
   /** False when the run had already ended: nothing changed, this is the verdict it has. */
   ended: boolean;
 }
-
-/** A listed mismatch: the call, the candidate that answered it and the recorded fingerprints. */
-export interface MismatchToExplain {
-  targetId: string;
-  /** The candidate's sample (its explanation is stored under target and seq). */
-  seq: number;
-  method: string;
-  params: unknown;
-  candidateHash: string;
-  referenceHash: string;
-}
-
-export type MismatchExplanation = Required<Pick<CorrectnessMismatch, 'differences' | 'more_differences' | 'differences_status'>>;
 
 /**
  * Finalize only reads the database. The run steps that talk to the endpoints — the re-check of
@@ -146,200 +92,6 @@ export async function finalizeQueuedRun(
   return outcome?.ended === true;
 }
 
-/**
- * Methods whose answers may differ between two endpoints because the head moved. Samples
- * store the method name, not the params, so a method counts as head-dependent when any workload
- * entry of that name is (isHeadDependent on its params as sent, i.e. templated: without a pinned
- * block "{{pinned_block}}" becomes "latest").
- */
-export function headDependentMethods({ chain, workload, pinnedBlock, pinnedContext }: RunPlan): Set<string> {
-  return new Set(
-    workload.methods
-      .filter((m) => chain.isHeadDependent(m.method, renderParams(chain, m.params, pinnedBlock, pinnedContext)))
-      .map((m) => m.method),
-  );
-}
-
-/**
- * What the baseline check compares with. Baseline ids come from the tenant (trigger body, suite
- * config): they are looked up within the run's tenant, so a suite stored before the API checked
- * them cannot read another tenant's run; the history and the previous run are the tenant's too,
- * and only runs whose verdict passed qualify.
- */
-async function resolveBaseline(sql: Queryable, run: RunRow, config: RunSettings['baseline']): Promise<BaselineInput | null> {
-  const explicit = run.baseline_run_id ?? (config.mode === 'run' ? config.run_id : null);
-  if (explicit) {
-    const chosen = await findRunOfTenant(sql, explicit, run.tenant_id);
-    return { mode: 'run', previous: chosen?.stats ? await baselineRun(sql, chosen) : null };
-  }
-  if (config.mode === 'previous_success') {
-    const previous = await findPreviousSuccessfulRun(sql, run);
-    return { mode: 'previous_success', previous: previous?.stats ? await baselineRun(sql, previous) : null };
-  }
-  if (config.mode !== 'history') return null;
-  const window = config.window ?? BASELINE_DEFAULTS.window;
-  const minRuns = config.min_runs ?? BASELINE_DEFAULTS.minRuns;
-  const lookback = await findPassingHistory(sql, run, historyRunsToRead(window));
-  const history = lookback.slice(0, window);
-  // Below min_runs the newest passing run of the history is compared sample by sample.
-  const newest = history.length > 0 && history.length < minRuns ? await findRunOfTenant(sql, history[0]!.run_id, run.tenant_id) : undefined;
-  return { mode: 'history', minRuns, window, history, lookback, previous: newest?.stats ? await baselineRun(sql, newest) : null };
-}
-
-async function baselineRun(sql: Queryable, baseline: RunRow) {
-  const primaries = (await findRunTargets(sql, baseline.id)).filter((t) => t.role === 'primary').map((t) => t.id);
-  return {
-    run_id: baseline.id,
-    stats: baseline.stats!,
-    latencies: await successfulOrderStatistics(sql, baseline.id, primaries, verdictRanks),
-  };
-}
-
-/**
- * Tallies candidate/reference answer pairs for the correctness check, in Postgres: a run may
- * hold a million samples per target, so nothing but counts and a few mismatches per method come
- * back. A differing pair of a head-dependent method is inconclusive only when a recorded head of
- * the candidate or the reference moved while it was answered (classifyDifferingSamples), and its
- * re-send at a fixed block (recheckHeadMovedDifferences, DESIGN.md §7) did not still differ;
- * heads that did not move never excuse anything. Also sets matches_reference on candidate samples.
- */
-async function tallyCorrectness(
-  sql: postgres.TransactionSql,
-  run: RunRow,
-  candidates: RunTargetRow[],
-  reference: RunTargetRow,
-): Promise<CorrectnessTally> {
-  const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
-  // Pairs answered at different context slots (Solana): only families whose answers name one.
-  const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
-  // A side answering "beyond my ledger" while the other answers a value: history depth, not a failure to compare.
-  const historyCodes = runPlanOf(run).chain.historyErrorCodes ?? [];
-  const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id, historyCodes);
-  if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots, shortHistory);
-  const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
-  const stored = await storedExplanations(sql, run.id);
-  // Scalar answers (eth_blockNumber, net_version) carry their recorded values: both are shown even
-  // when the nodes, asked again, answer something else (the explanation step's 'changed').
-  const scalars = await recordedScalars(sql, run.id, reference.id, listed);
-  const unexplained: MismatchExplanation = { differences: [], more_differences: false, differences_status: 'unavailable' };
-  const examples: CorrectnessMismatch[] = listed.map((m) => {
-    const key = explanationKey(m.targetId, m.seq);
-    const e = stored.get(key);
-    const scalar = scalars.get(key);
-    // Explained for these very answers (a re-check stored since would change the hashes listed).
-    const explained: MismatchExplanation = scalar
-      ? { differences: boundedDifferences([{ path: '$', candidate: scalar.candidate, reference: scalar.reference }]), more_differences: false, differences_status: 'shown' }
-      : e && e.candidate_hash === m.candidateHash && e.reference_hash === m.referenceHash
-        ? { differences: boundedDifferences(e.differences), more_differences: e.more_differences || e.differences.length > MAX_DIFFERENCES, differences_status: e.differences_status }
-        : unexplained;
-    return {
-      method: m.method,
-      params: m.params,
-      candidate_hash: m.candidateHash,
-      reference_hash: m.referenceHash,
-      occurrences: m.occurrences,
-      ...explained,
-    };
-  });
-  return tallyFromCounts(counts, classified.counts, examples, atSlots, shortHistory);
-}
-
-/**
- * Classifies the run's differing pairs (with the re-checks stored so far) and picks the listed
- * mismatches, with their params replanned. Reads matches_reference, so it runs after
- * compareWithReference in the same transaction. Finalize lists these; the explanation step asks
- * the endpoints about exactly these.
- */
-export async function listMismatches(
-  sql: postgres.TransactionSql,
-  run: RunRow,
-  plan: RunPlan,
-  candidates: readonly RunTargetRow[],
-  reference: RunTargetRow,
-): Promise<{ classified: Awaited<ReturnType<typeof classifyDifferingSamples>>; listed: (MismatchToExplain & { occurrences: number })[] }> {
-  const ids = candidates.map((t) => t.id);
-  const classified = await classifyDifferingSamples(sql, run.id, ids, reference.id, {
-    headDependentMethods: [...headDependentMethods(plan)],
-    limit: MAX_LISTED_MISMATCHES,
-  });
-  // Pairs at different context slots whose re-ask at one slot still differed are mismatches too.
-  const atOneSlot = plan.chain.contextSlot === undefined ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
-  // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
-  // A difference its re-check confirmed is listed as re-sent: the params with the block pinned
-  // (a call that takes no pin as it was).
-  const listed = spreadMismatches([...classified.examples, ...atOneSlot]).map((d) => ({
-    targetId: d.target_id,
-    seq: d.seq,
-    method: d.method,
-    params: (d.recheck ? plan.chain.pinForRecheck(d.method, plan.requestAt(d.seq).params, BigInt(d.recheck.block)) : null) ?? plan.requestAt(d.seq).params,
-    candidateHash: d.recheck?.candidate_hash ?? d.candidate_hash,
-    referenceHash: d.recheck?.reference_hash ?? d.reference_hash,
-    occurrences: d.occurrences,
-  }));
-  return { classified, listed };
-}
-
-/**
- * The candidates' head lag behind the reference in blocks (slots on Solana) and in ms: the lag
- * times the reference's measured head interval over the run (ms per block or slot, from its first
- * and last head reads). The ms figure is an estimate from head reads made every probe chunk; the
- * freshness watch (config.freshness) measures arrival lag per head directly.
- */
-async function headLag(sql: Queryable, runId: string, primaryIds: readonly string[], referenceId: string) {
-  const headLagBlocks = await medianHeadLag(sql, runId, primaryIds, referenceId);
-  const interval = headLagBlocks === null ? null : await headIntervalMs(sql, runId, referenceId);
-  return { headLagBlocks, headLagMs: headLagBlocks === null || interval === null ? null : Math.round(headLagBlocks * interval) };
-}
-
-/** Each target's last head read with the block height beside it; none when no head read names a height (the head is the height). */
-async function lastHeadsOf(sql: Queryable, runId: string, targets: readonly RunTargetRow[]) {
-  const heads = await lastHeads(sql, runId, targets.map((t) => t.id));
-  if (heads.every((h) => h.height === null)) return undefined;
-  return targets.flatMap((t) => {
-    const h = heads.find((x) => x.target_id === t.id);
-    return h ? [{ endpoint_name: t.endpoint_name, role: t.role, head: h.head, block_height: h.height }] : [];
-  });
-}
-
-/** The run's head watch measured from its stored arrivals; undefined when the suite watches no heads. */
-async function freshnessOfRun(
-  sql: postgres.TransactionSql,
-  run: RunRow,
-  candidates: readonly RunTargetRow[],
-  reference: RunTargetRow,
-): Promise<FreshnessWatchInput | undefined> {
-  const config = runSettingsOf(run).freshness;
-  if (!config) return undefined;
-  const perTarget = maxStoredHeads(config.duration_s, runPlanOf(run).watchChain.fastestHeadIntervalMs);
-  const [arrivals, segments, stored] = [await findHeadArrivals(sql, run.id, perTarget), await findWatchSegments(sql, run.id), await countHeadArrivals(sql, run.id)];
-  // Rows beyond the bound (stored before it) are a flood too: counted as not stored, never read.
-  const excess = (targetId: string, segment: number) =>
-    segments.find((s) => s.target_id === targetId)?.segment === segment ? Math.max(0, (stored.get(targetId) ?? 0) - perTarget) : 0;
-  const measured = measureFreshness({
-    referenceTargetId: reference.id,
-    candidateTargetIds: candidates.map((t) => t.id),
-    arrivals: arrivals.map((a) => ({ targetId: a.target_id, number: Number(a.number), hash: a.hash, arrivalMs: a.arrival_ms, segment: a.segment })),
-    segments: segments.map((s) => ({
-      targetId: s.target_id,
-      segment: s.segment,
-      startedMs: s.started_ms,
-      liveFromMs: s.live_from_ms,
-      lastSeenMs: s.last_seen_ms,
-      reconnects: s.reconnects,
-      disconnects: s.disconnects,
-      duplicates: s.duplicates,
-      dropped: s.dropped,
-      notStored: s.not_stored + excess(s.target_id, s.segment),
-      outOfRange: s.out_of_range,
-    })),
-    via: config.via,
-    graceMs: config.grace_ms,
-    lateMs: config.late_ms,
-  });
-  const endpoints = Object.fromEntries([...candidates, reference].map((t) => [t.id, { endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name }]));
-  return { ...config, measured, endpoints };
-}
-
 /** The batch limits the probe chunks found (run_targets.metadata.batch_limit), candidates first. */
 function batchLimitsOf(targets: readonly RunTargetRow[]): EndpointBatchLimit[] {
   return [...targets]
@@ -348,78 +100,6 @@ function batchLimitsOf(targets: readonly RunTargetRow[]): EndpointBatchLimit[] {
       const limit = batchLimitOf(t);
       return limit ? [{ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, role: t.role, ...limit }] : [];
     });
-}
-
-/**
- * The verdict input restricted to each vantage point's samples (the run's checks are judged per
- * region on these). What judges the run as a whole — baseline, correctness, the head watch, the
- * per-method and pairing figures — is not repeated per region.
- */
-async function regionInputs(
-  sql: postgres.TransactionSql,
-  runId: string,
-  vantagePoints: readonly string[],
-  run: VerdictInput,
-  t: { primaryDone: readonly RunTargetRow[]; reference: RunTargetRow | undefined; targets: readonly RunTargetRow[] },
-): Promise<RegionInput[]> {
-  const primaryIds = t.primaryDone.map((p) => p.id);
-  const unavailable = await findUnavailableRegions(sql, runId);
-  const names = new Map(t.targets.map((target) => [target.id, target.endpoint_name]));
-  const out: RegionInput[] = [];
-  for (const region of vantagePoints) {
-    const measured = await aggregateLatency(sql, runId, primaryIds, region);
-    const targetLatencies = [];
-    for (const p of t.primaryDone) {
-      targetLatencies.push({
-        endpoint_id: p.endpoint_id,
-        endpoint_name: p.endpoint_name,
-        stats: (await aggregateLatency(sql, runId, [p.id], region)).calls,
-        latencies: await successfulOrderStatistics(sql, runId, [p.id], verdictRanks, region),
-      });
-    }
-    const ref = t.reference;
-    out.push({
-      region,
-      unavailableEndpoints: (unavailable.get(region) ?? []).map((id) => names.get(id) ?? id),
-      input: {
-        ...run,
-        candidate: { ...measured, tests: run.candidate.tests },
-        candidateLatencies: await successfulOrderStatistics(sql, runId, primaryIds, verdictRanks, region),
-        targets: targetLatencies,
-        candidateAnsweredShare: await answeredSecondShare(sql, runId, primaryIds, region),
-        reference:
-          ref && run.reference
-            ? {
-                endpoint_id: ref.endpoint_id,
-                endpoint_name: ref.endpoint_name,
-                stats: { ...emptyStats(), ...(await aggregateLatency(sql, runId, [ref.id], region)) },
-                latencies: await successfulOrderStatistics(sql, runId, [ref.id], verdictRanks, region),
-                answeredShare: await answeredSecondShare(sql, runId, [ref.id], region),
-              }
-            : null,
-      },
-    });
-  }
-  return out;
-}
-
-/** A sweep run's steps as measured per endpoint (candidates, then the reference); undefined when the run swept nothing. */
-async function sweepOfRun(sql: postgres.TransactionSql, run: RunRow, settings: RunSettings, targets: readonly RunTargetRow[]): Promise<SweepInput | undefined> {
-  const plan = sweepPlanOf(settings.workload.sweep);
-  if (!plan) return undefined;
-  const ordered = [...targets.filter((t) => t.role === 'primary'), ...targets.filter((t) => t.role === 'reference')];
-  const rows = await sweepStepRows(sql, run.id, ordered.map((t) => t.id), verdictRanks);
-  return {
-    step_s: plan.stepS,
-    warmup_s: plan.warmupS,
-    rates: plan.steps.map((s) => s.rate),
-    endpoints: ordered.map((t) => ({
-      endpoint_id: t.endpoint_id,
-      endpoint_name: t.endpoint_name,
-      role: t.role,
-      steps: (rows.get(t.id) ?? []).map((r) => ({ ...r, rate: plan.steps[r.step]?.rate ?? 0 })),
-    })),
-  };
 }
 
 async function finalizeLocked(
@@ -457,16 +137,12 @@ async function finalizeLocked(
       failed: primaryDone.filter((t) => t.status !== 'success').length,
     },
   };
-  const baseline = input.status === 'success' ? await resolveBaseline(sql, run, settings.baseline) : null;
-  const { thresholds } = settings;
-  const primaryIds = primaries.map((t) => t.id);
   // Only a successful run is judged: a failed or cancelled one gets an error verdict, no checks.
-  const judgedAtAll = input.status === 'success';
-  const judged = judgedAtAll && reference !== undefined;
-  const openLoop = Boolean(settings.workload.rate_per_second);
-  const candidateLatencies = judgedAtAll ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined;
+  const judged = input.status === 'success';
+  const primaryIds = primaries.map((t) => t.id);
+  const candidateLatencies = judged ? await successfulOrderStatistics(sql, run.id, primaryIds, verdictRanks) : undefined;
   const targetLatencies = [];
-  if (judgedAtAll) {
+  if (judged) {
     for (const t of primaryDone) {
       const targetStats = (t.metadata.stats as RunStats | undefined)?.calls ?? null;
       // One candidate: its latencies are the candidates' already fetched.
@@ -475,18 +151,16 @@ async function finalizeLocked(
       targetLatencies.push({ endpoint_id: t.endpoint_id, endpoint_name: t.endpoint_name, stats: targetStats, latencies });
     }
   }
-  const freshness = judged ? await freshnessOfRun(sql, run, primaries, reference) : undefined;
-  const sweep = judgedAtAll ? await sweepOfRun(sql, run, settings, targets) : undefined;
-  const prober = judgedAtAll ? await proberHealthOfRun(sql, run.id) : undefined;
-  const verdictInput: VerdictInput = {
+  // What every verdict reads; each check's own input comes from its loader (CHECK_INPUTS).
+  let verdictInput: VerdictInput = {
     run: { id: run.id, status: input.status, failure_reason: input.failureReason },
     suiteName: settings.suiteName,
     source: { branch: run.branch, commit: run.commit_sha, baselineBranch: baselineBranchOfRun(run) },
-    thresholds,
+    thresholds: settings.thresholds,
     candidate: stats,
     candidateLatencies,
     targets: targetLatencies,
-    candidateAnsweredShare: judgedAtAll ? await answeredSecondShare(sql, run.id, primaryIds) : null,
+    candidateAnsweredShare: judged ? await answeredSecondShare(sql, run.id, primaryIds) : null,
     reference: reference
       ? {
           endpoint_id: reference.endpoint_id,
@@ -494,21 +168,22 @@ async function finalizeLocked(
           stats: { ...emptyStats(), ...(await aggregateLatency(sql, run.id, [reference.id])) },
           latencies: judged ? await successfulOrderStatistics(sql, run.id, [reference.id], verdictRanks) : undefined,
           answeredShare: judged ? await answeredSecondShare(sql, run.id, [reference.id]) : null,
-          byMethod: judged ? await referenceMethodLatency(sql, run.id, primaryIds, reference.id) : [],
-          ...(judged ? await headLag(sql, run.id, primaryIds, reference.id) : { headLagBlocks: null, headLagMs: null }),
-          ...(judged ? { lastHeads: await lastHeadsOf(sql, run.id, [...primaries, reference]) } : {}),
-          pairing: judged ? await loadPairing(sql, { runId: run.id, openLoop, candidateTargetIds: primaryIds, referenceTargetId: reference.id }) : undefined,
         }
       : null,
-    baseline,
-    correctness:
-      judged && thresholds.correctness_enabled ? await tallyCorrectness(sql, run, primaries, reference) : undefined,
-    ...(freshness ? { freshness } : {}),
+    baseline: null,
     batchLimits: batchLimitsOf(finishedTargets),
-    ...(sweep ? { sweep } : {}),
-    ...(prober ? { prober } : {}),
   };
-  const regions = judgedAtAll && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
+  if (judged) {
+    const context = { sql, run, settings, targets, candidates: primaries, reference };
+    for (const load of Object.values(CHECK_INPUTS)) {
+      if (!load) continue;
+      const { reference: referenceInput, ...loaded } = await load(context);
+      verdictInput = { ...verdictInput, ...loaded, reference: verdictInput.reference && { ...verdictInput.reference, ...referenceInput } };
+    }
+    const prober = await proberHealthOfRun(sql, run.id);
+    if (prober) verdictInput = { ...verdictInput, prober };
+  }
+  const regions = judged && settings.vantagePoints ? await regionInputs(sql, run.id, settings.vantagePoints, verdictInput, { primaryDone, reference, targets }) : undefined;
   const verdict = computeVerdict(verdictInput, regions);
   // Cancelled while judging: the run is ended as cancelled by the next finalize, never as judged here.
   signal?.throwIfAborted();

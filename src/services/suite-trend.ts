@@ -1,4 +1,4 @@
-import { listSuiteTrend, type SuiteTrendRow } from '../db/runs';
+import { listSuiteTrend, type SuiteTrendRow } from '../db/run-history';
 import { findSuite } from '../db/suites';
 import { branchName, DEFAULT_BASELINE_BRANCH, isBaselineBranch } from '../domain/branch';
 import type { BaselineLimits, BaselineModelUsed, PercentileMs, VerdictValue } from '../domain/verdict';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillRunSummaries, findPassingHistory, findPreviousSuccessfulRun, findRun } from '../../src/db/runs';
+import { backfillRunSummaries, findRun } from '../../src/db/runs';
+import { findPassingHistory, findPreviousSuccessfulRun } from '../../src/db/run-history';
 import { createSuite, post } from '../helpers/api';
 import { startStack, type Stack } from '../helpers/stack';
 

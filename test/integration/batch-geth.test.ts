@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordBatchLimit } from '../../src/db/runs';
+import { recordBatchLimit } from '../../src/db/run-targets';
 import { get, post, waitForRun } from '../helpers/api';
 import { gethFixture } from '../helpers/geth';
 import { startStack, type Stack } from '../helpers/stack';

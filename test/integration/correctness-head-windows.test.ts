@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
-import { findRunTargets, recordHead } from '../../src/db/runs';
+import { findRunTargets } from '../../src/db/run-targets';
+import { recordHead } from '../../src/db/run-heads';
 import { classifyDifferingSamples, compareWithReference } from '../../src/db/samples-correctness';
 import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { createSuite, post } from '../helpers/api';

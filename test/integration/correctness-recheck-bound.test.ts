@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import { recheckHeadMovedDifferences } from '../../activities/recheck-head-moved';
-import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
+import { findRun } from '../../src/db/runs';
+import { findRunTargets } from '../../src/db/run-targets';
+import { recordHead } from '../../src/db/run-heads';
 import { compareWithReference } from '../../src/db/samples-correctness';
 import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { MAX_RECHECKS_PER_RUN } from '../../src/domain/correctness';

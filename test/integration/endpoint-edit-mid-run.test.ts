@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import type { ProbeChunkResult, RetrySummary } from '../../activities/types';
 import { CHUNK_MAX_CALLS } from '../../activities/probe-chunk';
-import { findRunTargets } from '../../src/db/runs';
+import { findRunTargets } from '../../src/db/run-targets';
 import { createSuite, post } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { listEndpoints } from '../../src/db/endpoints';
 import { migrate } from '../../src/db/migrate';
-import { findPreviousSuccessfulRun, findRun, findRunTargets, insertRun, type RunConfigSnapshot } from '../../src/db/runs';
+import { findRun, insertRun, type RunConfigSnapshot } from '../../src/db/runs';
+import { findRunTargets } from '../../src/db/run-targets';
+import { findPreviousSuccessfulRun } from '../../src/db/run-history';
 import { suiteConfigSchema } from '../../src/domain/suite-config';
 import { applyMigrationsBefore, useEmptyDatabase } from '../helpers/migration-database';
 

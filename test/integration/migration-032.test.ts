@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate';
-import { finishRun, listSuiteTrend } from '../../src/db/runs';
+import { finishRun } from '../../src/db/runs';
+import { listSuiteTrend } from '../../src/db/run-history';
 import { emptyStats } from '../../src/domain/run-stats';
 import { suiteConfigSchema } from '../../src/domain/suite-config';
 import type { ComputedVerdict } from '../../src/domain/verdict';

@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import type { ProbeProgress, RetrySummary } from '../../activities/types';
-import { findRunTargets } from '../../src/db/runs';
+import { findRunTargets } from '../../src/db/run-targets';
 import { createSuite, post } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSuite, get, post, waitForRun } from '../helpers/api';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { startStack, type Stack } from '../helpers/stack';
-import { findPassingHistory, findRun } from '../../src/db/runs';
+import { findRun } from '../../src/db/runs';
+import { findPassingHistory } from '../../src/db/run-history';
 import { PROBER_OVERLOAD } from '../../src/domain/verdict';
 
 /**

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities';
 import type { FinalizeRunInput } from '../../activities/types';
-import { findRun, findRunTargets, recordHead } from '../../src/db/runs';
+import { findRun } from '../../src/db/runs';
+import { findRunTargets } from '../../src/db/run-targets';
+import { recordHead } from '../../src/db/run-heads';
 import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
 import { CHAINS } from '../../src/chains/registry';
 import { createPlanner } from '../../src/domain/workload';

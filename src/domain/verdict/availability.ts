@@ -1,7 +1,8 @@
 import { decideAvailability, type AvailabilityDecision } from '../statistics/availability';
 import { roundOutwards, showPctRange } from '../interval-display';
+import type { CheckModule, MarkdownContext } from './check-module';
 import { round1, showCalls } from './format';
-import { DEFAULT_SUCCESS_RATE_MIN_PCT, type CheckOf, type VerdictCheck, type VerdictInput } from './types';
+import { DEFAULT_SUCCESS_RATE_MIN_PCT, type CheckOf, type VerdictInput } from './types';
 
 /** A success rate, percent (two decimals), with its 95 % Wilson interval. */
 interface RateInterval {
@@ -41,7 +42,17 @@ export type AvailabilityCheck = CheckOf<'availability', AvailabilityDetails>;
  * The candidates' success rate against thresholds.success_rate_min_pct: always judged, except in
  * a capacity sweep, which holds every step to this minimum instead (capacity).
  */
-export const availability: VerdictCheck<AvailabilityCheck> = (input) => (input.sweep ? null : { check: availabilityCheck(input) });
+export const availability: CheckModule<AvailabilityCheck> = {
+  name: 'availability',
+  judge: (input) => (input.sweep ? null : { check: availabilityCheck(input) }),
+  markdown: { rank: 30, lines: behindMarkdown },
+};
+
+/** Behind: answered "not there yet" (Solana's -32016), a freshness matter shown apart from the other failures. */
+function behindMarkdown({ input }: MarkdownContext): string[] {
+  if (![input.candidate, input.reference?.stats].some((s) => s?.calls.behind)) return [];
+  return ['', '> **behind**: answered -32016 "Minimum context slot has not been reached" — the node had not reached the slot asked for. Counted as failed calls (availability), never as mismatches.'];
+}
 
 function availabilityCheck(input: VerdictInput): AvailabilityCheck {
   const minPct = input.thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT;

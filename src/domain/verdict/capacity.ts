@@ -2,7 +2,10 @@ import type { CheckStatus } from '../run-model';
 import { successRate } from '../statistics/availability';
 import { decideCapacity, judgeStep, type Budget, type CapacityReason, type MeasuredStep } from '../sweep';
 import { roundOutwards } from '../interval-display';
+import { capacityTable } from './capacity-table';
+import type { CheckModule } from './check-module';
 import { intervalsMs, round1 } from './format';
+import { markdownTable, textTable } from './table-block';
 import {
   DEFAULT_SUCCESS_RATE_MIN_PCT,
   type CapacityComparison,
@@ -10,7 +13,6 @@ import {
   type CapacityStep,
   type CheckOf,
   type SweepStepInput,
-  type VerdictCheck,
   type VerdictInput,
 } from './types';
 
@@ -89,7 +91,7 @@ export function sweepBudget(thresholds: VerdictInput['thresholds']): Budget {
 }
 
 /** Each candidate's knee against capacity_min_rps (default: the sweep's lowest rate): a sweep run only. */
-export const capacity: VerdictCheck<CapacityCheck> = (input) => {
+function judgeCapacity(input: VerdictInput): { check: CapacityCheck; capacity: CapacityComparison } | null {
   const sweep = input.sweep;
   if (!sweep) return null;
   const budget = sweepBudget(input.thresholds);
@@ -132,4 +134,18 @@ export const capacity: VerdictCheck<CapacityCheck> = (input) => {
     },
     capacity: comparison,
   };
+}
+
+/** The sweep's step table (capacityTable): one row per endpoint and step, the knee marked, a step the prober could not keep said so. */
+export const capacity: CheckModule<CapacityCheck> = {
+  name: 'capacity',
+  judge: judgeCapacity,
+  markdown: { rank: 60, lines: ({ capacity: c, escape }) => (c ? ['', ...markdownTable(capacityTable(c, 'markdown'), escape)] : []) },
+  text: {
+    rank: 50,
+    lines: (verdict) => {
+      const c = verdict.capacity as CapacityComparison | null | undefined;
+      return c && Array.isArray(c.endpoints) ? textTable(capacityTable(c, 'text')) : [];
+    },
+  },
 };

@@ -2,8 +2,12 @@ import { showMsInterval } from '../interval-display';
 import type { Freshness } from '../freshness';
 import type { CheckStatus } from '../run-model';
 import { quantileInterval } from '../statistics/quantile-interval';
+import type { CheckJson, CheckModule, VerdictJson } from './check-module';
+import { freshnessMarkdownTable, freshnessOf, freshnessTextTable, missedText } from './freshness-table';
 import { intervalsMs, percentileMs, round1 } from './format';
-import type { CheckOf, EndpointFreshness, FreshnessComparison, FreshnessReason, PercentileMs, VerdictCheck } from './types';
+import { markdownTable, textTable } from './table-block';
+import type { CheckOf, EndpointFreshness, FreshnessComparison, FreshnessReason, PercentileMs, VerdictInput } from './types';
+import { num, type PercentileJson } from './verdict-json';
 
 export const DEFAULT_HEAD_LAG_P95_MAX_MS = 500;
 export const DEFAULT_MISSED_HEADS_MAX_PCT = 1;
@@ -64,7 +68,7 @@ function judgeHeads(
   return { status: 'inconclusive', reason: 'lag_straddles_limit', missedPct, lagP95 };
 }
 
-/** Each reason as the check's message ends its candidate's part (the CLI's JUnit testcases say it too). */
+/** Each reason as the check's message ends its candidate's part (its JUnit testcases say it too). */
 export const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
   nothing_judged: 'inconclusive: no reference head could be judged',
   missed_above_limit: 'fail: missed more heads than allowed',
@@ -86,7 +90,21 @@ function boundsNote(e: { flooding: boolean; not_stored: number; out_of_range: nu
 }
 
 /** Each candidate's head arrivals against the reference's: when the run watched heads (config.freshness). */
-export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (input) => {
+export const freshnessVsReference: CheckModule<FreshnessVsReferenceCheck> = {
+  name: 'freshness_vs_reference',
+  judge: judgeFreshness,
+  markdown: { rank: 40, lines: ({ freshness, escape }) => (freshness ? ['', ...markdownTable(freshnessMarkdownTable(freshness, escape), escape)] : []) },
+  text: {
+    rank: 30,
+    lines: (verdict) => {
+      const table = freshnessTextTable(verdict);
+      return table ? textTable(table) : [];
+    },
+  },
+  junitCases: candidateCases,
+};
+
+function judgeFreshness(input: VerdictInput): { check: FreshnessVsReferenceCheck; freshness_comparison: FreshnessComparison } | null {
   const watch = input.freshness;
   if (!watch || !input.reference) return null;
   const t = input.thresholds;
@@ -175,4 +193,34 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
     },
     freshness_comparison: comparison,
   };
-};
+}
+
+interface FreshnessDetailsJson {
+  head_lag_p95_max_ms?: unknown;
+  missed_heads_max_pct?: unknown;
+  stall_max_s?: unknown;
+  candidates?: { endpoint_id?: unknown; endpoint_name?: unknown; status?: unknown; reason?: unknown; lag_p95_ms?: unknown; missed_pct?: unknown; longest_stall_s?: unknown }[];
+}
+
+/**
+ * Each candidate is judged on its own: one JUnit testcase per candidate, so a red build names the
+ * endpoint and the figure that failed it ("lag p95 …", "missed 2 of 7", "longest stall 41.0 s"),
+ * each beside its limit. A verdict without per-candidate details stays one testcase.
+ */
+function candidateCases(own: CheckJson, verdict: VerdictJson): CheckJson[] | null {
+  const details = (own.details ?? {}) as FreshnessDetailsJson;
+  if (!Array.isArray(details.candidates) || details.candidates.length === 0) return null;
+  const counts = new Map((freshnessOf(verdict)?.candidates ?? []).map((c) => [c.endpoint_id, c]));
+  return details.candidates.map((c) => {
+    const measured = counts.get(c.endpoint_id) ?? {};
+    const p95 = c.lag_p95_ms as PercentileJson | null | undefined;
+    const lag = p95 && typeof p95.point === 'number' ? `lag p95 ${showMsInterval(p95)}` : 'no lag measured';
+    const stall = num(c.longest_stall_s) === null ? '–' : `${num(c.longest_stall_s)!.toFixed(1)} s`;
+    const reason = FRESHNESS_REASON_TEXT[c.reason as FreshnessReason] ?? String(c.status);
+    const message =
+      `${String(c.endpoint_name)}: ${lag} (limit ${String(details.head_lag_p95_max_ms)} ms), ` +
+      `missed ${missedText({ ...measured, missed_pct: c.missed_pct }, `limit ${String(details.missed_heads_max_pct)}%`)}, ` +
+      `longest stall ${stall} (limit ${String(details.stall_max_s)} s) — ${reason}`;
+    return { name: `${own.name}: ${String(c.endpoint_name)}`, status: c.status, message, details: { ...c, ...measured } };
+  });
+}

@@ -5,6 +5,8 @@ import { combineRegions, judgeRegion, regionsMarkdown, type RegionInput, type Re
 import type { BaselineComparison, CapacityComparison, EndpointBatchLimit, FreshnessComparison, ReferenceComparison, Thresholds, VerdictInput, VerdictValue } from './types';
 
 export type { Check, CheckName } from './checks';
+export { CHECKS } from './checks';
+export type { CheckJson, CheckModule, MarkdownContext, Section, VerdictJson } from './check-module';
 export type { AvailabilityCheck, AvailabilityDetails } from './availability';
 export type { CapacityCheck, CapacityDetails } from './capacity';
 export type { CorrectnessCheck } from './correctness';
@@ -107,7 +109,7 @@ function judgeRun(input: VerdictInput): ComputedVerdict {
       exit_code: 2,
     };
   }
-  const judged = CHECKS.map((judge) => judge(input)).filter((j) => j !== null);
+  const judged = CHECKS.map((check) => check.judge(input)).filter((j) => j !== null);
   // A latency the prober's own lateness spoiled is never the endpoint's fail (DESIGN §17).
   const prober = input.prober ? judgeProber(input.prober) : undefined;
   const checks: Check[] = withProberVerdict(judged.map((j) => j.check), prober);

@@ -10,6 +10,7 @@ import {
 import { decideLatency, type LatencyDecision } from '../statistics/latency-decision';
 import { quantileInterval } from '../statistics/quantile-interval';
 import { DEFAULT_RUN_DRIFT_SD, unpairedRelativeDifference } from '../statistics/relative-difference';
+import type { CheckModule } from './check-module';
 import { driftPct, EMPTY, formatPct, intervalPct, percentileMs, round1, showIntervalPct, showMs, showPercentile, usToMs } from './format';
 import { decisionClause, failBound, regressionFloorMs, type FailBound } from './latency-comparison';
 import type {
@@ -21,7 +22,6 @@ import type {
   CheckOf,
   IntervalMs,
   IntervalPct,
-  VerdictCheck,
   VerdictInput,
 } from './types';
 
@@ -62,9 +62,12 @@ export type LatencyVsBaselineDetails = HistoryBaselineDetails | RunBaselineDetai
 export type LatencyVsBaselineCheck = CheckOf<'latency_vs_baseline', LatencyVsBaselineDetails>;
 
 /** The candidates' p95 against earlier runs: when the suite has a baseline and its mode finds what to compare with. */
-export const latencyVsBaseline: VerdictCheck<LatencyVsBaselineCheck> = (input) => {
-  const judged = input.baseline ? baselineCheck(input, input.baseline) : null;
-  return judged && { check: judged.check, baseline_comparison: judged.comparison };
+export const latencyVsBaseline: CheckModule<LatencyVsBaselineCheck> = {
+  name: 'latency_vs_baseline',
+  judge: (input) => {
+    const judged = input.baseline ? baselineCheck(input, input.baseline) : null;
+    return judged && { check: judged.check, baseline_comparison: judged.comparison };
+  },
 };
 
 /** Which baseline model judges this run, and with what (see chooseBaselineModel). */

@@ -1,5 +1,6 @@
 import { decideLatency, type LatencyDecision } from '../statistics/latency-decision';
 import { pairedRelativeDifferenceFromCounts, unpairedRelativeDifference, type RelativeDifference } from '../statistics/relative-difference';
+import type { CheckModule, MarkdownContext } from './check-module';
 import { driftPct, EMPTY, formatPct, intervalPct, intervalsMs, round1, showIntervalPct, showPercentile } from './format';
 import { decisionClause, failBound, regressionFloorMs, type FailBound } from './latency-comparison';
 import type {
@@ -11,7 +12,6 @@ import type {
   Pairing,
   ReferenceComparison,
   UnpairedReason,
-  VerdictCheck,
   VerdictInput,
 } from './types';
 
@@ -34,11 +34,25 @@ export interface LatencyVsReferenceDetails extends FailBound {
 export type LatencyVsReferenceCheck = CheckOf<'latency_vs_reference', LatencyVsReferenceDetails>;
 
 /** The candidates' p95 against the reference's (paired when probed on a shared schedule): when the suite has a reference. */
-export const latencyVsReference: VerdictCheck<LatencyVsReferenceCheck> = (input) => {
-  if (!input.reference) return null;
-  const { check, comparison } = referenceCheck(input, input.reference);
-  return { check, reference_comparison: comparison };
+export const latencyVsReference: CheckModule<LatencyVsReferenceCheck> = {
+  name: 'latency_vs_reference',
+  judge: (input) => {
+    if (!input.reference) return null;
+    const { check, comparison } = referenceCheck(input, input.reference);
+    return { check, reference_comparison: comparison };
+  },
+  markdown: { rank: 20, lines: lastHeadsMarkdown },
 };
+
+/** Each target's last head read beside its block height, and the head lag, where the head is not the height (Solana's slot). */
+function lastHeadsMarkdown({ input, escape }: MarkdownContext): string[] {
+  const heads = input.reference?.lastHeads;
+  if (!heads || heads.length === 0) return [];
+  const one = (h: (typeof heads)[number]) => `${h.role === 'reference' ? 'reference' : 'candidate'} (${escape(h.endpoint_name)}) ${h.head} · ${h.block_height ?? '–'}`;
+  const lag = input.reference?.headLagBlocks;
+  const ms = input.reference?.headLagMs;
+  return ['', `Last heads read (slot · block height): ${heads.map(one).join('; ')}.${lag === null || lag === undefined ? '' : ` Head lag ${lag} slots${ms === null || ms === undefined ? '' : ` (≈ ${ms} ms)`}.`}`];
+}
 
 const usToMs3 = (us: number) => Math.round(us) / 1000;
 

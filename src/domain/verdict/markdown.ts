@@ -3,9 +3,8 @@ import { showMsInterval } from '../interval-display';
 import type { CheckStatus } from '../run-model';
 import type { SortedSamples } from '../statistics/quantile-interval';
 import type { RunStats } from '../run-stats';
-import type { Check } from './checks';
-import type { CorrectnessCheck } from './correctness';
-import { capacityTable } from './capacity-table';
+import type { MarkdownContext } from './check-module';
+import { CHECKS, type Check } from './checks';
 import { intervalsMs, showPercentile } from './format';
 import type { CapacityComparison, FreshnessComparison, VerdictInput, VerdictValue } from './types';
 
@@ -17,8 +16,6 @@ const STATUS_CELL: Record<CheckStatus, string> = { pass: '✅ pass', fail: '❌ 
  * last line saying how many lines were not shown.
  */
 export const MAX_MARKDOWN_CHARS = 60_000;
-/** Mismatches listed in the Markdown (the verdict lists more). */
-const MARKDOWN_MISMATCHES = 5;
 
 function capMarkdown(lines: string[]): string {
   let length = 0;
@@ -79,6 +76,21 @@ export function verdictMarkdown(
       );
     }
   }
+  const context: MarkdownContext = { input, ...(freshness ? { freshness } : {}), ...(capacity ? { capacity } : {}), escape };
+  // The endpoints and the batch limits are the verdict's own; every other section is a check's, given the check as judged.
+  const sections = [
+    { rank: 10, lines: endpointsMarkdown },
+    { rank: 50, lines: batchLimitsMarkdown },
+    ...CHECKS.flatMap(({ name, markdown }) =>
+      markdown ? [{ rank: markdown.rank, lines: (c: MarkdownContext) => markdown.lines(c, checks.find((k) => k.name === name) as never) }] : [],
+    ),
+  ].sort((a, b) => a.rank - b.rank);
+  for (const section of sections) lines.push(...section.lines(context));
+  return capMarkdown(lines);
+}
+
+/** One row per endpoint: its calls, failures and percentiles with their intervals (each candidate too when there are several). */
+function endpointsMarkdown({ input, escape }: MarkdownContext): string[] {
   const cell = (point: number, latencies: SortedSamples | undefined, p: 'p50' | 'p95' | 'p99') =>
     latencies ? showPercentile(intervalsMs(latencies)[p], latencies.length, point) : `${point} ms`;
   // Behind: answered "not there yet" (Solana's -32016), a freshness matter shown apart from the other failures.
@@ -86,11 +98,11 @@ export function verdictMarkdown(
   const row = (name: string, s: RunStats, latencies: SortedSamples | undefined) =>
     `| ${name} | ${s.calls.total} | ${failed(s)} | ${cell(s.latency.successful.p50_ms, latencies, 'p50')} | ` +
     `${cell(s.latency.successful.p95_ms, latencies, 'p95')} | ${cell(s.latency.successful.p99_ms, latencies, 'p99')} |`;
-  lines.push(
+  const lines = [
     '| Endpoint | Calls | Failed | p50 [95% interval] | p95 [95% interval] | p99 [95% interval] |',
     '| --- | --- | --- | --- | --- | --- |',
     row('candidate', input.candidate, input.candidateLatencies),
-  );
+  ];
   const targets = input.targets ?? [];
   if (targets.length > 1) {
     for (const target of targets) {
@@ -102,82 +114,14 @@ export function verdictMarkdown(
     }
   }
   if (input.reference) lines.push(row(`reference (${escape(input.reference.endpoint_name)})`, input.reference.stats, input.reference.latencies));
-  const heads = input.reference?.lastHeads;
-  if (heads && heads.length > 0) {
-    const one = (h: (typeof heads)[number]) => `${h.role === 'reference' ? 'reference' : 'candidate'} (${escape(h.endpoint_name)}) ${h.head} · ${h.block_height ?? '–'}`;
-    const lag = input.reference?.headLagBlocks;
-    const ms = input.reference?.headLagMs;
-    lines.push('', `Last heads read (slot · block height): ${heads.map(one).join('; ')}.${lag === null || lag === undefined ? '' : ` Head lag ${lag} slots${ms === null || ms === undefined ? '' : ` (≈ ${ms} ms)`}.`}`);
-  }
-  if ([input.candidate, input.reference?.stats].some((s) => s?.calls.behind)) {
-    lines.push('', '> **behind**: answered -32016 "Minimum context slot has not been reached" — the node had not reached the slot asked for. Counted as failed calls (availability), never as mismatches.');
-  }
-  if (freshness) lines.push('', ...freshnessMarkdown(freshness, escape));
-  for (const b of input.batchLimits ?? []) {
-    const name = `${b.role === 'reference' ? 'reference' : 'candidate'} (${escape(b.endpoint_name)})`;
-    const searched = b.probes > 0 ? `, found with ${b.probes} extra batch request${b.probes === 1 ? '' : 's'}` : '';
-    lines.push('', `Batch limit of ${name}: ${describeBatchLimit(b)} — batches of ${b.min_refused} were refused as a whole with ${describeRefusal(b.refused_with)}${searched}.`);
-  }
-  if (capacity) lines.push('', ...capacityMarkdown(capacity, escape));
-  const correctness = checks.find((c): c is CorrectnessCheck => c.name === 'correctness')?.details;
-  const mismatches = correctness?.mismatches ?? [];
-  const byMethod = correctness?.mismatches_by_method ?? [];
-  if (byMethod.length > 0) {
-    const counts = byMethod.map((m) => `\`${m.method}\` ${m.mismatched} of ${m.compared}`).join(', ');
-    lines.push('', `Mismatches by method: ${counts}.`);
-  }
-  if (mismatches.length > 0) {
-    lines.push('', '<details><summary>Top mismatches</summary>', '');
-    const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
-    for (const m of mismatches.slice(0, MARKDOWN_MISMATCHES)) {
-      const params = JSON.stringify(m.params ?? null).slice(0, 120);
-      const times = (m.occurrences ?? 1) > 1 ? ` (×${m.occurrences})` : '';
-      // What differs, where it is known: each path with both values; else the two fingerprints.
-      const what =
-        m.differences_status === 'shown' && m.differences && m.differences.length > 0
-          ? m.differences.map((d) => `${code(d.path)} candidate ${code(d.candidate)} ≠ reference ${code(d.reference)}`).join('; ') +
-            (m.more_differences ? '; more paths differ, not shown' : '')
-          : `candidate ${code(m.candidate_hash.slice(0, 12))} ≠ reference ${code(m.reference_hash.slice(0, 12))}`;
-      lines.push(`- ${code(m.method)} ${code(params)}${times}: ${what}`);
-    }
-    const unlisted = mismatches.length - MARKDOWN_MISMATCHES;
-    if (unlisted > 0) lines.push(`- … ${unlisted} more mismatch${unlisted === 1 ? '' : 'es'} not shown (the verdict lists them)`);
-    lines.push('', '</details>');
-  }
-  return capMarkdown(lines);
-}
-
-/** The head watch: one row per candidate, the reference's own heads and any observer gap. */
-function freshnessMarkdown(f: FreshnessComparison, escape: (text: string) => string): string[] {
-  const resolution = f.resolution_ms === null ? '' : ` (polled every ${f.resolution_ms} ms: arrival times are known to within that)`;
-  const lines = [
-    `Head arrivals over ${f.duration_s} s via ${f.via}${resolution}; the reference (${escape(f.reference.endpoint_name)}) announced ${f.reference.heads} heads.`,
-    '',
-    '| Endpoint | Lag p50 [95% interval] | Lag p95 [95% interval] | Missed | Late | Reorgs | Longest stall | Reconnects |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ];
-  for (const c of f.candidates) {
-    const lag = (p: 'p50' | 'p95') => (c.lag_ms === null ? '–' : showMsInterval(c.lag_ms[p]));
-    const missed = `${c.missed} of ${c.judged}${c.missed_pct === null ? '' : ` (${c.missed_pct}%)`}`;
-    lines.push(
-      `| ${escape(c.endpoint_name)} | ${lag('p50')} | ${lag('p95')} | ${missed} | ${c.late} | ${c.reorgs} | ${(c.longest_stall_ms / 1000).toFixed(1)} s | ${c.reconnects} |`,
-    );
-  }
-  for (const g of f.observer_gaps) {
-    lines.push('', `> The observer was gone from ${(g.from_ms / 1000).toFixed(1)} s to ${(g.to_ms / 1000).toFixed(1)} s (a worker lost): heads then were not judged.`);
-  }
   return lines;
 }
 
-/** The capacity sweep: one row per endpoint and step, the knee marked, a step the prober could not keep said so. */
-function capacityMarkdown(c: CapacityComparison, escape: (text: string) => string): string[] {
-  const table = capacityTable(c, 'markdown');
-  return [
-    table.intro,
-    '',
-    `| ${table.header.join(' | ')} |`,
-    `|${' --- |'.repeat(table.header.length)}`,
-    ...table.rows.map((row) => `| ${[escape(row[0]!), ...row.slice(1)].join(' | ')} |`),
-    ...table.notes.flatMap((note) => ['', `> ${escape(note)}`]),
-  ];
+/** The batch limits the run found: not a check, what the probes learnt of each endpoint. */
+function batchLimitsMarkdown({ input, escape }: MarkdownContext): string[] {
+  return (input.batchLimits ?? []).flatMap((b) => {
+    const name = `${b.role === 'reference' ? 'reference' : 'candidate'} (${escape(b.endpoint_name)})`;
+    const searched = b.probes > 0 ? `, found with ${b.probes} extra batch request${b.probes === 1 ? '' : 's'}` : '';
+    return ['', `Batch limit of ${name}: ${describeBatchLimit(b)} — batches of ${b.min_refused} were refused as a whole with ${describeRefusal(b.refused_with)}${searched}.`];
+  });
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { findRetriesOfRuns, findTargetsOfRuns, listRuns as listRunRows } from '../../db/runs';
+import { listRuns as listRunRows } from '../../db/runs';
+import { findTargetsOfRuns } from '../../db/run-targets';
+import { findRetriesOfRuns } from '../../db/run-retries';
 import { countSamplesOfRuns, countWarmupSamplesOfRuns } from '../../db/samples';
 import { RUN_STATUSES } from '../../domain/run-model';
 import type { Ctx } from '../context';

@@ -1,5 +1,6 @@
 import { methodTable, sampleTimeSpan, timeBuckets } from '../../db/run-metrics';
-import { findRun, findRunTargets, type RunTargetRow } from '../../db/runs';
+import { findRun } from '../../db/runs';
+import { findRunTargets, type RunTargetRow } from '../../db/run-targets';
 import type { Ctx } from '../context';
 import { samplesExpired } from './samples';
 import { loadOwned } from '../load-owned';

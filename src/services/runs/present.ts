@@ -1,5 +1,7 @@
 import { countRunSamples, countWarmupSamplesOfRuns } from '../../db/samples';
-import { batchLimitOf, findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
+import { type RunListRow, type RunRow } from '../../db/runs';
+import { batchLimitOf, findRunTargets, type RunTargetRow } from '../../db/run-targets';
+import { findRetryHistory, type RetryRow } from '../../db/run-retries';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
 import { emptyStats, type RunStats } from '../../domain/run-stats';

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { baselineBranchOfRun, findRun } from '../../db/runs';
+import { findRun } from '../../db/runs';
+import { baselineBranchOfRun } from '../../db/run-history';
 import type { ComputedVerdict } from '../../domain/verdict';
 import { AppError } from '../../errors';
 import type { Ctx } from '../context';
