@@ -6,6 +6,7 @@ import { explainRunMismatches } from './explain-mismatches';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
+import { withProbeAdmission } from './probe-admission';
 import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
@@ -25,8 +26,9 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
   return {
     claimRun: (input) => claimRun(deps.sql, input, deps.config?.tenantMaxRunningRuns),
     planRun: (input) => planRun(deps, input),
-    probeChunk: (input) => probeChunk(probeDeps, input),
-    probeSweepStep: (input) => probeSweepStep(probeDeps, input),
+    // Admitted by the tenant's probe cap and the worker's campaign pacing first (DESIGN §17).
+    probeChunk: (input) => withProbeAdmission(deps, input, (pace) => probeChunk({ ...probeDeps, pace }, input)),
+    probeSweepStep: (input) => withProbeAdmission(deps, input, () => probeSweepStep(probeDeps, input)),
     judgeSweepStep: (input) => judgeSweepStep(probeDeps, input),
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
