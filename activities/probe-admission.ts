@@ -12,6 +12,8 @@ export const DEFAULT_TENANT_MAX_PROBE_ACTIVITIES = 10;
 export const TENANT_PROBE_CAP = 'TenantProbeCap';
 const OVER_CAP_RECHECK = '2 seconds';
 const RENEW_EVERY_MS = 10_000;
+/** An interactive probe waits at most this long for the campaigns' calls in flight to settle before it probes. */
+const CAMPAIGNS_SETTLE_MAX_MS = 2_000;
 const WORKER = `${hostname()}:${process.pid}`;
 
 export interface ProbeAdmissionDeps {
@@ -51,8 +53,10 @@ export async function withProbeAdmission<T>(deps: ProbeAdmissionDeps, input: { r
   const tenantId = lease.tenantId;
   // A renewal that fails (our database briefly away) is retried at the next tick; the lease outlives a few.
   const renewal = tenantId === null ? null : setInterval(() => void renewProbeLease(deps.sql, tenantId, leaseKey).catch(() => undefined), RENEW_EVERY_MS);
-  const probe = deps.pacer?.enter(pacingRoleOf(info.priority?.priorityKey));
+  const role = pacingRoleOf(info.priority?.priorityKey);
+  const probe = deps.pacer?.enter(role);
   try {
+    if (role === 'interactive') await deps.pacer?.campaignsSettled(CAMPAIGNS_SETTLE_MAX_MS);
     return await body(probe?.pace);
   } finally {
     probe?.leave();

@@ -57,3 +57,10 @@ export async function probeLeasesHeld(sql: Sql, tenantId: string): Promise<numbe
 export async function setTenantProbeCap(sql: Sql, tenantId: string, cap: number | null): Promise<void> {
   await sql`update tenants set max_probe_activities = ${cap}, updated_at = now() where id = ${tenantId}`;
 }
+
+/** A tenant's own caps (null: the service's default applies). */
+export async function tenantCaps(sql: Sql, tenantId: string): Promise<{ maxRunningRuns: number | null; maxProbeActivities: number | null }> {
+  const [row] = await sql<{ max_running_runs: number | null; max_probe_activities: number | null }[]>`
+    select max_running_runs, max_probe_activities from tenants where id = ${tenantId}`;
+  return { maxRunningRuns: row?.max_running_runs ?? null, maxProbeActivities: row?.max_probe_activities ?? null };
+}

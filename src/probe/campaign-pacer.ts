@@ -81,6 +81,21 @@ export class CampaignPacer {
     };
   }
 
+  /**
+   * Resolves once no campaign call is in flight on the worker any more, or after `maxMs`: an
+   * interactive probe that just entered starts measuring once the campaigns' last calls have
+   * settled, not while their answers still crowd the loop.
+   */
+  async campaignsSettled(maxMs: number): Promise<void> {
+    const deadline = performance.now() + maxMs;
+    const timer = setTimeout(() => this.wake(), maxMs);
+    try {
+      while (this.inFlight > 0 && performance.now() < deadline) await new Promise<void>((resolve) => this.waiters.add(resolve));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private readonly gate: PaceGate = {
     acquire: async (stopped) => {
       while (!this.mayCall()) {

@@ -35,8 +35,9 @@ describe('CampaignPacer', () => {
     const probing = probeRange({ client, plan, from: 0, to: 400, concurrency: 8, pace: campaign.pace });
     await until(() => seen.sent >= 40);
     const interactive = pacer.enter('interactive');
-    // Calls in flight finish; none starts after them while the interactive probe runs.
-    await until(() => seen.inFlight === 0);
+    // Calls in flight finish (the interactive probe waits for them); none starts after them while it runs.
+    await pacer.campaignsSettled(10_000);
+    expect(seen.inFlight).toBe(0);
     const sentWhenPaused = seen.sent;
     await sleep(100);
     expect(seen.sent).toBe(sentWhenPaused);
