@@ -65,3 +65,18 @@ export async function withProbeAdmission<T>(deps: ProbeAdmissionDeps, input: { r
     if (tenantId !== null) await releaseProbeLease(deps.sql, tenantId, leaseKey).catch(() => undefined);
   }
 }
+
+/**
+ * Runs a bookkeeping activity of a run (claim, plan, the steps after probing, finalize); one of an
+ * interactive or scheduled run makes the worker's campaigns yield while it runs (CampaignPacer),
+ * so a small run's whole path, not only its probing, finds the worker quiet.
+ */
+export async function withInteractiveYield<T>(deps: Pick<ProbeAdmissionDeps, 'pacer'>, body: () => Promise<T>): Promise<T> {
+  const role = pacingRoleOf(Context.current().info.priority?.priorityKey);
+  const entered = role === 'interactive' ? deps.pacer?.enter(role) : undefined;
+  try {
+    return await body();
+  } finally {
+    entered?.leave();
+  }
+}

@@ -19,6 +19,8 @@ export interface PacedProbe {
 export interface CampaignPacerOptions {
   /** Campaign calls in flight are halved whenever the loop's delay p99 over a window exceeds this. */
   maxLoopDelayMs: number;
+  /** How long campaigns stay paused after an interactive activity ended (default INTERACTIVE_LINGER_MS). */
+  interactiveLingerMs?: number;
   /** Tests only: false leaves the windows to observeLoopDelay alone (the loop is not sampled). */
   sampleLoop?: boolean;
 }
@@ -26,15 +28,19 @@ export interface CampaignPacerOptions {
 // Windows short enough to react within a quarter second, long enough for ~25 of the histogram's
 // 10 ms samples. Waiters recheck at least once a window, so a stop (deadline, cancel) is seen.
 const WINDOW_MS = 250;
+/** Campaigns stay paused this long after the last interactive activity on the worker ended. */
+export const INTERACTIVE_LINGER_MS = 1_000;
 /** Campaign calls in flight at most on one worker: far above any suite's concurrency sum, it only bounds growth. */
 const MAX_LIMIT = 100_000;
 
 /**
- * Campaigns that pace themselves (DESIGN §17). One per worker process, shared by every probe
- * activity on it. An interactive or scheduled run's probe activity that probes here makes every
- * campaign-class closed loop on the worker yield: calls in flight finish, no new one starts until
- * the last such activity ended, so small runs measure their endpoint on a prober with headroom
- * (their latency is what it would be on an idle worker, not the campaign's queueing). The rest of
+ * Campaigns that pace themselves (DESIGN §17). One per worker process, shared by every activity
+ * on it. An interactive or scheduled run's activity (its probe, its claim, plan and finalize) that
+ * runs here makes every campaign-class closed loop on the worker yield: calls in flight finish, no
+ * new one starts until INTERACTIVE_LINGER_MS after the last such activity ended, so small runs
+ * measure their endpoint on a prober with headroom (their latency is what it would be on an idle
+ * worker, not the campaign's queueing) and their bookkeeping does not queue behind a campaign's
+ * answers and sample writes. The rest of
  * the time the campaigns' calls in flight follow the loop's delay, additive increase and
  * multiplicative decrease: halved (down to 1) after a window whose delay p99 exceeded
  * `maxLoopDelayMs`, grown by an eighth after a window under half of it, so the loop keeps room
@@ -74,7 +80,14 @@ export class CampaignPacer {
       leave: () => {
         if (left) return;
         left = true;
-        if (role === 'interactive') this.interactive--;
+        if (role === 'interactive') {
+          // The campaigns resume only after a short linger: the run's next activity (its finalize
+          // after its probe) follows within a workflow task, and should find the worker as quiet.
+          setTimeout(() => {
+            this.interactive--;
+            this.wake();
+          }, this.options.interactiveLingerMs ?? INTERACTIVE_LINGER_MS).unref();
+        }
         if (role === 'campaign' && --this.campaigns === 0) this.stopSampling();
         this.wake();
       },
