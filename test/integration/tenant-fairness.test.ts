@@ -164,6 +164,9 @@ describe('tenants sharing a worker', () => {
     expect(loaded.verdict, loaded.markdown_summary).toBe(idle.verdict);
     // No latency check fails because of A: at worst it names the prober (inconclusive).
     for (const check of loaded.checks) expect(check.status, check.message).not.toBe('fail');
+    // Every check judged idle is judged the same under A (A's campaigns yield while B runs): the
+    // later run only adds latency_vs_baseline, against the idle run's history.
+    for (const [name, status] of Object.entries(statuses(idle))) expect({ name, status: statuses(loaded)[name] }).toEqual({ name, status });
     console.log(`B idle: ${JSON.stringify(statuses(idle))} prober ${JSON.stringify(idle.prober)}; under A: ${JSON.stringify(statuses(loaded))} prober ${JSON.stringify(loaded.prober)}`);
     for (const runId of campaigns) await verdictOf(a.auth, runId);
   });
