@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
+import { CampaignPacer } from '../src/probe/campaign-pacer';
 import type { LoopBurn } from '../src/probe/prober-health';
 
 /** What the worker builds the activities from (createActivities). */
@@ -22,6 +23,10 @@ export interface ActivityDeps {
   /** For scheduled triggers, which start the run workflow as the API does (services/schedules.ts). */
   config?: Config;
   temporal?: Client;
+  /** Probe activities a tenant may have in flight when its row sets no cap (RVS_TENANT_MAX_PROBE_ACTIVITIES). */
+  tenantMaxProbeActivities?: number;
+  /** The worker's campaign pacing, shared by its probe activities; absent: campaigns are not paced. */
+  pacer?: CampaignPacer;
   /**
    * Tests only: burns the worker's event loop while it probes, to stand in for a saturated worker.
    * activityDepsFromConfig never sets it: no configuration, suite or request can.
@@ -40,6 +45,8 @@ export function activityDepsFromConfig(config: Config, sql: Sql, box: SecretBox,
     allowPrivateTargets: config.allowPrivateTargets,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     publicUrl: config.publicUrl,
+    tenantMaxProbeActivities: config.tenantMaxProbeActivities,
+    pacer: new CampaignPacer({ maxLoopDelayMs: config.campaignMaxLoopDelayMs }),
     config,
     temporal,
   };

@@ -6,6 +6,7 @@ import { explainRunMismatches } from './explain-mismatches';
 import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
+import { withInteractiveYield, withProbeAdmission } from './probe-admission';
 import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
@@ -23,15 +24,16 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
   const probeDeps = { ...deps, clients };
   const webhookDeps = { ...deps, tenantAttempts: new TenantAttempts(deps.webhookAttemptsPerTenant) };
   return {
-    claimRun: (input) => claimRun(deps.sql, input, deps.config?.tenantMaxRunningRuns),
-    planRun: (input) => planRun(deps, input),
-    probeChunk: (input) => probeChunk(probeDeps, input),
-    probeSweepStep: (input) => probeSweepStep(probeDeps, input),
+    claimRun: (input) => withInteractiveYield(deps, () => claimRun(deps.sql, input, deps.config?.tenantMaxRunningRuns)),
+    planRun: (input) => withInteractiveYield(deps, () => planRun(deps, input)),
+    // Admitted by the tenant's probe cap and the worker's campaign pacing first (DESIGN §17).
+    probeChunk: (input) => withProbeAdmission(deps, input, (pace) => probeChunk({ ...probeDeps, pace }, input)),
+    probeSweepStep: (input) => withProbeAdmission(deps, input, () => probeSweepStep(probeDeps, input)),
     judgeSweepStep: (input) => judgeSweepStep(probeDeps, input),
     watchFreshness: (input) => watchFreshness(deps, input),
-    recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
-    explainMismatches: (input) => explainRunMismatches(deps, input),
-    finalizeRun: (input) => finalizeRun(deps, input),
+    recheckHeadMoved: (input) => withInteractiveYield(deps, () => recheckHeadMoved(deps, input)),
+    explainMismatches: (input) => withInteractiveYield(deps, () => explainRunMismatches(deps, input)),
+    finalizeRun: (input) => withInteractiveYield(deps, () => finalizeRun(deps, input)),
     recordVantageUnavailable: (input) => recordVantageUnavailable(deps.sql, input),
     enqueueWebhooks: (input) => enqueueWebhooks(deps, input),
     deliverWebhook: (input) => deliverWebhook(webhookDeps, input),

@@ -14,6 +14,7 @@ import { recordProberHealth } from '../src/db/prober-health';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { startProberHealth, type LoopBurn, type ProberHealthMonitor } from '../src/probe/prober-health';
+import type { PaceGate } from '../src/probe/campaign-pacer';
 import { parseHead } from '../src/chains/registry';
 import type { ChainAdapter } from '../src/chains/types';
 import type { ClientCache } from './client-cache';
@@ -43,6 +44,8 @@ export interface ProbeDeps {
   clients: ClientCache;
   /** Tests only: burns the worker's event loop while it probes (src/probe/prober-health.ts). */
   testLoopBurn?: LoopBurn;
+  /** A campaign's pacing (probe-admission.ts): what its closed loop's calls pass first. */
+  pace?: PaceGate;
 }
 
 /**
@@ -217,6 +220,7 @@ export async function probeChunk(deps: ProbeDeps, input: ProbeChunkInput): Promi
               signal: writer.signal,
               batchCalls: BATCH_CALLS,
               batchMaxMs: BATCH_MAX_MS,
+              pace: deps.pace,
               onBatch: (results, fromSeq, toSeq) => {
                 prober.observe(results);
                 return writer.write(

@@ -102,12 +102,13 @@ function toRow(scope: RetryScope, note: AttemptNote): NewRetry {
  * attempt_lost row. Clears the carried notes once they are written. Returns how many earlier
  * attempts were lost.
  */
-async function recordEarlierAttempts(sql: Sql, scope: RetryScope, attempt: number, ledger: RetryLedger): Promise<number> {
+async function recordEarlierAttempts(sql: Sql, scope: RetryScope, attempt: number, ledger: RetryLedger, waited: WaitedAttempts): Promise<number> {
   const recorded = await recordedAttempts(sql, scope);
   const notes = new Map(ledger.unrecorded.map((n) => [n.attempt, n]));
   const missing: NewRetry[] = [];
   let lost = 0;
   for (let earlier = 1; earlier < attempt; earlier++) {
+    if (waited.some(([from, to]) => earlier >= from && earlier <= to)) continue;
     if (recorded.has(earlier)) {
       if (recorded.get(earlier) === LOST) lost++;
       continue;
@@ -126,6 +127,33 @@ async function recordEarlierAttempts(sql: Sql, scope: RetryScope, attempt: numbe
   await recordRetries(sql, missing);
   ledger.unrecorded = [];
   return lost;
+}
+
+/**
+ * Attempts that ended waiting to be admitted (a tenant's probe-activity cap), as inclusive
+ * [first, last] ranges: no failure of anyone's, so neither recorded nor counted as lost.
+ */
+export type WaitedAttempts = [number, number][];
+
+/** Heartbeat-details key of the WaitedAttempts (beside the body's own details and `retries`). */
+const WAITED = 'waited';
+
+/**
+ * Ends this attempt as one that waited to be admitted, before its body ran: the attempt goes on
+ * record in the heartbeat details as waited (withRetryRecording skips it when it writes the
+ * attempts before a later one) and `failure`, retryable with its own delay, is thrown. The SDK
+ * sends the last heartbeat with the failure, and Temporal hands it to the next attempt.
+ */
+export function endAttemptWaiting(failure: ApplicationFailure): never {
+  const context = Context.current();
+  const details = (context.info.heartbeatDetails ?? {}) as { [WAITED]?: WaitedAttempts };
+  const waited = [...(details[WAITED] ?? [])];
+  const last = waited[waited.length - 1];
+  const { attempt } = context.info;
+  if (last && last[1] === attempt - 1) waited[waited.length - 1] = [last[0], attempt];
+  else waited.push([attempt, attempt]);
+  context.heartbeat({ ...details, [WAITED]: waited });
+  throw failure;
 }
 
 /** The endpoint a scope's failures are the endpoint's of, by name (for a failure_reason; never its URL). */
@@ -154,19 +182,19 @@ export async function withRetryRecording<T>(
 ): Promise<T> {
   const context = Context.current();
   const { attempt } = context.info;
-  const { retries: carried, ...previous } = (context.info.heartbeatDetails ?? {}) as { retries?: RetryLedger };
+  const { retries: carried, [WAITED]: waited = [], ...previous } = (context.info.heartbeatDetails ?? {}) as { retries?: RetryLedger; [WAITED]?: WaitedAttempts };
   const ledger: RetryLedger = { endpointFailures: carried?.endpointFailures ?? 0, unrecorded: [...(carried?.unrecorded ?? [])] };
   // Until the body heartbeats, the previous attempt's details (a resume point) are kept as they were.
   let details: object = previous;
   const heartbeat = (next: object) => {
     details = next;
-    context.heartbeat({ ...next, retries: ledger });
+    context.heartbeat({ ...next, retries: ledger, ...(waited.length > 0 ? { [WAITED]: waited } : {}) });
   };
   try {
     if (attempt > 1) {
       // A worker that died on this chunk LOST_ATTEMPTS_BUDGET times would die on it again: an
       // answer it cannot survive. The run fails, naming the endpoint, instead of retrying for ever.
-      const lost = await recordEarlierAttempts(sql, scope, attempt, ledger);
+      const lost = await recordEarlierAttempts(sql, scope, attempt, ledger, waited);
       if (lost >= LOST_ATTEMPTS_BUDGET) {
         throw ApplicationFailure.nonRetryable(`the worker died ${lost} times processing answers from ${await endpointName(sql, scope)}`, ATTEMPTS_LOST_FAILURE);
       }

@@ -121,6 +121,13 @@ const envSchema = z.object({
   // a task only while its loop delay p99 stays at or under the limit, and never more than the maximum.
   // Runs one tenant may have claimed or running at once, unless its row sets its own (tenants.max_running_runs).
   RVS_TENANT_MAX_RUNNING_RUNS: z.coerce.number().int().min(1).max(100_000).default(10),
+  // Probe activities (chunks, sweep steps) one tenant may have in flight at once over every worker,
+  // unless its row sets its own (tenants.max_probe_activities).
+  RVS_TENANT_MAX_PROBE_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(10),
+  // A campaign's calls in flight on a worker are halved after each quarter second whose loop delay
+  // p99 exceeded this (src/probe/campaign-pacer.ts): below the slot supplier's limit, so campaigns
+  // give way before the worker stops taking tasks.
+  RVS_CAMPAIGN_MAX_LOOP_DELAY_MS: z.coerce.number().min(1).max(10_000).default(20),
   RVS_WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
   // The minimum lets bookkeeping (claim, plan, finalize: one slot each, like a probe) through
   // while probes hold the rest; the limit is the prober's overload threshold (PROBER_OVERLOAD).
@@ -253,6 +260,10 @@ export interface Config {
   workerMetricsPort: number;
   /** Runs a tenant may have claimed or running at once when tenants.max_running_runs is null. */
   tenantMaxRunningRuns: number;
+  /** Probe activities a tenant may have in flight at once when tenants.max_probe_activities is null. */
+  tenantMaxProbeActivities: number;
+  /** The loop delay above which campaigns on a worker halve their calls in flight (CampaignPacer). */
+  campaignMaxLoopDelayMs: number;
   /** Activity slots of one worker process (src/runtime/event-loop-slots.ts). */
   workerSlots: { minActivities: number; maxActivities: number; maxLoopDelayMs: number };
   /** The address both metrics servers listen on (127.0.0.1 unless configured). */
@@ -333,6 +344,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     apiMetricsPort: e.RVS_API_METRICS_PORT,
     workerMetricsPort: e.RVS_WORKER_METRICS_PORT,
     tenantMaxRunningRuns: e.RVS_TENANT_MAX_RUNNING_RUNS,
+    tenantMaxProbeActivities: e.RVS_TENANT_MAX_PROBE_ACTIVITIES,
+    campaignMaxLoopDelayMs: e.RVS_CAMPAIGN_MAX_LOOP_DELAY_MS,
     workerSlots: {
       minActivities: Math.min(e.RVS_WORKER_MIN_ACTIVITIES, e.RVS_WORKER_MAX_ACTIVITIES),
       maxActivities: e.RVS_WORKER_MAX_ACTIVITIES,

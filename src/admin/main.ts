@@ -10,6 +10,8 @@ import { SCOPES, TENANT_SCOPES } from '../auth/scopes';
 import { loadConfigOrExit } from '../config';
 import { createSql, type Sql } from '../db/client';
 import { migrate } from '../db/migrate';
+import { setTenantProbeCap, tenantCaps } from '../db/tenant-probe-cap';
+import { setTenantRunCap } from '../db/tenant-run-cap';
 import { AppError } from '../errors';
 import { createApiKeyInput } from '../services/api-keys';
 import { parseOrThrow } from '../parse-or-throw';
@@ -21,6 +23,10 @@ export const USAGE = `usage: npm run admin -- tenants <command>
   tenants list                     list every tenant, newest first
   tenants disable <slug>           refuse every credential of the tenant (401) until enabled
   tenants enable <slug>            accept the tenant's credentials again
+  tenants caps <slug> [--running-runs <n|default>] [--probe-activities <n|default>]
+                                   show or set the tenant's caps on runs claimed or running and on
+                                   probe activities in flight at once (default: the service's,
+                                   RVS_TENANT_MAX_RUNNING_RUNS / RVS_TENANT_MAX_PROBE_ACTIVITIES)
 
        npm run admin -- keys create --tenant <slug> --scopes <scope,...|all> [--name <name>]
 
@@ -70,10 +76,45 @@ async function createKey(sql: Sql, args: readonly string[], out: Write): Promise
   return 0;
 }
 
+/** A cap's value on the command line: a whole number from 1 to 100,000, or `default` (null). */
+function capValue(option: string, value: string): number | null {
+  if (value === 'default') return null;
+  const cap = Number(value);
+  if (!/^[0-9]+$/.test(value) || cap < 1 || cap > 100_000) throw new UsageError(`tenants caps: --${option} must be a whole number from 1 to 100000, or default`);
+  return cap;
+}
+
+/** `tenants caps <slug> [--running-runs <n|default>] [--probe-activities <n|default>]`. */
+async function caps(sql: Sql, args: readonly string[], out: Write): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: { 'running-runs': { type: 'string' }, 'probe-activities': { type: 'string' } },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError(`tenants caps: ${(error as Error).message}`);
+  }
+  if (parsed.positionals.length !== 1) throw new UsageError('tenants caps takes 1 argument');
+  const ctx: TenantAdminCtx = { principal: OPERATOR, deps: { sql } };
+  const tenant = await getTenantBySlug({ ctx, input: { slug: parsed.positionals[0]! } });
+  const runs = parsed.values['running-runs'];
+  const probes = parsed.values['probe-activities'];
+  if (runs !== undefined) await setTenantRunCap(sql, tenant.id, capValue('running-runs', runs));
+  if (probes !== undefined) await setTenantProbeCap(sql, tenant.id, capValue('probe-activities', probes));
+  const current = await tenantCaps(sql, tenant.id);
+  const show = (cap: number | null) => (cap === null ? 'default' : String(cap));
+  out(`${tenant.slug}: running runs ${show(current.maxRunningRuns)}, probe activities ${show(current.maxProbeActivities)}\n`);
+  return 0;
+}
+
 /** One command against an open database handle; returns the exit code. */
 export async function runAdminCommand(sql: Sql, args: readonly string[], out: Write): Promise<number> {
   const [group, command, ...rest] = args;
   if (group === 'keys' && command === 'create') return createKey(sql, rest, out);
+  if (group === 'tenants' && command === 'caps') return caps(sql, rest, out);
   if (group !== 'tenants' || command === undefined) throw new UsageError(group === undefined ? 'no command given' : `unknown command "${args.join(' ')}"`);
   const expect = (count: number) => {
     if (rest.length !== count) throw new UsageError(`tenants ${command} takes ${count === 0 ? 'no arguments' : `${count} argument${count > 1 ? 's' : ''}`}`);

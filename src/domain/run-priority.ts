@@ -39,3 +39,17 @@ export function priorityClassOf(run: {
 export function runPriority(tenantId: string, priorityClass: PriorityClass): { priorityKey: number; fairnessKey: string } {
   return { priorityKey: PRIORITY_CLASSES[priorityClass], fairnessKey: tenantId };
 }
+
+/** How a probe activity takes part in the worker's campaign pacing (src/probe/campaign-pacer.ts). */
+export type PacingRole = 'campaign' | 'interactive' | 'other';
+
+/**
+ * Pure: the pacing role of a probe activity from the priorityKey it inherited from its run.
+ * Campaigns and sweeps are paced; interactive and scheduled runs are what they yield to. No key
+ * (a server without priority, a run started before it): neither.
+ */
+export function pacingRoleOf(priorityKey: number | undefined): PacingRole {
+  if (priorityKey === undefined) return 'other';
+  if (priorityKey >= PRIORITY_CLASSES.campaign) return 'campaign';
+  return priorityKey <= PRIORITY_CLASSES.scheduled ? 'interactive' : 'other';
+}

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallResult, JsonRpcClient } from './json-rpc-client';
 import type { PlannedCall } from '../domain/workload';
+import type { PaceGate } from './campaign-pacer';
 
 /** A call's result, and how late it was sent after the instant the open-loop schedule intended. */
 export interface ProbedCall extends CallResult {
@@ -41,6 +42,11 @@ export interface ProbeRangeOptions {
   onBatch?: (results: ProbedCall[], fromSeq: number, toSeq: number) => void;
   /** Results per onBatch call (default 1,000). */
   batchCalls?: number;
+  /**
+   * Closed loop only: each call first passes this gate (a campaign pacing itself, CampaignPacer).
+   * An open loop ignores it: its calls are due at their instants.
+   */
+  pace?: PaceGate;
   /**
    * A batch also ends once this long has passed since the last one (when a result arrives), so a
    * slow schedule (an open loop of 10 calls/s fills 1,000 in 100 s) still hands its results on
@@ -147,8 +153,11 @@ async function closedLoop(o: ProbeRangeOptions, prefix: Prefix): Promise<number>
   let next = o.from;
   // A thrown call (our own failure, e.g. a refused address) stops every caller, then is rethrown.
   let failure: { error: unknown } | undefined;
+  const halted = () => failure !== undefined || stopped(o, next);
   const caller = async () => {
-    while (!failure && !stopped(o, next)) {
+    while (!halted()) {
+      const release = o.pace ? await o.pace.acquire(halted) : null;
+      if (o.pace && !release) break;
       const seq = next++;
       try {
         const result = (await o.client.call(o.plan(seq))) as ProbedCall;
@@ -156,6 +165,8 @@ async function closedLoop(o: ProbeRangeOptions, prefix: Prefix): Promise<number>
         if (!failure) prefix.put(result);
       } catch (error) {
         failure ??= { error };
+      } finally {
+        release?.();
       }
     }
   };

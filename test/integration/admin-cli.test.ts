@@ -153,6 +153,18 @@ describe('npm run admin -- tenants', () => {
     expect(after!.n).toBe(before!.n);
   });
 
+  it("caps shows the tenant's caps, sets them, and gives them back to the service's defaults", async () => {
+    expect((await admin(['tenants', 'caps', slug])).stdout).toBe(`${slug}: running runs default, probe activities default\n`);
+    const set = await admin(['tenants', 'caps', slug, '--running-runs', '3', '--probe-activities', '5']);
+    expect(set, set.stderr).toMatchObject({ code: 0, stdout: `${slug}: running runs 3, probe activities 5\n` });
+    const [row] = await stack.sql<{ max_running_runs: number; max_probe_activities: number }[]>`select max_running_runs, max_probe_activities from tenants where slug = ${slug}`;
+    expect(row).toEqual({ max_running_runs: 3, max_probe_activities: 5 });
+    expect((await admin(['tenants', 'caps', slug, '--probe-activities', 'default'])).stdout).toBe(`${slug}: running runs 3, probe activities default\n`);
+    const refused = await admin(['tenants', 'caps', slug, '--running-runs', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--running-runs must be a whole number from 1 to 100000, or default');
+  });
+
   it('without DATABASE_URL it says so and exits 1', async () => {
     const result = await admin(['tenants', 'list'], {});
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'npm run admin needs DATABASE_URL (the database the API uses)\n' });

@@ -5,6 +5,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTenantRunCap } from '../../src/db/tenant-run-cap';
+import { probeLeasesHeld, setTenantProbeCap } from '../../src/db/tenant-probe-cap';
 import { PRIORITY_CLASSES } from '../../src/domain/run-priority';
 
 const TERMINAL = ['success', 'failed', 'cancelled'];
@@ -107,6 +108,34 @@ describe('tenants sharing a worker', () => {
     expect((await verdictOf(auth, second)).verdict).toBe('pass');
   });
 
+  it("keeps a tenant's probe activities within its cap: the second target waits for the first, and the waits are no retries", async () => {
+    const { auth, tenantId } = await stack.newTenant();
+    await setTenantProbeCap(stack.sql, tenantId, 1);
+    // Two targets, 40 ms answers, 2 at a time: each probes for about 6 s, so the second asks again
+    // (every 2 s) more often than the suite's retry budget (2) and the lost-attempt budget allow.
+    const setup = await createSuite(stack.app, auth, {
+      candidates: [slow.url, slow.url],
+      config: { workload: { requests_per_target: 300, concurrency: 2, warmup_requests: 0, timeout_ms: 2_000 } },
+    });
+    const runId = await trigger(auth, setup.suiteId);
+    for (;;) {
+      expect(await probeLeasesHeld(stack.sql, tenantId)).toBeLessThanOrEqual(1);
+      const [run] = await stack.sql<{ status: string }[]>`select status from runs where id = ${runId}`;
+      if (TERMINAL.includes(run!.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const run = await get<any>(stack.app, `/v1/runs/${runId}`, auth);
+    expect(run.body.retry_history).toEqual([]);
+    expect((await verdictOf(auth, runId)).verdict).toBe('pass');
+    // One target probed after the other: their samples do not overlap in time.
+    const spans = await stack.sql<{ first: Date; last: Date; n: number }[]>`
+      select min(started_at) as first, max(started_at) as last, count(*)::int as n
+      from run_samples where run_id = ${runId} group by target_id order by min(started_at)`;
+    expect(spans.map((s) => s.n)).toEqual([300, 300]);
+    expect(spans[0]!.last.getTime()).toBeLessThanOrEqual(spans[1]!.first.getTime());
+    expect(await probeLeasesHeld(stack.sql, tenantId)).toBe(0);
+  });
+
   it("gives tenant B's small run the verdict it gets when idle while tenant A's closed-loop campaign saturates the worker", async () => {
     const a = await stack.newTenant();
     const b = await stack.newTenant();
@@ -135,6 +164,9 @@ describe('tenants sharing a worker', () => {
     expect(loaded.verdict, loaded.markdown_summary).toBe(idle.verdict);
     // No latency check fails because of A: at worst it names the prober (inconclusive).
     for (const check of loaded.checks) expect(check.status, check.message).not.toBe('fail');
+    // Every check judged idle is judged the same under A (A's campaigns yield while B runs): the
+    // later run only adds latency_vs_baseline, against the idle run's history.
+    for (const [name, status] of Object.entries(statuses(idle))) expect({ name, status: statuses(loaded)[name] }).toEqual({ name, status });
     console.log(`B idle: ${JSON.stringify(statuses(idle))} prober ${JSON.stringify(idle.prober)}; under A: ${JSON.stringify(statuses(loaded))} prober ${JSON.stringify(loaded.prober)}`);
     for (const runId of campaigns) await verdictOf(a.auth, runId);
   });

@@ -46,6 +46,8 @@ describe('loadConfig: defaults', () => {
       apiMetricsPort: 9465,
       workerMetricsPort: 9464,
       tenantMaxRunningRuns: 10,
+      tenantMaxProbeActivities: 10,
+      campaignMaxLoopDelayMs: 20,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
@@ -140,6 +142,8 @@ describe('loadConfig: valid values', () => {
       apiMetricsPort: 9465,
       workerMetricsPort: 9464,
       tenantMaxRunningRuns: 10,
+      tenantMaxProbeActivities: 10,
+      campaignMaxLoopDelayMs: 20,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
@@ -213,6 +217,10 @@ describe('loadConfig: rate limits', () => {
     // A minimum above the maximum is the maximum.
     expect(loadConfig({ RVS_WORKER_MIN_ACTIVITIES: '30', RVS_WORKER_MAX_ACTIVITIES: '8' }).workerSlots.minActivities).toBe(8);
     expect(loadConfig({ RVS_TENANT_MAX_RUNNING_RUNS: '3' }).tenantMaxRunningRuns).toBe(3);
+    expect(loadConfig({}).tenantMaxProbeActivities).toBe(10);
+    expect(loadConfig({ RVS_TENANT_MAX_PROBE_ACTIVITIES: '4' }).tenantMaxProbeActivities).toBe(4);
+    expect(loadConfig({}).campaignMaxLoopDelayMs).toBe(20);
+    expect(loadConfig({ RVS_CAMPAIGN_MAX_LOOP_DELAY_MS: '35' }).campaignMaxLoopDelayMs).toBe(35);
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
     expect(loadConfig({ RVS_API_METRICS_PORT: '0' }).apiMetricsPort).toBe(0);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTERACTIVE_MAX_CALLS, priorityClassOf, PRIORITY_CLASSES, runPriority } from '../../src/domain/run-priority';
+import { INTERACTIVE_MAX_CALLS, pacingRoleOf, priorityClassOf, PRIORITY_CLASSES, runPriority } from '../../src/domain/run-priority';
 
 const workload = (w: { sweep?: object; duration_s?: number | null; requests_per_target?: number | null }) => ({
   sweep: undefined,
@@ -30,5 +30,18 @@ describe('priorityClassOf', () => {
 
   it('keys fairness by tenant', () => {
     expect(runPriority('0b6f3c8e-5a43-4c1e-9d7a-2f1e8b9c0d11', 'campaign')).toEqual({ priorityKey: 4, fairnessKey: '0b6f3c8e-5a43-4c1e-9d7a-2f1e8b9c0d11' });
+  });
+});
+
+describe('pacingRoleOf', () => {
+  it.each([
+    { key: PRIORITY_CLASSES.interactive, role: 'interactive' },
+    { key: PRIORITY_CLASSES.scheduled, role: 'interactive' },
+    { key: 3, role: 'other' },
+    { key: PRIORITY_CLASSES.campaign, role: 'campaign' },
+    { key: PRIORITY_CLASSES.sweep, role: 'campaign' },
+    { key: undefined, role: 'other' },
+  ] as const)('priorityKey $key → $role', ({ key, role }) => {
+    expect(pacingRoleOf(key)).toBe(role);
   });
 });
