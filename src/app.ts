@@ -1,7 +1,9 @@
+import type { Tracer } from '@opentelemetry/api';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger';
+import { registerTracing } from './http/tracing';
 import { registerHttpMetrics } from './metrics/http-metrics';
 import { registerAuth } from './http/auth';
 import { handleClientError, handleFrameworkError, registerErrorHandling, validatorCompiler } from './http/error-handler';
@@ -38,6 +40,8 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export interface AppOptions {
   /** Overrides REQUEST_TIMEOUT_MS (tests use a short one). */
   requestTimeoutMs?: number;
+  /** A span per request when traces are on (src/telemetry/tracing.ts). */
+  tracer?: Tracer;
 }
 
 /** Builds the API; never listens (src/server.ts does), so tests inject requests into it. */
@@ -63,6 +67,8 @@ export function buildApp(deps: Deps, logger: Logger, options: AppOptions = {}): 
   }) as unknown as FastifyInstance;
   // Bodies are JSON only: any other content type is a 415, not a string handed to validation.
   app.removeContentTypeParser(['text/plain']);
+  // First: the hooks after it, and the handler, run inside the request's span.
+  if (options.tracer) registerTracing(app, options.tracer);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

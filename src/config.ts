@@ -141,6 +141,16 @@ const envSchema = z.object({
   RVS_EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   RVS_TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   RVS_TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
+  // OpenTelemetry traces (src/telemetry/tracing.ts), off unless an OTLP endpoint is set. The
+  // exporter itself reads the other standard variables (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, …).
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlString(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlString(['http:', 'https:']).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).optional(),
+  OTEL_SDK_DISABLED: booleanFromEnv.default(false),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
+  // The service exports OTLP over HTTP with protobuf bodies only (a collector's port 4318).
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.literal('http/protobuf', { message: 'only http/protobuf is supported (a collector\'s OTLP/HTTP port, 4318)' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.literal('http/protobuf', { message: 'only http/protobuf is supported (a collector\'s OTLP/HTTP port, 4318)' }).optional(),
 }).superRefine((e, ctx) => {
   refineTemporalTls(e, ctx);
   // One source only: accepting HS256 next to a public key would invite algorithm confusion.
@@ -268,6 +278,8 @@ export interface Config {
   workerSlots: { minActivities: number; maxActivities: number; maxLoopDelayMs: number };
   /** The address both metrics servers listen on (127.0.0.1 unless configured). */
   metricsHost: string;
+  /** OpenTelemetry traces over OTLP/HTTP (protobuf) to this URL; null: off, at no cost (src/telemetry/tracing.ts). */
+  tracing: { tracesUrl: string; serviceName: string | undefined } | null;
   /** JWT verification; off unless exactly one of jwksUrl, publicKey or secret is set. */
   jwt: {
     jwksUrl: string | undefined;
@@ -279,6 +291,17 @@ export interface Config {
   };
   /** Ports of the embedded PostgreSQL and the Temporal dev server `npm start` runs itself. */
   embedded: { postgresPort: number; temporalPort: number; temporalUiPort: number | null };
+}
+
+/**
+ * Traces are exported when an OTLP endpoint is configured, as the OpenTelemetry SDKs decide:
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces;
+ * OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turns them off.
+ */
+function tracingSettings(e: z.infer<typeof envSchema>): Config['tracing'] {
+  if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none') return null;
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  return tracesUrl ? { tracesUrl, serviceName: e.OTEL_SERVICE_NAME } : null;
 }
 
 export class ConfigError extends Error {
@@ -352,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxLoopDelayMs: e.RVS_WORKER_MAX_LOOP_DELAY_MS,
     },
     metricsHost: e.RVS_METRICS_HOST,
+    tracing: tracingSettings(e),
     jwt: {
       jwksUrl: e.RVS_JWT_JWKS_URL,
       issuer: e.RVS_JWT_ISSUER,

@@ -14,6 +14,7 @@ import { exitOnUncaughtError, onShutdownSignal, SHUTDOWN_DEADLINE_MS } from './r
 import { resolveSecretKey } from './runtime/secret-key';
 import { bootstrapDefaultTenant } from './services/bootstrap';
 import { connectTemporal } from './temporal/connection';
+import { startTracing } from './telemetry/tracing';
 import { ORPHAN_MAX_AGE_MS, startRunReconciler } from './services/run-reconciler';
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -47,9 +48,10 @@ export async function startApi(
   await migrate(sql);
   const generatedApiKey = await bootstrapDefaultTenant(sql, config.bootstrapApiKey);
   const box = new SecretBox(await resolveSecretKey(config.secretKey, config.dataDir));
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const tracing = startTracing(config.tracing, 'rvs-api');
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, ...(tracing && { interceptors: tracing.clientInterceptors }) });
   const jwt = createJwtVerifier(config.jwt);
-  const app = buildApp({ config, sql, box, temporal, jwt }, logger);
+  const app = buildApp({ config, sql, box, temporal, jwt }, logger, tracing ? { tracer: tracing.tracer } : {});
   const address = await app.listen({ port: config.port, host: config.host });
   // Runs a killed API process committed without starting their workflow (see run-reconciler.ts).
   const lease = config.idempotencyLeaseMs;
@@ -85,6 +87,7 @@ export async function startApi(
         clearTimeout(cutOff);
       }
       await jwt?.close();
+      await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces could not all be exported'));
       await connection.close();
       // Queries still waiting after this are ended with CONNECTION_DESTROYED.
       await sql.end({ timeout: SQL_END_TIMEOUT_S });

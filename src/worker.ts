@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type MetricsExporterConfig, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type MetricsExporterConfig, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { activityDepsFromConfig, createActivities, type ActivityDeps } from '../activities';
 import { loadConfigOrExit } from './config';
 import { SecretBox } from './crypto/secret-box';
@@ -15,6 +15,7 @@ import { exitOnUncaughtError, onShutdownSignal, SHUTDOWN_DEADLINE_MS } from './r
 import { resolveSecretKey } from './runtime/secret-key';
 import { bundleWorkflowsInChildProcess } from './temporal/bundle-workflows';
 import { connectTemporal } from './temporal/connection';
+import { startTracing, WORKFLOW_TRACING_MODULE, type Tracing } from './telemetry/tracing';
 import { probeTaskQueueForRegion } from './temporal/constants';
 import { ClientCache } from '../activities/client-cache';
 import { getHeapStatistics } from 'node:v8';
@@ -73,6 +74,12 @@ function activitySlots(slots: EventLoopSlotSupplier | undefined) {
   return slots ? { tuner: eventLoopTuner(slots) } : { maxConcurrentActivityTaskExecutions: 20 };
 }
 
+/** The activity interceptors, with the tracing ones and the workflow spans' sink when traces are on. */
+function tracedInterceptors(tracing: Tracing | null): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  if (!tracing) return { interceptors: { activity: [activityMetricsInterceptor] } };
+  return { interceptors: { activity: [...tracing.worker.activityInterceptors, activityMetricsInterceptor] }, sinks: tracing.worker.sinks };
+}
+
 export async function createRunWorker(options: {
   connection: NativeConnection;
   namespace: string;
@@ -83,14 +90,17 @@ export async function createRunWorker(options: {
   clients?: ClientCache;
   /** Activity slots that follow the event loop, shared with the region's worker; absent: a fixed 20 (tests). */
   slots?: EventLoopSlotSupplier;
+  /** Traces (src/telemetry/tracing.ts); a given workflowBundle must then hold WORKFLOW_TRACING_MODULE. */
+  tracing?: Tracing | null;
 }): Promise<Worker> {
+  const tracing = options.tracing ?? null;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: options.workflowBundle ?? { codePath: await bundleWorkflowsInChildProcess() },
+    workflowBundle: options.workflowBundle ?? { codePath: await bundleWorkflowsInChildProcess(tracing ? [WORKFLOW_TRACING_MODULE] : []) },
     activities: createActivities(options.deps, options.clients),
-    interceptors: { activity: [activityMetricsInterceptor] },
+    ...tracedInterceptors(tracing),
     ...activitySlots(options.slots),
     // Heartbeats carry the last committed sequence number: sent at most a second late (the
     // default throttle is 80% of the heartbeat timeout), a killed worker loses at most a second.
@@ -110,13 +120,14 @@ export async function createRegionWorker(options: {
   deps: ActivityDeps;
   clients?: ClientCache;
   slots?: EventLoopSlotSupplier;
+  tracing?: Tracing | null;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: probeTaskQueueForRegion(options.region),
     activities: createActivities(options.deps, options.clients),
-    interceptors: { activity: [activityMetricsInterceptor] },
+    ...tracedInterceptors(options.tracing ?? null),
     ...activitySlots(options.slots),
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
@@ -146,12 +157,13 @@ async function main(): Promise<void> {
   const connection = await connectTemporal(target, (options) => NativeConnection.connect(options));
   // A schedule's fire triggers its run as the API does, which starts the run workflow with a client.
   const clientConnection = await connectTemporal(target, (options) => Connection.connect(options));
-  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const tracing = startTracing(config.tracing, 'rvs-worker');
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace, ...(tracing && { interceptors: tracing.clientInterceptors }) });
   const deps = activityDepsFromConfig(config, sql, box, temporal);
   const clients = new ClientCache();
   const slots = new EventLoopSlotSupplier(config.workerSlots);
-  const worker = await createRunWorker({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps, clients, slots });
-  const regionWorker = await createRegionWorker({ connection, namespace: config.temporal.namespace, region: config.region, deps, clients, slots });
+  const worker = await createRunWorker({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps, clients, slots, tracing });
+  const regionWorker = await createRegionWorker({ connection, namespace: config.temporal.namespace, region: config.region, deps, clients, slots, tracing });
   const metrics = await serveMetrics({
     registry: workerMetricsRegistry(),
     host: config.metricsHost,
@@ -183,6 +195,7 @@ async function main(): Promise<void> {
   );
   await Promise.all([worker.run(), regionWorker.run()]);
   slots.close();
+  await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces could not all be exported'));
   await metrics?.close();
   await clientConnection.close();
   await connection.close();

@@ -9,10 +9,14 @@ const WORKFLOWS_PATH = path.resolve(__dirname, '..', '..', 'workflows', 'index.t
 
 const quiet = () => undefined;
 
-/** Bundles the workflow code in this process (tests: once per file), without webpack's chatter. */
-export function bundleWorkflows(): Promise<WorkflowBundle> {
+/**
+ * Bundles the workflow code in this process (tests: once per file), without webpack's chatter;
+ * with `interceptorModules` (the tracing interceptors when traces are on: src/telemetry/tracing.ts).
+ */
+export function bundleWorkflows(interceptorModules: readonly string[] = []): Promise<WorkflowBundle> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...interceptorModules],
     logger: { log: quiet, info: quiet, warn: quiet, error: quiet, debug: quiet, trace: quiet },
   });
 }
@@ -22,17 +26,17 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
  * Webpack's memory then never lives in the long-running worker (about 300 MB of its resident
  * set when bundled in-process: docs/performance.md).
  */
-export async function bundleWorkflowsInChildProcess(): Promise<string> {
+export async function bundleWorkflowsInChildProcess(interceptorModules: readonly string[] = []): Promise<string> {
   const out = path.join(os.tmpdir(), `rvs-workflow-bundle-${process.pid}.js`);
   // process.execArgv carries the TypeScript loader (tsx) this process was started with.
-  await promisify(execFile)(process.execPath, [...process.execArgv, __filename, out], { maxBuffer: 16 * 1024 * 1024 });
+  await promisify(execFile)(process.execPath, [...process.execArgv, __filename, out, ...interceptorModules], { maxBuffer: 16 * 1024 * 1024 });
   return out;
 }
 
 if (require.main === module) {
-  const out = process.argv[2];
-  if (!out) throw new Error('usage: bundle-workflows <output file>');
-  bundleWorkflows()
+  const [out, ...interceptorModules] = process.argv.slice(2);
+  if (!out) throw new Error('usage: bundle-workflows <output file> [workflow interceptor module …]');
+  bundleWorkflows(interceptorModules)
     .then(({ code }) => writeFile(out, code))
     .catch((error: unknown) => {
       process.stderr.write(`bundling workflows failed: ${String(error)}\n`);

@@ -50,6 +50,7 @@ describe('loadConfig: defaults', () => {
       campaignMaxLoopDelayMs: 20,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
       metricsHost: '127.0.0.1',
+      tracing: null,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
       embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
     });
@@ -146,6 +147,7 @@ describe('loadConfig: valid values', () => {
       campaignMaxLoopDelayMs: 20,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
       metricsHost: '127.0.0.1',
+      tracing: null,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
       embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
     });
@@ -356,5 +358,29 @@ describe('loadConfig: Temporal TLS and API key', () => {
     const key = 'secret key with spaces';
     const problems = problemsOf({ ...address, TEMPORAL_API_KEY: key });
     expect(problems.join('\n')).not.toContain('secret');
+  });
+});
+
+describe('loadConfig: OpenTelemetry traces', () => {
+  it.each([
+    ['off without an endpoint', {}, null],
+    ['the base endpoint + /v1/traces', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, { tracesUrl: 'http://collector:4318/v1/traces', serviceName: undefined }],
+    [
+      'the traces endpoint as it is, before the base one',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces', OTEL_SERVICE_NAME: 'rvs-eu' },
+      { tracesUrl: 'https://b/otlp/traces', serviceName: 'rvs-eu' },
+    ],
+    ['off when the SDK is disabled', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'true' }, null],
+    ['off when the traces exporter is none', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'none' }, null],
+  ])('%s', (_name, env, tracing) => {
+    expect(loadConfig(env).tracing).toEqual(tracing);
+  });
+
+  it.each([
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf is supported'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: must be a URL with scheme http: or https:'],
+    [{ OTEL_TRACES_EXPORTER: 'zipkin' }, 'OTEL_TRACES_EXPORTER'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
   });
 });
