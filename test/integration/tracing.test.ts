@@ -101,9 +101,12 @@ describe('OpenTelemetry traces over OTLP', () => {
     expect(probeSpans.length).toBeGreaterThanOrEqual(1);
     expect(probeSpans.length).toBeLessThan(20);
     const text = JSON.stringify(trace);
+    // No endpoint address (activity arguments are not recorded), no key; ids and the workflow's
+    // search attributes are, as Temporal's interceptors record them.
     expect(text).not.toContain(secretPath);
+    expect(text).not.toContain(node.url);
     expect(text).not.toContain(key.secret);
-    expect(text).not.toContain(suiteId); // not even ids from the raw URL: the route pattern only
+    expect(request.tags.map((t) => t.key)).not.toContain('url.full');
   });
 });
 
