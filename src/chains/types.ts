@@ -2,6 +2,7 @@ import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog
 import type { NormalizeOptions } from '../domain/correctness';
 import type { CommitmentLevel } from '../domain/suite-config';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
+import type { SampleOutcome } from '../domain/sample-outcome';
 
 /*
  * What differs by chain family (DESIGN.md §11, STYLE rule 15). Each family is one folder
@@ -76,6 +77,9 @@ export interface HeadSubscription {
   parse(result: unknown): ChainHead | null;
 }
 
+/** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */
+export type RpcErrorOutcome = Extract<SampleOutcome, 'behind' | 'rpc_error'>;
+
 export interface WorkloadMethodDefault {
   method: string;
   params: unknown[];
@@ -135,11 +139,12 @@ export interface ChainAdapter {
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
   /**
-   * RPC error codes meaning the node has not yet reached the state asked for (Solana: -32016, a
-   * minContextSlot above its slot): such an answer is the sample outcome `behind`, not `rpc_error`.
-   * Absent: none.
+   * The sample outcome of an RPC error by its code: `behind` when it means the node has not yet
+   * reached the state asked for (Solana: -32016, a minContextSlot above its slot), a freshness
+   * matter rather than a failed call; else `rpc_error` (families without such errors:
+   * plainRpcErrorOutcome).
    */
-  behindErrorCodes?: readonly number[];
+  rpcErrorOutcome(code: number): RpcErrorOutcome;
   /**
    * RPC error codes meaning the node no longer holds, or never kept, the history asked for (Solana:
    * a block below its first available block, a slot missing after a ledger jump, no transaction

@@ -6,7 +6,7 @@ import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
 import { ANSWER_SHAPE_CAPS, MAX_ANSWER_TOKENS, scanJsonShape, type JsonShapeCaps } from './json-shape-budget';
 
 /** What classification needs of a chain family: its envelope and its comparison rules. */
-export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes' | 'contextSlot'>;
+export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'rpcErrorOutcome' | 'contextSlot'>;
 
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
@@ -140,7 +140,7 @@ function rpcError(rules: AnswerRules, message: Record<string, unknown>): Classif
   const code = (message.error as { code?: unknown }).code;
   const rpcErrorCode = typeof code === 'number' && Number.isInteger(code) ? code : null;
   return {
-    outcome: rpcErrorCode !== null && (rules.behindErrorCodes?.includes(rpcErrorCode) ?? false) ? 'behind' : 'rpc_error',
+    outcome: rpcErrorCode === null ? 'rpc_error' : rules.rpcErrorOutcome(rpcErrorCode),
     rpcErrorCode,
     responseHash: null,
     reason: null,

@@ -11,6 +11,7 @@ import {
   renderParams,
   UnsupportedChainFamilyError,
 } from '../../src/chains/registry';
+import { PLAIN_HOOKS } from '../../src/chains/plain';
 import type { ChainAdapter, ChainRegistry } from '../../src/chains/types';
 import { PINNED_BLOCK_TEMPLATE } from '../../src/domain/workload';
 import { classifyResponse } from '../../src/probe/classify-response';
@@ -22,6 +23,7 @@ import { toyHeadRead } from '../helpers/toy-chain';
  * head reading, pinning, comparison and classification must all go through it, not through EVM.
  */
 const toy: ChainAdapter = {
+  ...PLAIN_HOOKS,
   family: 'toy',
   envelope: 'json-rpc-1.0',
   fastestHeadIntervalMs: 1_000,

@@ -1,5 +1,6 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
+import { plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
@@ -16,6 +17,7 @@ export const evmAdapter: ChainAdapter = {
   isHeadDependent,
   pinForRecheck: pinHeadDependentParams,
   normalize: normalizeEvmResult,
+  rpcErrorOutcome: plainRpcErrorOutcome,
   // eth_*, net_*, web3_*, debug_*, txpool_*, L2 namespaces (optimism_*, zks_*, …): names only.
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
   defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],

@@ -1,0 +1,15 @@
+import type { ChainAdapter, RpcErrorOutcome } from './types';
+
+/*
+ * The behaviour of a family whose answers need nothing beyond the shared engine: each ChainAdapter
+ * hook a family without the matter implements by naming one of these (EVM, Bitcoin), so every
+ * adapter is complete and shared code calls the hook rather than testing for its absence.
+ */
+
+/** No RPC error of the family means "not there yet": every one is a failed call. */
+export const plainRpcErrorOutcome = (): RpcErrorOutcome => 'rpc_error';
+
+/** Every plain hook at once: for a family that is plain on every matter (a test family). */
+export const PLAIN_HOOKS = {
+  rpcErrorOutcome: plainRpcErrorOutcome,
+} as const satisfies Partial<ChainAdapter>;
