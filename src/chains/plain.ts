@@ -9,7 +9,11 @@ import type { ChainAdapter, RpcErrorOutcome } from './types';
 /** No RPC error of the family means "not there yet": every one is a failed call. */
 export const plainRpcErrorOutcome = (): RpcErrorOutcome => 'rpc_error';
 
+/** The head is the block height: nothing is read beside it. */
+export const plainHeightBesideHead = async (): Promise<bigint | null> => null;
+
 /** Every plain hook at once: for a family that is plain on every matter (a test family). */
 export const PLAIN_HOOKS = {
   rpcErrorOutcome: plainRpcErrorOutcome,
+  heightBesideHead: plainHeightBesideHead,
 } as const satisfies Partial<ChainAdapter>;

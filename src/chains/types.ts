@@ -92,10 +92,12 @@ export interface ChainAdapter {
   envelope: AnswerEnvelope;
   head: HeadRead;
   /**
-   * Read right after `head` when the head is not a block height (Solana: the slot; getBlockHeight
-   * at the same commitment), reported beside it. Absent: the head is the height.
+   * The block height, read right after `head` from the same endpoint, when the head is not a
+   * block height (Solana: the head is the slot; getBlockHeight at the same commitment), reported
+   * beside it. Resolves null when the head is the height (no read: plainHeightBesideHead) or the
+   * answer is not a height; rejects when the call does.
    */
-  heightRead?: HeadRead;
+  heightBesideHead(call: PinCall): Promise<bigint | null>;
   /** New heads pushed over a WebSocket; a family without it is watched by polling `head` only. */
   headSubscription?: HeadSubscription;
   /**

@@ -1,5 +1,5 @@
 import type { ChainAdapter } from '../types';
-import { plainRpcErrorOutcome } from '../plain';
+import { plainHeightBesideHead, plainRpcErrorOutcome } from '../plain';
 import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
 import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
 import { bitcoinHead, bitcoinPinContext, btcdHeadSubscription, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
@@ -13,6 +13,7 @@ export const bitcoinAdapter: ChainAdapter = {
   family: 'bitcoin',
   envelope: 'json-rpc-1.0',
   head: bitcoinHead,
+  heightBesideHead: plainHeightBesideHead,
   headSubscription: btcdHeadSubscription,
   // Mainnet's blocks are 10 minutes apart, but regtest mines as fast as it is asked.
   fastestHeadIntervalMs: 100,

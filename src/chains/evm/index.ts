@@ -1,6 +1,6 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
-import { plainRpcErrorOutcome } from '../plain';
+import { plainHeightBesideHead, plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
@@ -10,6 +10,7 @@ export const evmAdapter: ChainAdapter = {
   family: 'evm',
   envelope: 'json-rpc-2.0',
   head: evmHead,
+  heightBesideHead: plainHeightBesideHead,
   headSubscription: evmHeadSubscription,
   // Fast L2s announce every 100–250 ms; anvil and geth --dev mine on demand.
   fastestHeadIntervalMs: 50,

@@ -29,7 +29,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     family: 'solana',
     envelope: 'json-rpc-2.0',
     head: solanaHeadAt(level ?? DEFAULT_COMMITMENT),
-    heightRead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
+    heightBesideHead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
     // Pushed heads: roots for a finalized watch, processed slots otherwise (neither takes a commitment).
     headSubscription: level === 'finalized' ? solanaRootSubscription : solanaSlotSubscription,
     // Slots are 400 ms; local validators and replays tick faster.

@@ -83,12 +83,15 @@ describe('the Solana head subscriptions', () => {
     for (const bad of [null, -1, 1.5, '42', { root: 42 }]) expect(solanaRootSubscription.parse(bad)).toBeNull();
   });
 
-  it('the watch reads confirmed slots by slotSubscribe when the suite names no level, roots at finalized; reads default to finalized', () => {
+  it('the watch reads confirmed slots by slotSubscribe when the suite names no level, roots at finalized; reads default to finalized', async () => {
     const { commitments } = solanaAdapter;
     expect(commitments).toMatchObject({ default: 'finalized', watchDefault: 'confirmed' });
     expect(commitments!.at('confirmed').headSubscription).toBe(solanaSlotSubscription);
     expect(commitments!.at('processed').headSubscription).toBe(solanaSlotSubscription);
     expect(commitments!.at('finalized').headSubscription).toBe(solanaRootSubscription);
-    expect(commitments!.at('confirmed').heightRead).toMatchObject({ method: 'getBlockHeight', params: [{ commitment: 'confirmed' }] });
+    const asked: unknown[] = [];
+    const height = await commitments!.at('confirmed').heightBesideHead(async (method, params) => (asked.push({ method, params }), 71));
+    expect(asked).toEqual([{ method: 'getBlockHeight', params: [{ commitment: 'confirmed' }] }]);
+    expect(height).toBe(71n);
   });
 });
