@@ -1,4 +1,4 @@
-import type { ChainAdapter, RpcErrorOutcome } from './types';
+import type { ChainAdapter, PinContextRead, RpcErrorOutcome } from './types';
 
 /*
  * The behaviour of a family whose answers need nothing beyond the shared engine: each ChainAdapter
@@ -12,8 +12,13 @@ export const plainRpcErrorOutcome = (): RpcErrorOutcome => 'rpc_error';
 /** The head is the block height: nothing is read beside it. */
 export const plainHeightBesideHead = async (): Promise<bigint | null> => null;
 
+/** Nothing is read beside the pinned block: no template names a value of it. */
+export const plainPinContext: PinContextRead = { names: [], read: async () => ({}) };
+
 /** Every plain hook at once: for a family that is plain on every matter (a test family). */
 export const PLAIN_HOOKS = {
   rpcErrorOutcome: plainRpcErrorOutcome,
   heightBesideHead: plainHeightBesideHead,
+  pinnedTemplates: {},
+  pinContext: plainPinContext,
 } as const satisfies Partial<ChainAdapter>;

@@ -72,7 +72,7 @@ export function planRequests(
   pinnedBlock: number | null,
   pinnedContext: PinnedContext | null = null,
 ): (seq: number) => PlannedCall {
-  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
+  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates, pinnedContext));
 }
 
 /** A run's settings with its chain adapter and request planner: what the steps that plan, probe, re-check and compare read. */
@@ -115,15 +115,15 @@ export function runPlanOf(run: RunPlanSource, chains: ChainRegistry = CHAINS): R
 
 /** A workload entry's params as sent: templates rendered by the family (and the run's pinned context, when given). */
 export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null, pinnedContext: PinnedContext | null): unknown {
-  return templateParams(params, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
+  return templateParams(params, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates, pinnedContext));
 }
 
 /** The template strings of a family's pinned context ("{{pinned_block_hash}}", …). */
-export const pinContextTemplates = (chain: ChainAdapter): string[] => (chain.pinContext?.names ?? []).map(contextTemplate);
+export const pinContextTemplates = (chain: ChainAdapter): string[] => chain.pinContext.names.map(contextTemplate);
 
 /** Every family's extra template names: a workload naming any of them needs a pinned block too. */
 const PINNED_TEMPLATE_NAMES: readonly string[] = Object.values(CHAINS as ChainRegistry).flatMap((c) =>
-  c === undefined ? [] : [...Object.keys(c.pinnedTemplates ?? {}), ...pinContextTemplates(c)],
+  c === undefined ? [] : [...Object.keys(c.pinnedTemplates), ...pinContextTemplates(c)],
 );
 
 /** Whether planning the run must read the family's pinned context too (some params name one of its values). */

@@ -115,11 +115,11 @@ export interface ChainAdapter {
   /**
    * Other template strings the family replaces in params, each rendered from the same pinned
    * block (Bitcoin: "{{pinned_height}}"). A workload naming one gets a pinned block like one
-   * naming `{{pinned_block}}`.
+   * naming `{{pinned_block}}`. None: `{}`.
    */
-  pinnedTemplates?: PinnedTemplates;
-  /** Values read at planning time beside the pinned block (none: every template renders from the block alone). */
-  pinContext?: PinContextRead;
+  pinnedTemplates: PinnedTemplates;
+  /** Values read at planning time beside the pinned block (none, plainPinContext: every template renders from the block alone). */
+  pinContext: PinContextRead;
   /** The answer may differ between two nodes asked at about the same time because the head moved. */
   isHeadDependent(method: string, params: unknown): boolean;
   /** The params of a head-dependent call pinned at `block` for a re-check; null when it cannot be pinned. */

@@ -1,6 +1,6 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
-import { plainHeightBesideHead, plainRpcErrorOutcome } from '../plain';
+import { plainHeightBesideHead, plainPinContext, plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
@@ -15,6 +15,8 @@ export const evmAdapter: ChainAdapter = {
   // Fast L2s announce every 100–250 ms; anvil and geth --dev mine on demand.
   fastestHeadIntervalMs: 50,
   renderPinned: renderEvmBlock,
+  pinnedTemplates: {},
+  pinContext: plainPinContext,
   isHeadDependent,
   pinForRecheck: pinHeadDependentParams,
   normalize: normalizeEvmResult,
