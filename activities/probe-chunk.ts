@@ -90,7 +90,7 @@ export function toSampleRow(runId: string, targetId: string, role: SampleRow['ro
     reason: r.reason,
     // Only a shared anchor makes the lags of two targets comparable (null = unpaired).
     send_lag_us: paired ? r.sendLagUs : null,
-    context_slot: r.contextSlot ?? null,
+    context_slot: r.answerContext ?? null,
     scalar_answer: r.scalarAnswer ?? null,
   };
 }

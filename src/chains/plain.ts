@@ -1,4 +1,4 @@
-import type { ChainAdapter, PinContextRead, RpcErrorOutcome } from './types';
+import type { AnswerComparison, ChainAdapter, PinContextRead, RpcErrorOutcome } from './types';
 
 /*
  * The behaviour of a family whose answers need nothing beyond the shared engine: each ChainAdapter
@@ -15,10 +15,20 @@ export const plainHeightBesideHead = async (): Promise<bigint | null> => null;
 /** Nothing is read beside the pinned block: no template names a value of it. */
 export const plainPinContext: PinContextRead = { names: [], read: async () => ({}) };
 
+/** Answers name no context and no error or list of the family says "shorter history": every pair is compared on its values. */
+export const plainComparison: AnswerComparison = {
+  answerContext: () => null,
+  mayNameContext: () => false,
+  historyErrorCodes: [],
+  isHistoryList: () => false,
+  isShorterHistory: () => false,
+};
+
 /** Every plain hook at once: for a family that is plain on every matter (a test family). */
 export const PLAIN_HOOKS = {
   rpcErrorOutcome: plainRpcErrorOutcome,
   heightBesideHead: plainHeightBesideHead,
   pinnedTemplates: {},
   pinContext: plainPinContext,
+  comparison: plainComparison,
 } as const satisfies Partial<ChainAdapter>;

@@ -138,6 +138,14 @@ export function needsPinContext(chain: ChainAdapter, workload: Pick<Workload, 'm
 /** Whether planning the run needs a head read first (some params name the pinned block). */
 export const needsPinnedBlock = (workload: Pick<Workload, 'methods'>): boolean => usesPinnedBlock(workload, PINNED_TEMPLATE_NAMES);
 
+/**
+ * Whether some answer of the workload may name an answer context (AnswerComparison.mayNameContext):
+ * only then are pairs at different contexts looked for (a pass over every sample of the run).
+ */
+export function mayNameAnswerContext(chain: ChainAdapter, workload: Pick<Workload, 'methods'>): boolean {
+  return workload.methods.some((m) => chain.comparison.mayNameContext(m.method));
+}
+
 /** The head in an answer to chain.head's request, or null when the answer is not a head. */
 export const parseHead = (chain: ChainAdapter, result: unknown): ChainHead | null => chain.head.parse(result);
 

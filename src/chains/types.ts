@@ -77,6 +77,47 @@ export interface HeadSubscription {
   parse(result: unknown): ChainHead | null;
 }
 
+/**
+ * How a family says whether a candidate's and the reference's answers to one call are comparable,
+ * and when not, why (DESIGN.md §11): the correctness engine (db/samples-correctness.ts, the
+ * re-check step, finalize) applies these to every pair, so a family whose answers need none of it
+ * names plainComparison.
+ */
+export interface AnswerComparison {
+  /**
+   * Where in the chain an answer says it was read (Solana: `context.slot`), null when it names
+   * none; stored with the sample as its answer context. Two ok answers that both name one are
+   * compared only when it is the same: else both sides are re-asked at one context (pinForRecheck
+   * with the higher one) until they answer there, and a pair never answered at one is
+   * `not_comparable` (reason `context_slot`).
+   */
+  answerContext(result: unknown): number | null;
+  /** Whether answers to `method` may name an answer context: the engine looks for pairs at different contexts only in workloads with such a method. */
+  mayNameContext(method: string): boolean;
+  /**
+   * RPC error codes meaning the node no longer holds, or never kept, the history asked for
+   * (Solana: a block below its first available block, a slot missing after a ledger jump, no
+   * transaction history): the node's ledger is shorter, not its answer wrong. A pair where one
+   * side answers such an error and the other a value is `not_comparable` (reason
+   * `history_depth`): neither match nor mismatch. Both sides failing stays `skipped`. The samples
+   * stay `rpc_error` (failed calls, as availability counts them).
+   */
+  historyErrorCodes: readonly number[];
+  /**
+   * Whether `method` answers a list that a node with less history answers shorter (Solana:
+   * getSignaturesForAddress, newest first, ends at the node's first available block). A differing
+   * pair of such a method is re-asked of both sides in the re-check step, whether a head moved or
+   * not, and judged there by isShorterHistory.
+   */
+  isHistoryList(method: string): boolean;
+  /**
+   * With both re-asked answers of a history list in hand: true when one, normalised, is a strict
+   * prefix of the other (equal on the common part) — `not_comparable` (history depth); false —
+   * any other difference, a mismatch.
+   */
+  isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean;
+}
+
 /** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */
 export type RpcErrorOutcome = Extract<SampleOutcome, 'behind' | 'rpc_error'>;
 
@@ -130,12 +171,8 @@ export interface ChainAdapter {
    * MAX_RESULT_DEPTH deep; must not modify its input.
    */
   normalize(method: string, result: unknown, options: NormalizeOptions): unknown;
-  /**
-   * The slot or block an answer says it was read at (Solana: `context.slot`), null when it says
-   * none. Two answers that both name one are compared only when it is the same (else they are
-   * re-asked, then `not_comparable`). Absent: no answer of the family names one.
-   */
-  contextSlot?(result: unknown): number | null;
+  /** Whether two answers to one call can be compared at all, and if not why (AnswerComparison). */
+  comparison: AnswerComparison;
   /** Method names a workload may use on this family (on top of the schema's bounds). */
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */
@@ -147,24 +184,6 @@ export interface ChainAdapter {
    * plainRpcErrorOutcome).
    */
   rpcErrorOutcome(code: number): RpcErrorOutcome;
-  /**
-   * RPC error codes meaning the node no longer holds, or never kept, the history asked for (Solana:
-   * a block below its first available block, a slot missing after a ledger jump, no transaction
-   * history): the node's ledger is shorter, not its answer wrong. A candidate/reference pair where
-   * one side answers such an error and the other a value is `not_comparable` (reason
-   * `history_depth`): neither match nor mismatch. Both sides failing stays `skipped`. The samples
-   * stay `rpc_error` (failed calls, as availability counts them). Absent: none.
-   */
-  historyErrorCodes?: readonly number[];
-  /**
-   * Methods answering a list that a node with less history answers shorter (Solana:
-   * getSignaturesForAddress, newest first, ends at the node's first available block), and the rule
-   * telling that apart: `isShorterHistory` is true when one answer, normalised, is a strict prefix
-   * of the other (equal on the common part). A differing pair of such a method is re-asked of both
-   * sides in the re-check step; a strict prefix there is `not_comparable` (history depth), any
-   * other difference a mismatch. Absent: none.
-   */
-  historyLists?: { methods: readonly string[]; isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean };
   /**
    * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
    * naming none reads at, and the adapter at a level: its head read at that level and

@@ -49,7 +49,7 @@ import {
 } from '../domain/verdict';
 import { findUnavailableRegions } from '../db/vantage';
 import { countHeadArrivals, findHeadArrivals, findWatchSegments } from '../db/head-arrivals';
-import { renderParams, runPlanOf, type RunPlan } from '../chains/registry';
+import { mayNameAnswerContext, renderParams, runPlanOf, type RunPlan } from '../chains/registry';
 import { runSettingsOf, targetsByRole, type RunSettings } from '../domain/run-plan';
 
 /**
@@ -210,10 +210,11 @@ async function tallyCorrectness(
   reference: RunTargetRow,
 ): Promise<CorrectnessTally> {
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
-  // Pairs answered at different context slots (Solana): only families whose answers name one.
-  const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
+  const { chain, workload } = runPlanOf(run);
+  // Pairs answered at different answer contexts: only workloads whose answers may name one.
+  const atSlots = !mayNameAnswerContext(chain, workload) ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
   // A side answering "beyond my ledger" while the other answers a value: history depth, not a failure to compare.
-  const historyCodes = runPlanOf(run).chain.historyErrorCodes ?? [];
+  const historyCodes = chain.comparison.historyErrorCodes;
   const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id, historyCodes);
   if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots, shortHistory);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
@@ -263,7 +264,7 @@ export async function listMismatches(
     limit: MAX_LISTED_MISMATCHES,
   });
   // Pairs at different context slots whose re-ask at one slot still differed are mismatches too.
-  const atOneSlot = plan.chain.contextSlot === undefined ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
+  const atOneSlot = !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned
   // (a call that takes no pin as it was).

@@ -1,5 +1,5 @@
 import type { ChainAdapter } from '../types';
-import { plainHeightBesideHead, plainRpcErrorOutcome } from '../plain';
+import { plainComparison, plainHeightBesideHead, plainRpcErrorOutcome } from '../plain';
 import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
 import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
 import { bitcoinHead, bitcoinPinContext, btcdHeadSubscription, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
@@ -23,6 +23,7 @@ export const bitcoinAdapter: ChainAdapter = {
   isHeadDependent: isBitcoinHeadDependent,
   pinForRecheck: pinBitcoinParams,
   normalize: normalizeBitcoinResult,
+  comparison: plainComparison,
   rpcErrorOutcome: plainRpcErrorOutcome,
   // Core's method table: lower-case names (getblockchaininfo, estimatesmartfee, …).
   methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a Bitcoin Core RPC method name (lower case)' },

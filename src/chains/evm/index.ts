@@ -1,6 +1,6 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
-import { plainHeightBesideHead, plainPinContext, plainRpcErrorOutcome } from '../plain';
+import { plainComparison, plainHeightBesideHead, plainPinContext, plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
@@ -20,6 +20,7 @@ export const evmAdapter: ChainAdapter = {
   isHeadDependent,
   pinForRecheck: pinHeadDependentParams,
   normalize: normalizeEvmResult,
+  comparison: plainComparison,
   rpcErrorOutcome: plainRpcErrorOutcome,
   // eth_*, net_*, web3_*, debug_*, txpool_*, L2 namespaces (optimism_*, zks_*, …): names only.
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../domain/canonical-json';
 import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
 import { isRecord, shapeOf } from '../../domain/json-shape';
-import type { RpcErrorOutcome } from '../types';
+import type { AnswerComparison, RpcErrorOutcome } from '../types';
 
 /*
  * Solana answers compared by meaning. Values need no re-encoding (numbers are JSON numbers,
@@ -107,3 +107,16 @@ export function normalizeSolanaResult(method: string, result: unknown, options: 
   value = removeIgnoredPaths(value, [...(SOLANA_IGNORE_PATHS[method] ?? []), ...(options.ignorePaths ?? [])]);
   return SHAPE_METHODS.has(method) ? shapeOf(value) : value;
 }
+
+/**
+ * The adapter's comparison: answers compared only at one context slot, ledger-depth errors and
+ * shorter signature lists not comparable (history depth). Every method may answer an RpcResponse
+ * with a context.
+ */
+export const solanaComparison: AnswerComparison = {
+  answerContext: solanaContextSlot,
+  mayNameContext: () => true,
+  historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
+  isHistoryList: (method) => HISTORY_LIST_METHODS.includes(method),
+  isShorterHistory: isShorterSolanaHistory,
+};

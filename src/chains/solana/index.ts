@@ -1,6 +1,6 @@
 import type { CommitmentLevel } from '../../domain/suite-config';
 import type { ChainAdapter } from '../types';
-import { HISTORY_LIST_METHODS, isShorterSolanaHistory, normalizeSolanaResult, SOLANA_HISTORY_ERROR_CODES, solanaContextSlot, solanaRpcErrorOutcome } from './answers';
+import { normalizeSolanaResult, solanaComparison, solanaRpcErrorOutcome } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
 import {
   COMMITMENT_TEMPLATE,
@@ -40,15 +40,12 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     isHeadDependent: isSolanaHeadDependent,
     pinForRecheck: pinSolanaParams,
     normalize: normalizeSolanaResult,
-    contextSlot: solanaContextSlot,
+    comparison: solanaComparison,
     // Solana's method table: camelCase names (getAccountInfo, isBlockhashValid, …).
     methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
     defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
     rpcErrorOutcome: solanaRpcErrorOutcome,
-    // A block or history beyond the node's ledger: not comparable with a node that has it (answers.ts).
-    historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
-    historyLists: { methods: HISTORY_LIST_METHODS, isShorterHistory: isShorterSolanaHistory },
     commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
   };
 }

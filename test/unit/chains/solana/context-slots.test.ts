@@ -26,9 +26,9 @@ describe('solanaContextSlot', () => {
     expect(solanaContextSlot(result)).toBe(slot);
   });
 
-  it('is the adapter\u2019s contextSlot at every commitment level', () => {
-    expect(solanaAdapter.contextSlot).toBe(solanaContextSlot);
-    expect(solanaAdapter.commitments!.at('confirmed').contextSlot).toBe(solanaContextSlot);
+  it('is the adapter\u2019s answer context at every commitment level', () => {
+    expect(solanaAdapter.comparison.answerContext).toBe(solanaContextSlot);
+    expect(solanaAdapter.commitments!.at('confirmed').comparison.answerContext).toBe(solanaContextSlot);
   });
 });
 

@@ -19,9 +19,9 @@ import {
 describe('the Solana history-depth errors', () => {
   it('are agave\u2019s "not in this ledger" codes, at every commitment level, and no other family has any', () => {
     expect(SOLANA_HISTORY_ERROR_CODES).toEqual([-32001, -32007, -32009, -32011]);
-    expect(solanaAdapter.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(solanaAdapter.commitments!.at('finalized').historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(evmAdapter.historyErrorCodes).toBeUndefined();
+    expect(solanaAdapter.comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
+    expect(solanaAdapter.commitments!.at('finalized').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
+    expect(evmAdapter.comparison.historyErrorCodes).toEqual([]);
   });
 
   it.each([
@@ -56,9 +56,10 @@ describe('isShorterSolanaHistory: a shorter history list is a strict prefix of t
   it('applies to history lists only', () => {
     expect(isShorterSolanaHistory('getProgramAccounts', [A], [A, B])).toBe(false);
     expect(isShorterSolanaHistory('getBlocks', [1, 2], [1, 2, 3])).toBe(false);
-    expect(solanaAdapter.historyLists?.methods).toEqual(['getSignaturesForAddress']);
-    expect(solanaAdapter.historyLists?.isShorterHistory).toBe(isShorterSolanaHistory);
-    expect(evmAdapter.historyLists).toBeUndefined();
+    expect(['getSignaturesForAddress', 'getProgramAccounts', 'getBlocks'].filter(solanaAdapter.comparison.isHistoryList)).toEqual(['getSignaturesForAddress']);
+    expect(solanaAdapter.comparison.isShorterHistory).toBe(isShorterSolanaHistory);
+    expect(evmAdapter.comparison.isHistoryList('eth_getLogs')).toBe(false);
+    expect(evmAdapter.comparison.isShorterHistory('eth_getLogs', [1], [1, 2])).toBe(false);
   });
 });
 
