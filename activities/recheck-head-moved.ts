@@ -4,7 +4,7 @@ import type { Queryable, Sql } from '../src/db/client';
 import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import { findRun, findRunTargets, type RunRow, type RunTargetRow } from '../src/db/runs';
-import { compareWithReference, selectContextSlotPairs, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
+import { compareWithReference, selectAnswerContextPairs, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
 import { mayNameAnswerContext, renderParams, type RunPlan } from '../src/chains/registry';
 import { fingerprintWith, MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
 import type { ChainAdapter } from '../src/chains/types';
@@ -90,8 +90,8 @@ export async function loadJudgedRun(sql: Queryable, runId: string): Promise<Judg
 
 /**
  * A pair to re-send, with its block and pinned params. `atOneSlot`: a pair answered at different
- * context slots, re-asked until both sides answer at one slot (recheckAtOneSlot); `block` is the
- * higher slot and `params` the call's own (pinned per ask).
+ * answer contexts, re-asked until both sides answer at one context (recheckAtOneSlot); `block` is the
+ * higher context and `params` the call's own (pinned per ask).
  */
 type PlannedRecheck = RecheckPair & { block: string; params: unknown[]; atOneSlot?: boolean };
 
@@ -166,9 +166,9 @@ async function planRechecks(
     methods.length === 0 && historyLists.length === 0
       ? []
       : await selectRecheckPairs(tx, run.id, ids, reference.id, { headDependentMethods: methods, historyListMethods: historyLists, limit: MAX_RECHECKS_PER_RUN });
-  // Pairs at different context slots share the per-run bound with the head-moved ones.
+  // Pairs at different answer contexts share the per-run bound with the head-moved ones.
   const slotPairs =
-    !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await selectContextSlotPairs(tx, run.id, ids, reference.id, MAX_RECHECKS_PER_RUN - pairs.length);
+    !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await selectAnswerContextPairs(tx, run.id, ids, reference.id, MAX_RECHECKS_PER_RUN - pairs.length);
   if (pairs.length === 0 && slotPairs.length === 0) return { todo: [], endpoints };
   const stored = await storedRecheckKeys(tx, run.id);
   const { chain } = plan;

@@ -21,7 +21,7 @@ import {
   type RunTargetRow,
 } from '../db/runs';
 import { explanationKey, recordedScalars, storedExplanations } from '../db/mismatch-explanations';
-import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs, historyDepthPairs } from '../db/samples-correctness';
+import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, answerContextPairs, historyDepthPairs } from '../db/samples-correctness';
 import { aggregateLatency, answeredSecondShare, successfulOrderStatistics } from '../db/samples-stats';
 import { sweepStepRows } from '../db/sweep-stats';
 import { sweepPlanOf } from '../domain/sweep';
@@ -212,7 +212,7 @@ async function tallyCorrectness(
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
   const { chain, workload } = runPlanOf(run);
   // Pairs answered at different answer contexts: only workloads whose answers may name one.
-  const atSlots = !mayNameAnswerContext(chain, workload) ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
+  const atSlots = !mayNameAnswerContext(chain, workload) ? [] : await answerContextPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
   // A side answering "beyond my ledger" while the other answers a value: history depth, not a failure to compare.
   const historyCodes = chain.comparison.historyErrorCodes;
   const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id, historyCodes);
@@ -263,7 +263,7 @@ export async function listMismatches(
     headDependentMethods: [...headDependentMethods(plan)],
     limit: MAX_LISTED_MISMATCHES,
   });
-  // Pairs at different context slots whose re-ask at one slot still differed are mismatches too.
+  // Pairs at different answer contexts whose re-ask at one context still differed are mismatches too.
   const atOneSlot = !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned

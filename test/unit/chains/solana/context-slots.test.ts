@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { solanaAdapter } from '../../../../src/chains/solana';
 import { solanaContextSlot } from '../../../../src/chains/solana/answers';
 import { solanaRootSubscription, solanaSlotSubscription } from '../../../../src/chains/solana/head';
-import { judgeCorrectness, tallyFromCounts, type ContextSlotTotals, type MethodPairTotals } from '../../../../src/domain/correctness';
+import { judgeCorrectness, tallyFromCounts, type AnswerContextTotals, type MethodPairTotals } from '../../../../src/domain/correctness';
 import { SOLANA_WS_EXAMPLES } from '../../../helpers/solana-replay-node';
 
 /*
@@ -51,7 +51,7 @@ describe('the tally of pairs at different context slots', () => {
       byMethod: [],
     },
   ])('$name', ({ context, expected, byMethod }) => {
-    const tally = tallyFromCounts(pairs, [], [], context as ContextSlotTotals[]);
+    const tally = tallyFromCounts(pairs, [], [], context as AnswerContextTotals[]);
     expect(tally).toMatchObject(expected);
     expect(tally.mismatchesByMethod).toEqual(byMethod);
   });

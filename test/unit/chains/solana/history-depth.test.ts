@@ -5,7 +5,7 @@ import { evmAdapter } from '../../../../src/chains/evm';
 import {
   judgeCorrectness,
   tallyFromCounts,
-  type ContextSlotTotals,
+  type AnswerContextTotals,
   type HistoryDepthTotals,
   type MethodPairTotals,
 } from '../../../../src/domain/correctness';
@@ -68,7 +68,7 @@ describe('the tally of pairs not comparable for history depth', () => {
     { method: 'getBalance', matched: 10, differing: 0, skipped: 0 },
     { method: 'getBlock', matched: 2, differing: 0, skipped: 8 },
   ];
-  const atSlots: ContextSlotTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 0, rechecked: 0 }];
+  const atSlots: AnswerContextTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 0, rechecked: 0 }];
 
   it.each([
     {
@@ -93,7 +93,7 @@ describe('the tally of pairs not comparable for history depth', () => {
   });
 
   it('adds to the pairs at different context slots in not_comparable, each reason counted and named', () => {
-    const slots: ContextSlotTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 4, rechecked: 4 }];
+    const slots: AnswerContextTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 4, rechecked: 4 }];
     const withSkipped: MethodPairTotals[] = [{ method: 'getBalance', matched: 6, differing: 0, skipped: 4 }, pairs[1]!];
     const summary = judgeCorrectness(tallyFromCounts(withSkipped, [], [], slots, [{ method: 'getBlock', not_comparable: 8 }]), 100);
     expect(summary.details).toMatchObject({ compared: 8, skipped: 0, not_comparable: 12, not_comparable_reasons: { context_slot: 4, history_depth: 8 } });
