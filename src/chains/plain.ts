@@ -1,4 +1,4 @@
-import type { AnswerComparison, ChainAdapter, PinContextRead, RpcErrorOutcome } from './types';
+import type { AnswerComparison, ChainAdapter, PinContextRead, ReadLevels, RpcErrorOutcome } from './types';
 
 /*
  * The behaviour of a family whose answers need nothing beyond the shared engine: each ChainAdapter
@@ -24,7 +24,10 @@ export const plainComparison: AnswerComparison = {
   isShorterHistory: () => false,
 };
 
-/** Every plain hook at once: for a family that is plain on every matter (a test family). */
+/** No read levels: every read is the family's one kind, made by the adapter itself (`self`, read when asked). */
+export const plainReadLevels = (self: () => ChainAdapter): ReadLevels => ({ names: [], at: () => self() });
+
+/** Every plain hook other than readLevels (which names its adapter) at once: for a family that is plain on every matter (a test family). */
 export const PLAIN_HOOKS = {
   rpcErrorOutcome: plainRpcErrorOutcome,
   heightBesideHead: plainHeightBesideHead,

@@ -1,7 +1,7 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
 import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
-import type { CommitmentLevel, Workload } from '../domain/suite-config';
+import type { Workload } from '../domain/suite-config';
 import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
 import { evmAdapter } from './evm';
@@ -97,10 +97,8 @@ export type RunPlanSource = RunSettingsSource & { config_snapshot: { chain: { fa
  * default for reads (`use: 'reads'`) or for the head watch (`'watch'`); a family without levels
  * as it is.
  */
-export function atCommitment(chain: ChainAdapter, level: CommitmentLevel | undefined, use: 'reads' | 'watch' = 'reads'): ChainAdapter {
-  if (chain.commitments === undefined) return chain;
-  const { default: reads, watchDefault } = chain.commitments;
-  return chain.commitments.at(level ?? (use === 'watch' ? (watchDefault ?? reads) : reads));
+export function atCommitment(chain: ChainAdapter, level: string | undefined, use: 'reads' | 'watch' = 'reads'): ChainAdapter {
+  return chain.readLevels.at(level, use);
 }
 
 /** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */

@@ -1,6 +1,5 @@
 import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
-import type { CommitmentLevel } from '../domain/suite-config';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
 import type { SampleOutcome } from '../domain/sample-outcome';
 
@@ -118,6 +117,22 @@ export interface AnswerComparison {
   isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean;
 }
 
+/**
+ * The levels of agreement a family's reads may be made at (Solana: its commitment levels), which a
+ * suite names in `config.commitment`. The family owns their vocabulary and defaults: the shared
+ * code passes the suite's name through.
+ */
+export interface ReadLevels {
+  /** The names a suite may give; none (plainReadLevels): the family has no levels, and a suite naming one is refused. */
+  names: readonly string[];
+  /**
+   * The adapter reading at `level` (one of `names`: its head read and its templates at that
+   * level), or, when the suite names none, at the family's default for reads or for the head
+   * watch (`use`); a family without levels answers itself.
+   */
+  at(level: string | undefined, use: 'reads' | 'watch'): ChainAdapter;
+}
+
 /** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */
 export type RpcErrorOutcome = Extract<SampleOutcome, 'behind' | 'rpc_error'>;
 
@@ -184,14 +199,8 @@ export interface ChainAdapter {
    * plainRpcErrorOutcome).
    */
   rpcErrorOutcome(code: number): RpcErrorOutcome;
-  /**
-   * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
-   * naming none reads at, and the adapter at a level: its head read at that level and
-   * "{{commitment}}" in params rendered as it. `watchDefault`: the level the head watch
-   * (config.freshness) reads at when the suite names none (else `default`). Absent: the family has
-   * no such levels, and a suite naming one is refused.
-   */
-  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; watchDefault?: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
+  /** The levels a suite may read the family at (`config.commitment`), and the adapter at one (ReadLevels). */
+  readLevels: ReadLevels;
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHAIN_FAMILIES } from './catalog-presets';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
-import { COMMITMENT_LEVELS, freshnessSchema, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
+import { freshnessSchema, READ_LEVEL_NAMES, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 import { displayName } from './display-name';
 
 /**
@@ -86,7 +86,7 @@ export const rvsFileSuiteSchema = z
     thresholds: thresholdsSchema.prefault({}),
     retry: retrySchema.prefault({}),
     freshness: freshnessSchema.optional().describe('a head watch beside the workload (docs/freshness.md); left out: none'),
-    commitment: z.enum(COMMITMENT_LEVELS).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
+    commitment: z.enum(READ_LEVEL_NAMES).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
     vantage_points: suiteConfigSchema.shape.vantage_points.describe(
       'regions whose workers probe every target, each on its queue rvs-probe-<region> (DESIGN.md §14); left out: probed from the main queue only (region local)',
     ),

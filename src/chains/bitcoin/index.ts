@@ -1,5 +1,5 @@
 import type { ChainAdapter } from '../types';
-import { plainComparison, plainHeightBesideHead, plainRpcErrorOutcome } from '../plain';
+import { plainComparison, plainHeightBesideHead, plainReadLevels, plainRpcErrorOutcome } from '../plain';
 import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
 import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
 import { bitcoinHead, bitcoinPinContext, btcdHeadSubscription, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
@@ -28,5 +28,6 @@ export const bitcoinAdapter: ChainAdapter = {
   // Core's method table: lower-case names (getblockchaininfo, estimatesmartfee, …).
   methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a Bitcoin Core RPC method name (lower case)' },
   defaultMethods: [{ method: 'getblockcount', params: [], weight: 1 }],
+  readLevels: plainReadLevels(() => bitcoinAdapter),
   presets: { chains: BITCOIN_CHAIN_PRESETS, workloads: BITCOIN_WORKLOAD_PRESETS },
 };

@@ -1,6 +1,6 @@
 import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
-import { plainComparison, plainHeightBesideHead, plainPinContext, plainRpcErrorOutcome } from '../plain';
+import { plainComparison, plainHeightBesideHead, plainPinContext, plainReadLevels, plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
@@ -25,6 +25,7 @@ export const evmAdapter: ChainAdapter = {
   // eth_*, net_*, web3_*, debug_*, txpool_*, L2 namespaces (optimism_*, zks_*, …): names only.
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
   defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],
+  readLevels: plainReadLevels(() => evmAdapter),
   presets: {
     chains: EVM_CHAIN_PRESETS,
     workloads: EVM_WORKLOAD_PRESETS,

@@ -1,5 +1,10 @@
-import type { CommitmentLevel } from '../../domain/suite-config';
 import { PinContextError, type HeadRead, type HeadSubscription, type PinCall, type PinContextRead } from '../types';
+
+/** Solana's commitment levels (config.commitment on a Solana chain), from the least to the most agreed. */
+export const COMMITMENT_LEVELS = ['processed', 'confirmed', 'finalized'] as const;
+export type CommitmentLevel = (typeof COMMITMENT_LEVELS)[number];
+
+export const isCommitmentLevel = (level: string): level is CommitmentLevel => (COMMITMENT_LEVELS as readonly string[]).includes(level);
 
 /**
  * The head of a Solana node: the slot at a commitment level. Reads default to `finalized`: pinned

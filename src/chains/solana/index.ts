@@ -1,10 +1,12 @@
-import type { CommitmentLevel } from '../../domain/suite-config';
-import type { ChainAdapter } from '../types';
+import type { ChainAdapter, ReadLevels } from '../types';
 import { normalizeSolanaResult, solanaComparison, solanaRpcErrorOutcome } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
 import {
+  COMMITMENT_LEVELS,
   COMMITMENT_TEMPLATE,
+  type CommitmentLevel,
   DEFAULT_COMMITMENT,
+  isCommitmentLevel,
   PINNED_SLOT_TEMPLATE,
   renderSolanaSlot,
   solanaHeadAt,
@@ -16,7 +18,18 @@ import {
 } from './head';
 import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
 
-const COMMITMENT_LEVELS: readonly CommitmentLevel[] = ['processed', 'confirmed', 'finalized'];
+/**
+ * The suite's commitment level (config.commitment), else finalized for reads and confirmed for the
+ * head watch (head.ts DEFAULT_COMMITMENT, WATCH_COMMITMENT). A name that is not a level is refused
+ * when the suite is saved (ReadLevels.names), so it never reaches here.
+ */
+const solanaReadLevels: ReadLevels = {
+  names: COMMITMENT_LEVELS,
+  at(level, use) {
+    if (level !== undefined && !isCommitmentLevel(level)) throw new Error(`"${level}" is not a Solana commitment level`);
+    return solanaAdapterAt(level ?? (use === 'watch' ? WATCH_COMMITMENT : DEFAULT_COMMITMENT));
+  },
+};
 
 /**
  * The adapter at a commitment level. The registry's own entry (no level applied) renders no
@@ -46,7 +59,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
     rpcErrorOutcome: solanaRpcErrorOutcome,
-    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
+    readLevels: solanaReadLevels,
   };
 }
 

@@ -28,7 +28,7 @@ describe('solanaContextSlot', () => {
 
   it('is the adapter\u2019s answer context at every commitment level', () => {
     expect(solanaAdapter.comparison.answerContext).toBe(solanaContextSlot);
-    expect(solanaAdapter.commitments!.at('confirmed').comparison.answerContext).toBe(solanaContextSlot);
+    expect(solanaAdapter.readLevels.at('confirmed', 'reads').comparison.answerContext).toBe(solanaContextSlot);
   });
 });
 
@@ -84,13 +84,14 @@ describe('the Solana head subscriptions', () => {
   });
 
   it('the watch reads confirmed slots by slotSubscribe when the suite names no level, roots at finalized; reads default to finalized', async () => {
-    const { commitments } = solanaAdapter;
-    expect(commitments).toMatchObject({ default: 'finalized', watchDefault: 'confirmed' });
-    expect(commitments!.at('confirmed').headSubscription).toBe(solanaSlotSubscription);
-    expect(commitments!.at('processed').headSubscription).toBe(solanaSlotSubscription);
-    expect(commitments!.at('finalized').headSubscription).toBe(solanaRootSubscription);
+    const { readLevels } = solanaAdapter;
+    expect(readLevels.at(undefined, 'reads').head.params).toEqual([{ commitment: 'finalized' }]);
+    expect(readLevels.at(undefined, 'watch').head.params).toEqual([{ commitment: 'confirmed' }]);
+    expect(readLevels.at('confirmed', 'reads').headSubscription).toBe(solanaSlotSubscription);
+    expect(readLevels.at('processed', 'reads').headSubscription).toBe(solanaSlotSubscription);
+    expect(readLevels.at('finalized', 'reads').headSubscription).toBe(solanaRootSubscription);
     const asked: unknown[] = [];
-    const height = await commitments!.at('confirmed').heightBesideHead(async (method, params) => (asked.push({ method, params }), 71));
+    const height = await readLevels.at('confirmed', 'reads').heightBesideHead(async (method, params) => (asked.push({ method, params }), 71));
     expect(asked).toEqual([{ method: 'getBlockHeight', params: [{ commitment: 'confirmed' }] }]);
     expect(height).toBe(71n);
   });

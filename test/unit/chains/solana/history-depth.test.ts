@@ -20,7 +20,7 @@ describe('the Solana history-depth errors', () => {
   it('are agave\u2019s "not in this ledger" codes, at every commitment level, and no other family has any', () => {
     expect(SOLANA_HISTORY_ERROR_CODES).toEqual([-32001, -32007, -32009, -32011]);
     expect(solanaAdapter.comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(solanaAdapter.commitments!.at('finalized').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
+    expect(solanaAdapter.readLevels.at('finalized', 'reads').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
     expect(evmAdapter.comparison.historyErrorCodes).toEqual([]);
   });
 
