@@ -1,4 +1,4 @@
-import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
+import type { ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
 import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
 import type { Workload } from '../domain/suite-config';
@@ -12,22 +12,25 @@ import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
  * The one place that knows every chain family's folder (DESIGN.md §11, STYLE rule 15). Callers
  * ask for their family's adapter here; nothing outside src/chains imports src/chains/<family>/.
  *
- * The chain resource accepts `evm`, `solana` and `bitcoin`, and each has an adapter. A suite or
- * run on a chain whose family has none (only a hand-edited row can name one) is refused with a 400 (UnsupportedChainFamilyError) rather
- * than probed as EVM, which is what happened before the registry. Adding a family = one folder +
- * one line in ADAPTED_FAMILIES and CHAINS (docs/chains.md).
+ * The chain resource accepts the families registered here (CHAIN_FAMILIES), each with its adapter.
+ * A suite or run on a chain whose family has none (only a hand-edited row can name one) is
+ * refused with a 400 (UnsupportedChainFamilyError) rather than probed as EVM, which is what
+ * happened before the registry. Adding a family = one folder + one line in CHAINS (docs/chains.md).
  */
 
-/** The families with an adapter: a subset of the chain resource's families. */
-export const ADAPTED_FAMILIES = ['evm', 'bitcoin', 'solana'] as const satisfies readonly ChainFamily[];
-export type AdaptedFamily = (typeof ADAPTED_FAMILIES)[number];
-
-/** Every adapted family must register a whole ChainAdapter: the compiler checks both. */
-export const CHAINS: Readonly<Record<AdaptedFamily, ChainAdapter>> = {
+/** Every family's whole ChainAdapter (the compiler checks each is complete), in the order lists show them. */
+export const CHAINS = {
   evm: evmAdapter,
   bitcoin: bitcoinAdapter,
   solana: solanaAdapter,
-};
+} as const satisfies Readonly<Record<string, ChainAdapter>>;
+
+export type AdaptedFamily = keyof typeof CHAINS;
+/** The families with an adapter: what the chain resource's `family` accepts (CHAIN_FAMILIES). */
+export const ADAPTED_FAMILIES = Object.keys(CHAINS) as [AdaptedFamily, ...AdaptedFamily[]];
+/** The chain resource's families (and the catalog's): the registered ones. */
+export const CHAIN_FAMILIES = ADAPTED_FAMILIES;
+export type ChainFamily = AdaptedFamily;
 
 /** A run snapshot taken before snapshots carried the family is an EVM run (the only family probed then). */
 export const LEGACY_SNAPSHOT_FAMILY: AdaptedFamily = 'evm';

@@ -1,4 +1,4 @@
-import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
+import type { ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
 import type { SampleOutcome } from '../domain/sample-outcome';
@@ -208,4 +208,3 @@ export interface ChainAdapter {
 /** A registry: the adapters a process knows, by family. Functions take one so tests can add a family. */
 export type ChainRegistry = Readonly<Partial<Record<string, ChainAdapter>>>;
 
-export type { ChainFamily };

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { CHAIN_FAMILIES } from './catalog-presets';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
 import { freshnessSchema, READ_LEVEL_NAMES, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 import { displayName } from './display-name';
@@ -41,7 +40,13 @@ export const rvsFileChainSchema = z
   .strictObject({
     slug: slug.describe('the chain\'s key: endpoints and suites name their chain by it'),
     name,
-    family: z.enum(CHAIN_FAMILIES).default('evm'),
+    // The families are the server's (its chain registry): one the server does not speak is refused when the file is applied.
+    family: z
+      .string()
+      .regex(/^[a-z][a-z0-9]*$/, 'must be a chain family name (lower-case letters and digits)')
+      .max(32)
+      .default('evm')
+      .describe('the chain family (evm, bitcoin, solana, …: those the server registers; GET /v1/catalog/chains lists their presets)'),
     chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
     explorer_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
   })
