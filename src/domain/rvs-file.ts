@@ -46,7 +46,7 @@ export const rvsFileChainSchema = z
       .regex(/^[a-z][a-z0-9]*$/, 'must be a chain family name (lower-case letters and digits)')
       .max(32)
       .default('evm')
-      .describe('the chain family (evm, bitcoin, solana, …: those the server registers; GET /v1/catalog/chains lists their presets)'),
+      .describe('the chain family: one the server registers (GET /v1/openapi.json lists them under the chain resource), else refused on apply'),
     chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
     explorer_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
   })

@@ -79,8 +79,8 @@ export const thresholdsSchema = z.strictObject({
  */
 export const thresholdOverridesSchema = z.strictObject(thresholdFields).partial();
 
-// The name pattern and the default methods here are the outer bound every family fits (EVM,
-// Bitcoin, Solana and CometBFT names are all [A-Za-z0-9_]); a suite's chain family adds its own
+// The name pattern and the default methods here are the outer bound every family fits (every
+// family's method names are [A-Za-z0-9_]); a suite's chain family adds its own
 // rule and default (ChainAdapter.methodName, .defaultMethods) in services/suites.ts.
 const methodSchema = z.strictObject({
   method: z.string().min(1).max(100).regex(/^[A-Za-z0-9_]+$/, 'must be a JSON-RPC method name'),
