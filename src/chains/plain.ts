@@ -24,14 +24,15 @@ export const plainComparison: AnswerComparison = {
   isShorterHistory: () => false,
 };
 
-/** No read levels: every read is the family's one kind, made by the adapter itself (`self`, read when asked). */
-export const plainReadLevels = (self: () => ChainAdapter): ReadLevels => ({ names: [], at: () => self() });
+/** No read levels: every read is the family's one kind, made by the adapter as it is. */
+export const plainReadLevels: ReadLevels = { names: [], at: (adapter) => adapter };
 
-/** Every plain hook other than readLevels (which names its adapter) at once: for a family that is plain on every matter (a test family). */
+/** Every plain hook at once: for a family that is plain on every matter (a test family). */
 export const PLAIN_HOOKS = {
   rpcErrorOutcome: plainRpcErrorOutcome,
   heightBesideHead: plainHeightBesideHead,
   pinnedTemplates: {},
   pinContext: plainPinContext,
   comparison: plainComparison,
+  readLevels: plainReadLevels,
 } as const satisfies Partial<ChainAdapter>;

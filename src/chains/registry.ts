@@ -101,7 +101,7 @@ export type RunPlanSource = RunSettingsSource & { config_snapshot: { chain: { fa
  * as it is.
  */
 export function atCommitment(chain: ChainAdapter, level: string | undefined, use: 'reads' | 'watch' = 'reads'): ChainAdapter {
-  return chain.readLevels.at(level, use);
+  return chain.readLevels.at(chain, level, use);
 }
 
 /** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */

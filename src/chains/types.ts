@@ -126,11 +126,11 @@ export interface ReadLevels {
   /** The names a suite may give; none (plainReadLevels): the family has no levels, and a suite naming one is refused. */
   names: readonly string[];
   /**
-   * The adapter reading at `level` (one of `names`: its head read and its templates at that
-   * level), or, when the suite names none, at the family's default for reads or for the head
-   * watch (`use`); a family without levels answers itself.
+   * `adapter` (the family's) reading at `level` (one of `names`: its head read and its templates
+   * at that level), or, when the suite names none, at the family's default for reads or for the
+   * head watch (`use`); a family without levels answers `adapter` as it is.
    */
-  at(level: string | undefined, use: 'reads' | 'watch'): ChainAdapter;
+  at(adapter: ChainAdapter, level: string | undefined, use: 'reads' | 'watch'): ChainAdapter;
 }
 
 /** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  atCommitment,
   CHAINS,
   chainAdapter,
   chainOfRun,
@@ -11,7 +12,7 @@ import {
   renderParams,
   UnsupportedChainFamilyError,
 } from '../../src/chains/registry';
-import { PLAIN_HOOKS, plainReadLevels } from '../../src/chains/plain';
+import { PLAIN_HOOKS } from '../../src/chains/plain';
 import type { ChainAdapter, ChainRegistry } from '../../src/chains/types';
 import { READ_LEVEL_NAMES } from '../../src/domain/suite-config';
 import { PINNED_BLOCK_TEMPLATE } from '../../src/domain/workload';
@@ -25,7 +26,6 @@ import { toyHeadRead } from '../helpers/toy-chain';
  */
 const toy: ChainAdapter = {
   ...PLAIN_HOOKS,
-  readLevels: plainReadLevels(() => toy),
   family: 'toy',
   envelope: 'json-rpc-1.0',
   fastestHeadIntervalMs: 1_000,
@@ -128,7 +128,7 @@ describe('read levels', () => {
   });
 
   it('a family without levels reads with itself, whatever is asked', () => {
-    expect(toy.readLevels.at(undefined, 'watch')).toBe(toy);
-    expect(CHAINS.bitcoin.readLevels.at(undefined, 'reads')).toBe(CHAINS.bitcoin);
+    expect(atCommitment(toy, undefined, 'watch')).toBe(toy);
+    expect(atCommitment(CHAINS.bitcoin, undefined)).toBe(CHAINS.bitcoin);
   });
 });

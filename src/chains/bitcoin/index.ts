@@ -28,6 +28,6 @@ export const bitcoinAdapter: ChainAdapter = {
   // Core's method table: lower-case names (getblockchaininfo, estimatesmartfee, …).
   methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a Bitcoin Core RPC method name (lower case)' },
   defaultMethods: [{ method: 'getblockcount', params: [], weight: 1 }],
-  readLevels: plainReadLevels(() => bitcoinAdapter),
+  readLevels: plainReadLevels,
   presets: { chains: BITCOIN_CHAIN_PRESETS, workloads: BITCOIN_WORKLOAD_PRESETS },
 };

@@ -25,7 +25,7 @@ export const evmAdapter: ChainAdapter = {
   // eth_*, net_*, web3_*, debug_*, txpool_*, L2 namespaces (optimism_*, zks_*, …): names only.
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
   defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],
-  readLevels: plainReadLevels(() => evmAdapter),
+  readLevels: plainReadLevels,
   presets: {
     chains: EVM_CHAIN_PRESETS,
     workloads: EVM_WORKLOAD_PRESETS,

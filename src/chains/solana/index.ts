@@ -25,7 +25,7 @@ import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
  */
 const solanaReadLevels: ReadLevels = {
   names: COMMITMENT_LEVELS,
-  at(level, use) {
+  at(_adapter, level, use) {
     if (level !== undefined && !isCommitmentLevel(level)) throw new Error(`"${level}" is not a Solana commitment level`);
     return solanaAdapterAt(level ?? (use === 'watch' ? WATCH_COMMITMENT : DEFAULT_COMMITMENT));
   },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { atCommitment } from '../../../../src/chains/registry';
 import { solanaAdapter } from '../../../../src/chains/solana';
 import { solanaContextSlot } from '../../../../src/chains/solana/answers';
 import { solanaRootSubscription, solanaSlotSubscription } from '../../../../src/chains/solana/head';
@@ -28,7 +29,7 @@ describe('solanaContextSlot', () => {
 
   it('is the adapter\u2019s answer context at every commitment level', () => {
     expect(solanaAdapter.comparison.answerContext).toBe(solanaContextSlot);
-    expect(solanaAdapter.readLevels.at('confirmed', 'reads').comparison.answerContext).toBe(solanaContextSlot);
+    expect(atCommitment(solanaAdapter, 'confirmed', 'reads').comparison.answerContext).toBe(solanaContextSlot);
   });
 });
 
@@ -84,14 +85,13 @@ describe('the Solana head subscriptions', () => {
   });
 
   it('the watch reads confirmed slots by slotSubscribe when the suite names no level, roots at finalized; reads default to finalized', async () => {
-    const { readLevels } = solanaAdapter;
-    expect(readLevels.at(undefined, 'reads').head.params).toEqual([{ commitment: 'finalized' }]);
-    expect(readLevels.at(undefined, 'watch').head.params).toEqual([{ commitment: 'confirmed' }]);
-    expect(readLevels.at('confirmed', 'reads').headSubscription).toBe(solanaSlotSubscription);
-    expect(readLevels.at('processed', 'reads').headSubscription).toBe(solanaSlotSubscription);
-    expect(readLevels.at('finalized', 'reads').headSubscription).toBe(solanaRootSubscription);
+    expect(atCommitment(solanaAdapter, undefined, 'reads').head.params).toEqual([{ commitment: 'finalized' }]);
+    expect(atCommitment(solanaAdapter, undefined, 'watch').head.params).toEqual([{ commitment: 'confirmed' }]);
+    expect(atCommitment(solanaAdapter, 'confirmed', 'reads').headSubscription).toBe(solanaSlotSubscription);
+    expect(atCommitment(solanaAdapter, 'processed', 'reads').headSubscription).toBe(solanaSlotSubscription);
+    expect(atCommitment(solanaAdapter, 'finalized', 'reads').headSubscription).toBe(solanaRootSubscription);
     const asked: unknown[] = [];
-    const height = await readLevels.at('confirmed', 'reads').heightBesideHead(async (method, params) => (asked.push({ method, params }), 71));
+    const height = await atCommitment(solanaAdapter, 'confirmed', 'reads').heightBesideHead(async (method, params) => (asked.push({ method, params }), 71));
     expect(asked).toEqual([{ method: 'getBlockHeight', params: [{ commitment: 'confirmed' }] }]);
     expect(height).toBe(71n);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { atCommitment } from '../../../../src/chains/registry';
 import { solanaAdapter } from '../../../../src/chains/solana';
 import { isShorterSolanaHistory, SOLANA_HISTORY_ERROR_CODES } from '../../../../src/chains/solana/answers';
 import { evmAdapter } from '../../../../src/chains/evm';
@@ -20,7 +21,7 @@ describe('the Solana history-depth errors', () => {
   it('are agave\u2019s "not in this ledger" codes, at every commitment level, and no other family has any', () => {
     expect(SOLANA_HISTORY_ERROR_CODES).toEqual([-32001, -32007, -32009, -32011]);
     expect(solanaAdapter.comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(solanaAdapter.readLevels.at('finalized', 'reads').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
+    expect(atCommitment(solanaAdapter, 'finalized').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
     expect(evmAdapter.comparison.historyErrorCodes).toEqual([]);
   });
 
