@@ -94,11 +94,11 @@ export default tseslint.config(
     },
     // Chain families (STYLE rule 15): src/chains/<family>/ imports only its own folder, src/domain,
     // src/net (the outbound guard, for a family that brings its own transport) and the adapter
-    // types; only src/chains/registry.ts imports a family folder.
+    // types and plain hooks; only src/chains/registry.ts imports a family folder.
     {
       files: ['src/chains/*/**/*.ts'],
-      regex: '^(\\.\\./(?!types$|\\.\\./(domain|net)/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
-      message: 'src/chains/<family> imports only src/domain, src/net and ../types: no other family, no registry, no I/O library of its own (STYLE rules 5 and 15).',
+      regex: '^(\\.\\./(?!types$|plain$|\\.\\./(domain|net)/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/chains/<family> imports only src/domain, src/net, ../types and ../plain (the shared trivial hooks): no other family, no registry, no I/O library of its own (STYLE rules 5 and 15).',
     },
     {
       files: ['src/chains/*.ts'],

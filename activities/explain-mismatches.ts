@@ -2,9 +2,9 @@ import type { Queryable } from '../src/db/client';
 import { findEndpoint } from '../src/db/endpoints';
 import { explanationKey, insertExplanations, storedExplanations, type ExplanationRow } from '../src/db/mismatch-explanations';
 import type { RunTargetRow } from '../src/db/run-targets';
-import { compareWithReference, contextSlotPairs } from '../src/db/samples-correctness';
+import { compareWithReference, answerContextPairs } from '../src/db/samples-correctness';
 import { answerDifferences } from '../src/domain/answer-diff';
-import { fingerprintAnswer, type RunPlan } from '../src/chains/registry';
+import { fingerprintAnswer, mayNameAnswerContext, type RunPlan } from '../src/chains/registry';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { listMismatches, type MismatchExplanation, type MismatchToExplain } from '../src/services/check-inputs/correctness';
 import { openEndpointClient } from './endpoint-client';
@@ -48,8 +48,8 @@ async function explainRunMismatchesOnce(deps: RecheckDeps, input: { runId: strin
     const { run, plan, candidates, reference } = judged;
     const listed = await deps.sql.begin(async (tx) => {
       const counts = await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
-      // Mismatches are differing samples, or pairs at different context slots their re-ask confirmed.
-      const atSlots = plan.chain.contextSlot === undefined ? [] : await contextSlotPairs(tx, run.id, candidates.map((t) => t.id), reference.id);
+      // Mismatches are differing samples, or pairs at different answer contexts their re-ask confirmed.
+      const atSlots = !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await answerContextPairs(tx, run.id, candidates.map((t) => t.id), reference.id);
       if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return [];
       return (await listMismatches(tx, run, plan, candidates, reference)).listed;
     });

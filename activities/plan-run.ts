@@ -52,7 +52,7 @@ export async function planRun(
         }
         const pinned = Math.max(0, Number(head.number) - workload.block_lag);
         const context =
-          chain.pinContext && needsPinContext(chain, workload)
+          needsPinContext(chain, workload)
             ? await chain.pinContext.read(call, pinned).catch((error: unknown) => {
                 throw error instanceof PinContextError ? endpointFailure(`endpoint ${endpoint.name}: ${error.message}`) : error;
               })

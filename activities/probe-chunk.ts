@@ -87,7 +87,7 @@ export function toSampleRow(runId: string, targetId: string, role: SampleRow['ro
     reason: r.reason,
     // Only a shared anchor makes the lags of two targets comparable (null = unpaired).
     send_lag_us: paired ? r.sendLagUs : null,
-    context_slot: r.contextSlot ?? null,
+    context_slot: r.answerContext ?? null,
     scalar_answer: r.scalarAnswer ?? null,
   };
 }
@@ -115,11 +115,10 @@ async function observeHead(sql: Sql, chain: ChainAdapter, client: JsonRpcClient,
   await recordHead(sql, { runId, targetId, observedAt, head: head.number, height: await readHeight(chain, client) });
 }
 
-/** The block height beside a head that is not one (ChainAdapter.heightRead); null when there is none or the read failed. */
+/** The block height beside a head that is not one (ChainAdapter.heightBesideHead); null when there is none or the read failed. */
 async function readHeight(chain: ChainAdapter, client: JsonRpcClient): Promise<bigint | null> {
-  if (chain.heightRead === undefined) return null;
   try {
-    return chain.heightRead.parse(await client.result(chain.heightRead.method, chain.heightRead.params))?.number ?? null;
+    return await chain.heightBesideHead((method, params) => client.result(method, params));
   } catch (error) {
     if (error instanceof OutboundAddressRefusedError) throw error;
     return null;

@@ -95,7 +95,7 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
         const writer = sampleWriter(sql, signal, progress, heartbeat);
         const warmupEnd = step.fromSeq + step.warmupCalls;
         // The engine's own lateness is always on record in a sweep (paired): a step whose prober fell behind says so.
-        // No context slot: a sweep measures load, not correctness at one slot.
+        // No answer context: a sweep measures load, not correctness at one context.
         const toRow = (r: ProbedCall): SampleRow => ({
           ...toSampleRow(run.id, target.id, target.role, r, true, DEFAULT_REGION),
           context_slot: null,

@@ -5,8 +5,8 @@ import { findEndpoint, type EndpointRow } from '../src/db/endpoints';
 import { insertRechecks, recheckKey, storedRecheckKeys, type RecheckRow } from '../src/db/rechecks';
 import { findRun, type RunRow } from '../src/db/runs';
 import { findRunTargets, type RunTargetRow } from '../src/db/run-targets';
-import { compareWithReference, selectContextSlotPairs, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
-import { renderParams, type RunPlan } from '../src/chains/registry';
+import { compareWithReference, selectAnswerContextPairs, selectRecheckPairs, type RecheckPair } from '../src/db/samples-correctness';
+import { mayNameAnswerContext, renderParams, type RunPlan } from '../src/chains/registry';
 import { fingerprintWith, MAX_RECHECKS_PER_RUN } from '../src/domain/correctness';
 import type { ChainAdapter } from '../src/chains/types';
 import { runSettingsOf, targetsByRole } from '../src/domain/run-plan';
@@ -48,10 +48,9 @@ function pinnableMethods({ chain, workload, pinnedBlock, pinnedContext }: RunPla
   ];
 }
 
-/** The workload's methods whose differences may be a shorter history (ChainAdapter.historyLists), re-asked whether a head moved or not. */
+/** The workload's methods whose differences may be a shorter history (AnswerComparison.isHistoryList), re-asked whether a head moved or not. */
 function historyListMethods({ chain, workload }: RunPlan): string[] {
-  const lists = chain.historyLists?.methods ?? [];
-  return [...new Set(workload.methods.map((m) => m.method).filter((method) => lists.includes(method)))];
+  return [...new Set(workload.methods.map((m) => m.method).filter((method) => chain.comparison.isHistoryList(method)))];
 }
 
 /**
@@ -64,7 +63,7 @@ function judgeHistoryList(chain: ChainAdapter, method: string) {
     const [candidateHash, referenceHash] = [fingerprintWith(chain.normalize, method, candidate), fingerprintWith(chain.normalize, method, reference)];
     if (candidateHash === null || referenceHash === null) return { outcome: 'failed', candidateHash, referenceHash };
     if (candidateHash === referenceHash) return { outcome: 'resolved', candidateHash, referenceHash };
-    const shorter = chain.historyLists?.isShorterHistory(method, candidate, reference) ?? false;
+    const shorter = chain.comparison.isShorterHistory(method, candidate, reference);
     return { outcome: shorter ? 'not_comparable' : 'confirmed', candidateHash, referenceHash };
   };
 }
@@ -92,8 +91,8 @@ export async function loadJudgedRun(sql: Queryable, runId: string): Promise<Judg
 
 /**
  * A pair to re-send, with its block and pinned params. `atOneSlot`: a pair answered at different
- * context slots, re-asked until both sides answer at one slot (recheckAtOneSlot); `block` is the
- * higher slot and `params` the call's own (pinned per ask).
+ * answer contexts, re-asked until both sides answer at one context (recheckAtOneSlot); `block` is the
+ * higher context and `params` the call's own (pinned per ask).
  */
 type PlannedRecheck = RecheckPair & { block: string; params: unknown[]; atOneSlot?: boolean };
 
@@ -114,10 +113,10 @@ async function recheckHeadMovedOnce(deps: RecheckDeps, input: { runId: string })
     const judged = await loadJudgedRun(deps.sql, input.runId);
     if (!judged) return { rechecked: 0 };
     const { run, plan, candidates, reference } = judged;
-    // Nothing the workload asks can be pinned, and no answer names a context slot: no comparison
+    // Nothing the workload asks can be pinned, and no answer may name a context: no comparison
     // here (the explanation step and finalize compare anyway; on a million samples each pass
     // costs seconds).
-    if (pinnableMethods(plan).length === 0 && plan.chain.contextSlot === undefined) return { rechecked: 0 };
+    if (pinnableMethods(plan).length === 0 && !mayNameAnswerContext(plan.chain, plan.workload)) return { rechecked: 0 };
     const planned = await deps.sql.begin(async (tx) => {
       await compareWithReference(tx, run.id, candidates.map((t) => t.id), reference.id);
       return planRechecks(tx, run, plan, candidates, reference);
@@ -168,9 +167,9 @@ async function planRechecks(
     methods.length === 0 && historyLists.length === 0
       ? []
       : await selectRecheckPairs(tx, run.id, ids, reference.id, { headDependentMethods: methods, historyListMethods: historyLists, limit: MAX_RECHECKS_PER_RUN });
-  // Pairs at different context slots share the per-run bound with the head-moved ones.
+  // Pairs at different answer contexts share the per-run bound with the head-moved ones.
   const slotPairs =
-    plan.chain.contextSlot === undefined ? [] : await selectContextSlotPairs(tx, run.id, ids, reference.id, MAX_RECHECKS_PER_RUN - pairs.length);
+    !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await selectAnswerContextPairs(tx, run.id, ids, reference.id, MAX_RECHECKS_PER_RUN - pairs.length);
   if (pairs.length === 0 && slotPairs.length === 0) return { todo: [], endpoints };
   const stored = await storedRecheckKeys(tx, run.id);
   const { chain } = plan;
@@ -228,7 +227,7 @@ async function sendRechecks(
     for (let from = 0; from < todo.length && Date.now() < deadlineMs; from += STORE_EVERY) {
       const batch = todo.slice(from, from + STORE_EVERY);
       const sides = (p: PlannedRecheck) => ({ candidate: clients.get(p.target_id) ?? null, reference: clients.get(reference.id) ?? null });
-      const isHistoryList = (p: PlannedRecheck) => !p.atOneSlot && (chain.historyLists?.methods.includes(p.method) ?? false);
+      const isHistoryList = (p: PlannedRecheck) => !p.atOneSlot && chain.comparison.isHistoryList(p.method);
       const plainOnes = batch.filter((p) => !p.atOneSlot && !isHistoryList(p));
       const historyOnes = batch.filter(isHistoryList);
       const calls: RecheckCall[] = plainOnes.map((p) => ({ seq: p.seq, method: p.method, params: p.params, ...sides(p) }));

@@ -1,7 +1,7 @@
-import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
+import type { ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import { fingerprintWith, normalizeWith, type NormalizeOptions } from '../domain/correctness';
 import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../domain/run-plan';
-import type { CommitmentLevel, Workload } from '../domain/suite-config';
+import type { Workload } from '../domain/suite-config';
 import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
 import { evmAdapter } from './evm';
@@ -12,22 +12,25 @@ import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
  * The one place that knows every chain family's folder (DESIGN.md §11, STYLE rule 15). Callers
  * ask for their family's adapter here; nothing outside src/chains imports src/chains/<family>/.
  *
- * The chain resource accepts `evm`, `solana` and `bitcoin`, and each has an adapter. A suite or
- * run on a chain whose family has none (only a hand-edited row can name one) is refused with a 400 (UnsupportedChainFamilyError) rather
- * than probed as EVM, which is what happened before the registry. Adding a family = one folder +
- * one line in ADAPTED_FAMILIES and CHAINS (docs/chains.md).
+ * The chain resource accepts the families registered here (CHAIN_FAMILIES), each with its adapter.
+ * A suite or run on a chain whose family has none (only a hand-edited row can name one) is
+ * refused with a 400 (UnsupportedChainFamilyError) rather than probed as EVM, which is what
+ * happened before the registry. Adding a family = one folder + one line in CHAINS (docs/chains.md).
  */
 
-/** The families with an adapter: a subset of the chain resource's families. */
-export const ADAPTED_FAMILIES = ['evm', 'bitcoin', 'solana'] as const satisfies readonly ChainFamily[];
-export type AdaptedFamily = (typeof ADAPTED_FAMILIES)[number];
-
-/** Every adapted family must register a whole ChainAdapter: the compiler checks both. */
-export const CHAINS: Readonly<Record<AdaptedFamily, ChainAdapter>> = {
+/** Every family's whole ChainAdapter (the compiler checks each is complete), in the order lists show them. */
+export const CHAINS = {
   evm: evmAdapter,
   bitcoin: bitcoinAdapter,
   solana: solanaAdapter,
-};
+} as const satisfies Readonly<Record<string, ChainAdapter>>;
+
+export type AdaptedFamily = keyof typeof CHAINS;
+/** The families with an adapter: what the chain resource's `family` accepts (CHAIN_FAMILIES). */
+export const ADAPTED_FAMILIES = Object.keys(CHAINS) as [AdaptedFamily, ...AdaptedFamily[]];
+/** The chain resource's families (and the catalog's): the registered ones. */
+export const CHAIN_FAMILIES = ADAPTED_FAMILIES;
+export type ChainFamily = AdaptedFamily;
 
 /** A run snapshot taken before snapshots carried the family is an EVM run (the only family probed then). */
 export const LEGACY_SNAPSHOT_FAMILY: AdaptedFamily = 'evm';
@@ -72,7 +75,7 @@ export function planRequests(
   pinnedBlock: number | null,
   pinnedContext: PinnedContext | null = null,
 ): (seq: number) => PlannedCall {
-  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
+  return createPlanner(workload, seed, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates, pinnedContext));
 }
 
 /** A run's settings with its chain adapter and request planner: what the steps that plan, probe, re-check and compare read. */
@@ -97,10 +100,8 @@ export type RunPlanSource = RunSettingsSource & { config_snapshot: { chain: { fa
  * default for reads (`use: 'reads'`) or for the head watch (`'watch'`); a family without levels
  * as it is.
  */
-export function atCommitment(chain: ChainAdapter, level: CommitmentLevel | undefined, use: 'reads' | 'watch' = 'reads'): ChainAdapter {
-  if (chain.commitments === undefined) return chain;
-  const { default: reads, watchDefault } = chain.commitments;
-  return chain.commitments.at(level ?? (use === 'watch' ? (watchDefault ?? reads) : reads));
+export function atCommitment(chain: ChainAdapter, level: string | undefined, use: 'reads' | 'watch' = 'reads'): ChainAdapter {
+  return chain.readLevels.at(chain, level, use);
 }
 
 /** A run row's plan, built once per step; throws UnsupportedChainFamilyError for a family without an adapter. */
@@ -115,15 +116,15 @@ export function runPlanOf(run: RunPlanSource, chains: ChainRegistry = CHAINS): R
 
 /** A workload entry's params as sent: templates rendered by the family (and the run's pinned context, when given). */
 export function renderParams(chain: ChainAdapter, params: unknown, pinnedBlock: number | null, pinnedContext: PinnedContext | null): unknown {
-  return templateParams(params, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates ?? {}, pinnedContext));
+  return templateParams(params, pinnedBlock, chain.renderPinned, withContext(chain.pinnedTemplates, pinnedContext));
 }
 
 /** The template strings of a family's pinned context ("{{pinned_block_hash}}", …). */
-export const pinContextTemplates = (chain: ChainAdapter): string[] => (chain.pinContext?.names ?? []).map(contextTemplate);
+export const pinContextTemplates = (chain: ChainAdapter): string[] => chain.pinContext.names.map(contextTemplate);
 
 /** Every family's extra template names: a workload naming any of them needs a pinned block too. */
 const PINNED_TEMPLATE_NAMES: readonly string[] = Object.values(CHAINS as ChainRegistry).flatMap((c) =>
-  c === undefined ? [] : [...Object.keys(c.pinnedTemplates ?? {}), ...pinContextTemplates(c)],
+  c === undefined ? [] : [...Object.keys(c.pinnedTemplates), ...pinContextTemplates(c)],
 );
 
 /** Whether planning the run must read the family's pinned context too (some params name one of its values). */
@@ -137,6 +138,14 @@ export function needsPinContext(chain: ChainAdapter, workload: Pick<Workload, 'm
 
 /** Whether planning the run needs a head read first (some params name the pinned block). */
 export const needsPinnedBlock = (workload: Pick<Workload, 'methods'>): boolean => usesPinnedBlock(workload, PINNED_TEMPLATE_NAMES);
+
+/**
+ * Whether some answer of the workload may name an answer context (AnswerComparison.mayNameContext):
+ * only then are pairs at different contexts looked for (a pass over every sample of the run).
+ */
+export function mayNameAnswerContext(chain: ChainAdapter, workload: Pick<Workload, 'methods'>): boolean {
+  return workload.methods.some((m) => chain.comparison.mayNameContext(m.method));
+}
 
 /** The head in an answer to chain.head's request, or null when the answer is not a head. */
 export const parseHead = (chain: ChainAdapter, result: unknown): ChainHead | null => chain.head.parse(result);

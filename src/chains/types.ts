@@ -1,7 +1,7 @@
-import type { ChainFamily, ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
+import type { ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
-import type { CommitmentLevel } from '../domain/suite-config';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
+import type { SampleOutcome } from '../domain/sample-outcome';
 
 /*
  * What differs by chain family (DESIGN.md §11, STYLE rule 15). Each family is one folder
@@ -76,6 +76,66 @@ export interface HeadSubscription {
   parse(result: unknown): ChainHead | null;
 }
 
+/**
+ * How a family says whether a candidate's and the reference's answers to one call are comparable,
+ * and when not, why (DESIGN.md §11): the correctness engine (db/samples-correctness.ts, the
+ * re-check step, finalize) applies these to every pair, so a family whose answers need none of it
+ * names plainComparison.
+ */
+export interface AnswerComparison {
+  /**
+   * Where in the chain an answer says it was read (Solana: `context.slot`), null when it names
+   * none; stored with the sample as its answer context. Two ok answers that both name one are
+   * compared only when it is the same: else both sides are re-asked at one context (pinForRecheck
+   * with the higher one) until they answer there, and a pair never answered at one is
+   * `not_comparable` (reason `context_slot`).
+   */
+  answerContext(result: unknown): number | null;
+  /** Whether answers to `method` may name an answer context: the engine looks for pairs at different contexts only in workloads with such a method. */
+  mayNameContext(method: string): boolean;
+  /**
+   * RPC error codes meaning the node no longer holds, or never kept, the history asked for
+   * (Solana: a block below its first available block, a slot missing after a ledger jump, no
+   * transaction history): the node's ledger is shorter, not its answer wrong. A pair where one
+   * side answers such an error and the other a value is `not_comparable` (reason
+   * `history_depth`): neither match nor mismatch. Both sides failing stays `skipped`. The samples
+   * stay `rpc_error` (failed calls, as availability counts them).
+   */
+  historyErrorCodes: readonly number[];
+  /**
+   * Whether `method` answers a list that a node with less history answers shorter (Solana:
+   * getSignaturesForAddress, newest first, ends at the node's first available block). A differing
+   * pair of such a method is re-asked of both sides in the re-check step, whether a head moved or
+   * not, and judged there by isShorterHistory.
+   */
+  isHistoryList(method: string): boolean;
+  /**
+   * With both re-asked answers of a history list in hand: true when one, normalised, is a strict
+   * prefix of the other (equal on the common part) — `not_comparable` (history depth); false —
+   * any other difference, a mismatch.
+   */
+  isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean;
+}
+
+/**
+ * The levels of agreement a family's reads may be made at (Solana: its commitment levels), which a
+ * suite names in `config.commitment`. The family owns their vocabulary and defaults: the shared
+ * code passes the suite's name through.
+ */
+export interface ReadLevels {
+  /** The names a suite may give; none (plainReadLevels): the family has no levels, and a suite naming one is refused. */
+  names: readonly string[];
+  /**
+   * `adapter` (the family's) reading at `level` (one of `names`: its head read and its templates
+   * at that level), or, when the suite names none, at the family's default for reads or for the
+   * head watch (`use`); a family without levels answers `adapter` as it is.
+   */
+  at(adapter: ChainAdapter, level: string | undefined, use: 'reads' | 'watch'): ChainAdapter;
+}
+
+/** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */
+export type RpcErrorOutcome = Extract<SampleOutcome, 'behind' | 'rpc_error'>;
+
 export interface WorkloadMethodDefault {
   method: string;
   params: unknown[];
@@ -88,10 +148,12 @@ export interface ChainAdapter {
   envelope: AnswerEnvelope;
   head: HeadRead;
   /**
-   * Read right after `head` when the head is not a block height (Solana: the slot; getBlockHeight
-   * at the same commitment), reported beside it. Absent: the head is the height.
+   * The block height, read right after `head` from the same endpoint, when the head is not a
+   * block height (Solana: the head is the slot; getBlockHeight at the same commitment), reported
+   * beside it. Resolves null when the head is the height (no read: plainHeightBesideHead) or the
+   * answer is not a height; rejects when the call does.
    */
-  heightRead?: HeadRead;
+  heightBesideHead(call: PinCall): Promise<bigint | null>;
   /** New heads pushed over a WebSocket; a family without it is watched by polling `head` only. */
   headSubscription?: HeadSubscription;
   /**
@@ -109,11 +171,11 @@ export interface ChainAdapter {
   /**
    * Other template strings the family replaces in params, each rendered from the same pinned
    * block (Bitcoin: "{{pinned_height}}"). A workload naming one gets a pinned block like one
-   * naming `{{pinned_block}}`.
+   * naming `{{pinned_block}}`. None: `{}`.
    */
-  pinnedTemplates?: PinnedTemplates;
-  /** Values read at planning time beside the pinned block (none: every template renders from the block alone). */
-  pinContext?: PinContextRead;
+  pinnedTemplates: PinnedTemplates;
+  /** Values read at planning time beside the pinned block (none, plainPinContext: every template renders from the block alone). */
+  pinContext: PinContextRead;
   /** The answer may differ between two nodes asked at about the same time because the head moved. */
   isHeadDependent(method: string, params: unknown): boolean;
   /** The params of a head-dependent call pinned at `block` for a re-check; null when it cannot be pinned. */
@@ -124,48 +186,21 @@ export interface ChainAdapter {
    * MAX_RESULT_DEPTH deep; must not modify its input.
    */
   normalize(method: string, result: unknown, options: NormalizeOptions): unknown;
-  /**
-   * The slot or block an answer says it was read at (Solana: `context.slot`), null when it says
-   * none. Two answers that both name one are compared only when it is the same (else they are
-   * re-asked, then `not_comparable`). Absent: no answer of the family names one.
-   */
-  contextSlot?(result: unknown): number | null;
+  /** Whether two answers to one call can be compared at all, and if not why (AnswerComparison). */
+  comparison: AnswerComparison;
   /** Method names a workload may use on this family (on top of the schema's bounds). */
   methodName: { pattern: RegExp; message: string };
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
   /**
-   * RPC error codes meaning the node has not yet reached the state asked for (Solana: -32016, a
-   * minContextSlot above its slot): such an answer is the sample outcome `behind`, not `rpc_error`.
-   * Absent: none.
+   * The sample outcome of an RPC error by its code: `behind` when it means the node has not yet
+   * reached the state asked for (Solana: -32016, a minContextSlot above its slot), a freshness
+   * matter rather than a failed call; else `rpc_error` (families without such errors:
+   * plainRpcErrorOutcome).
    */
-  behindErrorCodes?: readonly number[];
-  /**
-   * RPC error codes meaning the node no longer holds, or never kept, the history asked for (Solana:
-   * a block below its first available block, a slot missing after a ledger jump, no transaction
-   * history): the node's ledger is shorter, not its answer wrong. A candidate/reference pair where
-   * one side answers such an error and the other a value is `not_comparable` (reason
-   * `history_depth`): neither match nor mismatch. Both sides failing stays `skipped`. The samples
-   * stay `rpc_error` (failed calls, as availability counts them). Absent: none.
-   */
-  historyErrorCodes?: readonly number[];
-  /**
-   * Methods answering a list that a node with less history answers shorter (Solana:
-   * getSignaturesForAddress, newest first, ends at the node's first available block), and the rule
-   * telling that apart: `isShorterHistory` is true when one answer, normalised, is a strict prefix
-   * of the other (equal on the common part). A differing pair of such a method is re-asked of both
-   * sides in the re-check step; a strict prefix there is `not_comparable` (history depth), any
-   * other difference a mismatch. Absent: none.
-   */
-  historyLists?: { methods: readonly string[]; isShorterHistory(method: string, candidate: unknown, reference: unknown): boolean };
-  /**
-   * The commitment levels a suite may read this family at (`config.commitment`), the level a suite
-   * naming none reads at, and the adapter at a level: its head read at that level and
-   * "{{commitment}}" in params rendered as it. `watchDefault`: the level the head watch
-   * (config.freshness) reads at when the suite names none (else `default`). Absent: the family has
-   * no such levels, and a suite naming one is refused.
-   */
-  commitments?: { levels: readonly CommitmentLevel[]; default: CommitmentLevel; watchDefault?: CommitmentLevel; at(level: CommitmentLevel): ChainAdapter };
+  rpcErrorOutcome(code: number): RpcErrorOutcome;
+  /** The levels a suite may read the family at (`config.commitment`), and the adapter at one (ReadLevels). */
+  readLevels: ReadLevels;
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }
@@ -173,4 +208,3 @@ export interface ChainAdapter {
 /** A registry: the adapters a process knows, by family. Functions take one so tests can add a family. */
 export type ChainRegistry = Readonly<Partial<Record<string, ChainAdapter>>>;
 
-export type { ChainFamily };

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { ContextSlotTotals, DifferingTotals, HistoryDepthTotals, MethodPairTotals } from '../domain/correctness';
+import type { AnswerContextTotals, DifferingTotals, HistoryDepthTotals, MethodPairTotals } from '../domain/correctness';
 
 /*
  * The correctness SQL: candidate samples compared with the reference sample of the same seq, the
@@ -16,8 +16,10 @@ export interface DifferingSample {
 }
 
 /**
- * Two answers are compared only when they were read at the same context slot (DESIGN.md §11), or
- * when either names none. `c` the candidate sample, `r` the reference's.
+ * Two answers are compared only when they were read at the same answer context (DESIGN.md §11,
+ * AnswerComparison.answerContext), or when either names none. `c` the candidate sample, `r` the
+ * reference's. The column run_samples.context_slot holds the answer context: its name is
+ * migration 024's, kept (renaming it would buy nothing but a rewrite of every query).
  */
 const SAME_CONTEXT = 'not (c.context_slot is not null and r.context_slot is not null and c.context_slot <> r.context_slot)';
 
@@ -26,7 +28,7 @@ const SAME_CONTEXT = 'not (c.context_slot is not null and r.context_slot is not 
  * since the request at a seq is a pure function of the run's seed — entirely in Postgres (a run
  * may hold a million samples per target). Sets `matches_reference` on the candidate samples
  * (true: both ok, equal hash; false: both ok, different hash; null: either side not ok, or no
- * reference sample, or answers read at different context slots: see contextSlotPairs) and returns
+ * reference sample, or answers read at different answer contexts: see answerContextPairs) and returns
  * the candidate samples counted per method. Idempotent. Runs in
  * the caller's transaction (finalize's, which holds the run's finalize lock).
  */
@@ -101,7 +103,7 @@ function differingPairs(
     differing as (
       select c.seq, c.target_id, c.method, c.started_at, r.started_at as reference_started_at,
         c.response_hash as candidate_hash, r.response_hash as reference_hash,
-        -- Two answers read at the same context slot (both name one) differ whatever the heads did.
+        -- Two answers read at the same answer context (both name one) differ whatever the heads did.
         (c.context_slot is null or r.context_slot is null) and c.method = any(${headDependentMethods as string[]}::text[]) and exists (
           select 1 from moved m
           where (m.target_id = c.target_id and c.started_at >= m.from_at and c.started_at < m.to_at)
@@ -218,7 +220,7 @@ export interface RecheckPair {
 
 /**
  * Up to `limit` head-moved differences (differingPairs with `headDependentMethods`), and differences
- * of `historyListMethods` whether a head moved or not (ChainAdapter.historyLists: a shorter list may
+ * of `historyListMethods` whether a head moved or not (AnswerComparison.isHistoryList: a shorter list may
  * be history depth, told apart only with both answers in hand), to re-send,
  * spread over methods round-robin (the first of every method by seq, then the second, …), so
  * the same pairs are picked on every call: a retried finalize asks for the same set. Reads
@@ -253,29 +255,29 @@ export async function selectRecheckPairs(
     limit ${options.limit}`;
 }
 
-/** A pair of answers read at different context slots (both ok): the candidate sample and the slot to re-ask both at. */
-export interface ContextSlotPair {
+/** A pair of answers read at different answer contexts (both ok): the candidate sample and the context to re-ask both at. */
+export interface AnswerContextPair {
   target_id: string;
   seq: number;
   method: string;
-  /** The higher of the two context slots (bigint as text): the re-ask's minContextSlot. */
+  /** The higher of the two answer contexts (bigint as text): the context the re-ask asks for. */
   block: string;
 }
 
 /**
- * Up to `limit` pairs answered at different context slots (both sides ok, both naming a slot) not
+ * Up to `limit` pairs answered at different answer contexts (both sides ok, both naming one) not
  * re-asked yet, spread over methods round-robin like selectRecheckPairs (the same pairs on every
  * call), each with the higher of the two slots.
  */
-export async function selectContextSlotPairs(
+export async function selectAnswerContextPairs(
   sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
   limit: number,
-): Promise<ContextSlotPair[]> {
+): Promise<AnswerContextPair[]> {
   if (limit <= 0) return [];
-  return sql<ContextSlotPair[]>`
+  return sql<AnswerContextPair[]>`
     select target_id, seq, method, block from (
       select c.target_id, c.seq, c.method, greatest(c.context_slot, r.context_slot)::text as block,
         row_number() over (partition by c.method order by c.seq, c.target_id) as rank
@@ -289,19 +291,19 @@ export async function selectContextSlotPairs(
 }
 
 /**
- * Per method, the pairs answered at different context slots (counted as `skipped` by
+ * Per method, the pairs answered at different answer contexts (counted as `skipped` by
  * compareWithReference, whose matches_reference is null for them) and what their re-asks
- * (run_rechecks) found: both sides at one slot with equal answers (`resolved`) or different ones
+ * (run_rechecks) found: both sides at one context with equal answers (`resolved`) or different ones
  * (`confirmed`); everything else — never re-asked, a side failed, or never at one slot — is
  * `not_comparable`. Only methods with such pairs are returned.
  */
-export async function contextSlotPairs(
+export async function answerContextPairs(
   sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
-): Promise<ContextSlotTotals[]> {
-  return sql<ContextSlotTotals[]>`
+): Promise<AnswerContextTotals[]> {
+  return sql<AnswerContextTotals[]>`
     select c.method,
       (count(*) filter (where rc.outcome = 'resolved'))::int as resolved,
       (count(*) filter (where rc.outcome = 'confirmed'))::int as confirmed,
@@ -316,10 +318,10 @@ export async function contextSlotPairs(
 }
 
 /**
- * Examples of pairs at different context slots whose re-ask at one slot still differed
+ * Examples of pairs at different answer contexts whose re-ask at one context still differed
  * (run_rechecks `confirmed`): distinct per method and pair of re-asked answers (the first by seq,
  * with their number in `occurrences`), up to `limit` per method, shaped as classifyDifferingSamples'
- * examples with the re-ask as their `recheck` (the slot asked at and the re-asked answers' hashes).
+ * examples with the re-ask as their `recheck` (the context asked at and the re-asked answers' hashes).
  */
 export async function contextConfirmedExamples(
   sql: postgres.TransactionSql,
@@ -357,7 +359,7 @@ export async function contextConfirmedExamples(
 
 /**
  * Per method, the pairs where one side answered a value and the other an RPC error in
- * `historyErrorCodes` (the family's "not in my ledger" errors, ChainAdapter.historyErrorCodes):
+ * `historyErrorCodes` (the family's "not in my ledger" errors, AnswerComparison.historyErrorCodes):
  * counted as `skipped` by compareWithReference (a side failed), they are `not_comparable` for
  * history depth instead. Either side may be the shorter one. Only methods with such pairs.
  */

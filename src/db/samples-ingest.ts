@@ -31,7 +31,7 @@ export interface SampleRow {
   send_lag_us?: number | null;
   /** The vantage point that sent the call (migration 023); absent: 'local'. */
   region?: string;
-  /** The slot the answer says it was read at (Solana's context.slot, migration 024); else null. */
+  /** The answer context (AnswerComparison.answerContext; the column's name is migration 024's); else null. */
   context_slot?: number | null;
   /** Capacity sweeps only: the step (migration 025) and whether the call was the step's warm-up; else null. */
   sweep_step?: number | null;

@@ -97,8 +97,8 @@ export function fingerprintWith(normalize: NormalizeResult, method: string, resu
 /**
  * How the re-check of a head-dependent difference ended: `resolved` (the answers matched at the
  * fixed block: the head explained it), `confirmed` (they still differed: a mismatch) or `failed`
- * (a side's re-sent call failed: the pair stays inconclusive). A pair answered at different context
- * slots (Solana) is re-asked until both sides answer at one slot: `resolved` / `confirmed` as
+ * (a side's re-sent call failed: the pair stays inconclusive). A pair answered at different answer
+ * contexts is re-asked until both sides answer at one context: `resolved` / `confirmed` as
  * above, or `not_comparable` when they never did within the bound.
  */
 export type RecheckOutcome = 'resolved' | 'confirmed' | 'failed' | 'not_comparable';
@@ -174,18 +174,18 @@ export type CorrectnessDetails = {
   /** Pairs where the candidate or the reference failed (no hash): not compared. */
   skipped: number;
   /**
-   * Pairs answered at different context slots (Solana's `context.slot`) that a bounded re-ask
-   * never got both sides to answer at one slot: neither a match nor a mismatch, excluded from the
+   * Pairs answered at different answer contexts (AnswerComparison.answerContext) that a bounded
+   * re-ask never got both sides to answer at one context: neither a match nor a mismatch, excluded from the
    * rate (DESIGN.md §11). Pairs the re-ask resolved are in `matched`, those it confirmed in
-   * `mismatched`. Absent from verdicts judged before the field existed; 0 on families without
-   * context slots. Since not_comparable_reasons, also the pairs not comparable for history depth
+   * `mismatched`. Absent from verdicts judged before the field existed; 0 on families whose
+   * answers name no context. Since not_comparable_reasons, also the pairs not comparable for history depth
    * (the sum of both reasons).
    */
   not_comparable: number;
   /**
    * `not_comparable` by reason: `context_slot` (answered at different context slots, above) and
    * `history_depth` (one side answered a value, the other an error saying the history asked for is
-   * beyond its ledger: ChainAdapter.historyErrorCodes). Absent from verdicts judged before it.
+   * beyond its ledger: AnswerComparison.historyErrorCodes). Absent from verdicts judged before it.
    */
   not_comparable_reasons: NotComparableReasons;
   /** Pairs at different context slots re-asked at one slot (context_resolved + context_confirmed + the re-asked ones still not comparable). */
@@ -287,8 +287,8 @@ export function spreadMismatches<T extends { method: string }>(mismatches: reado
   return picked;
 }
 
-/** Per method, the pairs answered at different context slots (db/samples-correctness.ts contextSlotPairs); counted in MethodPairTotals.skipped. */
-export interface ContextSlotTotals {
+/** Per method, the pairs answered at different answer contexts (db/samples-correctness.ts answerContextPairs); counted in MethodPairTotals.skipped. */
+export interface AnswerContextTotals {
   method: string;
   /** Re-asked and answered at one slot with equal answers: a match. */
   resolved: number;
@@ -351,7 +351,7 @@ export function tallyFromCounts(
   pairs: readonly MethodPairTotals[],
   differing: readonly DifferingTotals[],
   examples: readonly CorrectnessMismatch[] = [],
-  contextPairs: readonly ContextSlotTotals[] = [],
+  contextPairs: readonly AnswerContextTotals[] = [],
   historyPairs: readonly HistoryDepthTotals[] = [],
 ): CorrectnessTally {
   const tally = emptyTally();

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { CHAIN_FAMILIES } from './catalog-presets';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
-import { COMMITMENT_LEVELS, freshnessSchema, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
+import { freshnessSchema, READ_LEVEL_NAMES, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 import { displayName } from './display-name';
 
 /**
@@ -41,7 +40,13 @@ export const rvsFileChainSchema = z
   .strictObject({
     slug: slug.describe('the chain\'s key: endpoints and suites name their chain by it'),
     name,
-    family: z.enum(CHAIN_FAMILIES).default('evm'),
+    // The families are the server's (its chain registry): one the server does not speak is refused when the file is applied.
+    family: z
+      .string()
+      .regex(/^[a-z][a-z0-9]*$/, 'must be a chain family name (lower-case letters and digits)')
+      .max(32)
+      .default('evm')
+      .describe('the chain family: one the server registers (GET /v1/openapi.json lists them under the chain resource), else refused on apply'),
     chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
     explorer_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
   })
@@ -86,7 +91,7 @@ export const rvsFileSuiteSchema = z
     thresholds: thresholdsSchema.prefault({}),
     retry: retrySchema.prefault({}),
     freshness: freshnessSchema.optional().describe('a head watch beside the workload (docs/freshness.md); left out: none'),
-    commitment: z.enum(COMMITMENT_LEVELS).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
+    commitment: z.enum(READ_LEVEL_NAMES).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
     vantage_points: suiteConfigSchema.shape.vantage_points.describe(
       'regions whose workers probe every target, each on its queue rvs-probe-<region> (DESIGN.md §14); left out: probed from the main queue only (region local)',
     ),

@@ -1,8 +1,7 @@
 /**
  * What became of one probe call (DESIGN §6): a sample's `outcome`. Only `ok` is a success.
  * `behind` is an RPC error the chain family says means "this node has not reached the state asked
- * for yet" (ChainAdapter.behindErrorCodes, e.g. Solana's -32016 for a minContextSlot above its
- * slot): the node's freshness failing, not a wrong answer.
+ * for yet" (ChainAdapter.rpcErrorOutcome): the node's freshness failing, not a wrong answer.
  */
 export const SAMPLE_OUTCOMES = ['ok', 'http_error', 'rpc_error', 'timeout', 'connection_error', 'invalid_response', 'behind'] as const;
 export type SampleOutcome = (typeof SAMPLE_OUTCOMES)[number];

@@ -79,8 +79,8 @@ export const thresholdsSchema = z.strictObject({
  */
 export const thresholdOverridesSchema = z.strictObject(thresholdFields).partial();
 
-// The name pattern and the default methods here are the outer bound every family fits (EVM,
-// Bitcoin, Solana and CometBFT names are all [A-Za-z0-9_]); a suite's chain family adds its own
+// The name pattern and the default methods here are the outer bound every family fits (every
+// family's method names are [A-Za-z0-9_]); a suite's chain family adds its own
 // rule and default (ChainAdapter.methodName, .defaultMethods) in services/suites.ts.
 const methodSchema = z.strictObject({
   method: z.string().min(1).max(100).regex(/^[A-Za-z0-9_]+$/, 'must be a JSON-RPC method name'),
@@ -204,12 +204,11 @@ export const freshnessSchema = z.strictObject({
 export type FreshnessConfig = z.infer<typeof freshnessSchema>;
 
 /**
- * The commitment level a chain's reads are made at, on families that have one (Solana): the head
- * read and the workload's `{{commitment}}` params. Which levels a family accepts is its adapter's
- * (ChainAdapter.commitments); the schema only bounds the names.
+ * The names `config.commitment` accepts (its public enum): every read level some chain family
+ * declares (ChainAdapter.readLevels; a registry test checks this is their union). What a level
+ * means, its default and which a suite may name are its family's: the schema only bounds the names.
  */
-export const COMMITMENT_LEVELS = ['processed', 'confirmed', 'finalized'] as const;
-export type CommitmentLevel = (typeof COMMITMENT_LEVELS)[number];
+export const READ_LEVEL_NAMES = ['processed', 'confirmed', 'finalized'] as const;
 
 export const retrySchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).default(3),
@@ -248,7 +247,7 @@ export const suiteConfigSchema = z
     // Absent: no head watch (and configs stored before it stay byte for byte as they were).
     freshness: freshnessSchema.optional(),
     // Absent: the family's default level (and configs stored before it stay as they were).
-    commitment: z.enum(COMMITMENT_LEVELS).optional(),
+    commitment: z.enum(READ_LEVEL_NAMES).optional(),
     // Regions whose workers probe every target (DESIGN.md §14). Absent: probed from wherever a
     // worker of the main queue runs, recorded as region 'local' (configs stored before it stay as they were).
     vantage_points: vantagePointsSchema.optional(),

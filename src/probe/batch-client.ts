@@ -115,7 +115,7 @@ export function createBatchClient(
         httpStatus,
         rpcErrorCode: c.rpcErrorCode,
         responseHash: c.responseHash,
-        contextSlot: c.contextSlot ?? null,
+        answerContext: c.answerContext ?? null,
         scalarAnswer: c.scalarAnswer ?? null,
         reason: c.reason,
       });

@@ -6,7 +6,7 @@ import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
 import { ANSWER_SHAPE_CAPS, MAX_ANSWER_TOKENS, scanJsonShape, type JsonShapeCaps } from './json-shape-budget';
 
 /** What classification needs of a chain family: its envelope and its comparison rules. */
-export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes' | 'contextSlot'>;
+export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'rpcErrorOutcome' | 'comparison'>;
 
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
@@ -30,8 +30,8 @@ export interface Classified {
   outcome: SampleOutcome;
   rpcErrorCode: number | null;
   responseHash: string | null;
-  /** The slot an ok answer says it was read at (AnswerRules.contextSlot); absent or null: none. */
-  contextSlot?: number | null;
+  /** Where an ok answer says it was read (AnswerRules.comparison.answerContext); absent or null: none. */
+  answerContext?: number | null;
   /**
    * An ok answer whose result is a scalar (string, number, boolean, null): its value as shown
    * (scalarAnswer — bounded, URLs redacted), kept so a listed mismatch can show both values.
@@ -140,7 +140,7 @@ function rpcError(rules: AnswerRules, message: Record<string, unknown>): Classif
   const code = (message.error as { code?: unknown }).code;
   const rpcErrorCode = typeof code === 'number' && Number.isInteger(code) ? code : null;
   return {
-    outcome: rpcErrorCode !== null && (rules.behindErrorCodes?.includes(rpcErrorCode) ?? false) ? 'behind' : 'rpc_error',
+    outcome: rpcErrorCode === null ? 'rpc_error' : rules.rpcErrorOutcome(rpcErrorCode),
     rpcErrorCode,
     responseHash: null,
     reason: null,
@@ -151,12 +151,13 @@ function ok(rules: AnswerRules, result: unknown, method: string | null): Classif
   const shape = jsonShape(result, MAX_RESULT_DEPTH, MAX_RESULT_VALUES);
   if (shape === 'too_deep') return invalid(INVALID_REASONS.tooDeep);
   if (shape === 'too_many_values') return invalid(INVALID_REASONS.tooManyValues);
+  const answerContext = rules.comparison.answerContext(result);
   return {
     outcome: 'ok',
     rpcErrorCode: null,
     responseHash: method === null ? null : fingerprintWith(rules.normalize, method, result),
-    // Only families whose answers name a slot say one (the others' classification is unchanged).
-    ...(rules.contextSlot ? { contextSlot: rules.contextSlot(result) } : {}),
+    // Only an answer naming a context says one (the others' classification is unchanged).
+    ...(answerContext === null ? {} : { answerContext }),
     scalarAnswer: scalarAnswer(result),
     reason: null,
   };

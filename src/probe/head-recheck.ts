@@ -119,8 +119,8 @@ async function askAtSlot(client: JsonRpcClient, call: SlotRecheckCall, slot: num
   try {
     const result = await client.call({ seq: call.seq, method: call.method, params: call.paramsAt(slot) });
     if (result.outcome === 'behind') return { kind: 'behind' };
-    if (result.outcome !== 'ok' || result.responseHash === null || result.contextSlot === undefined || result.contextSlot === null) return { kind: 'failed' };
-    return { kind: 'answer', slot: result.contextSlot, hash: result.responseHash };
+    if (result.outcome !== 'ok' || result.responseHash === null || result.answerContext === undefined || result.answerContext === null) return { kind: 'failed' };
+    return { kind: 'answer', slot: result.answerContext, hash: result.responseHash };
   } catch {
     return { kind: 'failed' };
   }

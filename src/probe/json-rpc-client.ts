@@ -25,8 +25,8 @@ export interface CallResult {
   httpStatus: number | null;
   rpcErrorCode: number | null;
   responseHash: string | null;
-  /** The slot an ok answer says it was read at (Solana's `context.slot`); absent or null: none. */
-  contextSlot?: number | null;
+  /** Where an ok answer says it was read (its family's answer context); absent or null: none. */
+  answerContext?: number | null;
   /** An ok scalar answer's value as shown (Classified.scalarAnswer); absent or null: none. */
   scalarAnswer?: string | null;
   /** Why the answer was invalid_response: a fixed text, never bytes of the answer. */
@@ -498,7 +498,7 @@ class CallHandler extends ResponseCollector {
       httpStatus: this.status,
       rpcErrorCode: classified.rpcErrorCode,
       responseHash: classified.responseHash,
-      contextSlot: classified.contextSlot ?? null,
+      answerContext: classified.answerContext ?? null,
       scalarAnswer: classified.scalarAnswer ?? null,
       reason: classified.reason,
     });

@@ -119,7 +119,7 @@ export interface HeadWatchOptions {
  */
 export function openHeadWatch(
   endpoint: HeadWatchEndpoint,
-  chain: Pick<ChainAdapter, 'envelope' | 'normalize' | 'head' | 'headSubscription'>,
+  chain: AnswerRules & Pick<ChainAdapter, 'head' | 'headSubscription'>,
   options: HeadWatchOptions,
 ): HeadWatch {
   if (options.via === 'subscribe') {

@@ -119,7 +119,7 @@ class WsCallClient implements JsonRpcClient {
       httpStatus: null,
       rpcErrorCode: classified.rpcErrorCode,
       responseHash: classified.responseHash,
-      contextSlot: classified.contextSlot ?? null,
+      answerContext: classified.answerContext ?? null,
       scalarAnswer: classified.scalarAnswer ?? null,
       reason: classified.reason,
     };

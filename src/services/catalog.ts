@@ -12,7 +12,8 @@ import {
   type WorkloadPresetRow,
 } from '../db/catalog';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
-import { CHAIN_FAMILIES, type ChainFamily, isUuidShaped, presetRefSchema, presetSlugSchema } from '../domain/catalog-presets';
+import { CHAIN_FAMILIES, type ChainFamily } from '../chains/registry';
+import { isUuidShaped, presetRefSchema, presetSlugSchema } from '../domain/catalog-presets';
 import { workloadSchema } from '../domain/suite-config';
 import { conflict, forbidden, notFound } from '../errors';
 import { page, paginationQuery, type Page } from './pagination';

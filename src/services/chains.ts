@@ -10,7 +10,8 @@ import {
   type ChainRow,
 } from '../db/chains';
 import { onForeignKeyViolation, PG_UNIQUE_VIOLATION, pgErrorCode } from '../db/pg-errors';
-import { CHAIN_FAMILIES, presetRefSchema, type ChainFamily } from '../domain/catalog-presets';
+import { CHAIN_FAMILIES, type ChainFamily } from '../chains/registry';
+import { presetRefSchema } from '../domain/catalog-presets';
 import { conflict, notFound, validationError } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, type Page } from './pagination';

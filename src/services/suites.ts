@@ -119,9 +119,9 @@ async function resolveConfig(ctx: Ctx, chain: ChainRow, raw: Record<string, unkn
   if (parsed.workload.batch_size > 1 && adapter.envelope !== 'json-rpc-2.0') {
     throw validationError([{ field: 'config.workload.batch_size', message: `chains of family "${chain.family}" answer JSON-RPC 1.0, which has no batches: batch_size must be 1` }]);
   }
-  if (parsed.commitment !== undefined && !(adapter.commitments?.levels.includes(parsed.commitment) ?? false)) {
-    const levels = adapter.commitments?.levels;
-    const message = levels === undefined ? `chains of family "${chain.family}" have no commitment levels` : `must be one of ${levels.join(', ')} on ${chain.family} chains`;
+  const levels = adapter.readLevels.names;
+  if (parsed.commitment !== undefined && !levels.includes(parsed.commitment)) {
+    const message = levels.length === 0 ? `chains of family "${chain.family}" have no commitment levels` : `must be one of ${levels.join(', ')} on ${chain.family} chains`;
     throw validationError([{ field: 'config.commitment', message }]);
   }
   return parsed;

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS, fingerprintAnswer, parseHead, planRequests } from '../../src/chains/registry';
+import { PLAIN_HOOKS } from '../../src/chains/plain';
 import type { ChainAdapter } from '../../src/chains/types';
 import { PINNED_BLOCK_TEMPLATE } from '../../src/domain/workload';
 import { createJsonRpcClient } from '../../src/probe/json-rpc-client';
@@ -14,6 +15,7 @@ import { toyHeadRead } from '../helpers/toy-chain';
  * how it is fingerprinted all come from the adapter the client is given.
  */
 const toy: ChainAdapter = {
+  ...PLAIN_HOOKS,
   ...CHAINS.evm,
   family: 'toy',
   envelope: 'json-rpc-1.0',

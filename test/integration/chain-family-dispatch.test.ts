@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS, chainOfRun, fingerprintAnswer, needsPinnedBlock, parseHead, planRequests } from '../../src/chains/registry';
+import { PLAIN_HOOKS } from '../../src/chains/plain';
 import type { ChainAdapter, ChainRegistry } from '../../src/chains/types';
 import { judgeCorrectness } from '../../src/domain/correctness';
 import { PINNED_BLOCK_TEMPLATE, type PlannedCall } from '../../src/domain/workload';
@@ -17,6 +18,7 @@ import { toyHeadRead } from '../helpers/toy-chain';
  * registry returns for the run, and EVM's rules on the same answers judge differently.
  */
 const toy: ChainAdapter = {
+  ...PLAIN_HOOKS,
   family: 'toy',
   envelope: 'json-rpc-1.0',
   fastestHeadIntervalMs: 1_000,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  atCommitment,
   CHAINS,
   chainAdapter,
   chainOfRun,
@@ -11,7 +12,9 @@ import {
   renderParams,
   UnsupportedChainFamilyError,
 } from '../../src/chains/registry';
+import { PLAIN_HOOKS } from '../../src/chains/plain';
 import type { ChainAdapter, ChainRegistry } from '../../src/chains/types';
+import { READ_LEVEL_NAMES } from '../../src/domain/suite-config';
 import { PINNED_BLOCK_TEMPLATE } from '../../src/domain/workload';
 import { classifyResponse } from '../../src/probe/classify-response';
 import { toyHeadRead } from '../helpers/toy-chain';
@@ -22,6 +25,7 @@ import { toyHeadRead } from '../helpers/toy-chain';
  * head reading, pinning, comparison and classification must all go through it, not through EVM.
  */
 const toy: ChainAdapter = {
+  ...PLAIN_HOOKS,
   family: 'toy',
   envelope: 'json-rpc-1.0',
   fastestHeadIntervalMs: 1_000,
@@ -114,5 +118,17 @@ describe('chain registry', () => {
       reason: 'not a JSON-RPC 1.0 response object',
     });
     expect(classifyResponse(chain, 502, failed, 'm').outcome).toBe('http_error');
+  });
+});
+
+describe('read levels', () => {
+  it('config.commitment accepts exactly the levels the registered families declare', () => {
+    const declared = new Set(Object.values(CHAINS).flatMap((c) => c.readLevels.names));
+    expect([...declared].sort()).toEqual([...READ_LEVEL_NAMES].sort());
+  });
+
+  it('a family without levels reads with itself, whatever is asked', () => {
+    expect(atCommitment(toy, undefined, 'watch')).toBe(toy);
+    expect(atCommitment(CHAINS.bitcoin, undefined)).toBe(CHAINS.bitcoin);
   });
 });

@@ -1,4 +1,5 @@
 import type { ChainAdapter } from '../types';
+import { plainComparison, plainHeightBesideHead, plainReadLevels, plainRpcErrorOutcome } from '../plain';
 import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
 import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
 import { bitcoinHead, bitcoinPinContext, btcdHeadSubscription, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
@@ -12,6 +13,7 @@ export const bitcoinAdapter: ChainAdapter = {
   family: 'bitcoin',
   envelope: 'json-rpc-1.0',
   head: bitcoinHead,
+  heightBesideHead: plainHeightBesideHead,
   headSubscription: btcdHeadSubscription,
   // Mainnet's blocks are 10 minutes apart, but regtest mines as fast as it is asked.
   fastestHeadIntervalMs: 100,
@@ -21,8 +23,11 @@ export const bitcoinAdapter: ChainAdapter = {
   isHeadDependent: isBitcoinHeadDependent,
   pinForRecheck: pinBitcoinParams,
   normalize: normalizeBitcoinResult,
+  comparison: plainComparison,
+  rpcErrorOutcome: plainRpcErrorOutcome,
   // Core's method table: lower-case names (getblockchaininfo, estimatesmartfee, …).
   methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a Bitcoin Core RPC method name (lower case)' },
   defaultMethods: [{ method: 'getblockcount', params: [], weight: 1 }],
+  readLevels: plainReadLevels,
   presets: { chains: BITCOIN_CHAIN_PRESETS, workloads: BITCOIN_WORKLOAD_PRESETS },
 };

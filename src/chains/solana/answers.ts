@@ -1,6 +1,7 @@
 import { canonicalJson } from '../../domain/canonical-json';
 import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
 import { isRecord, shapeOf } from '../../domain/json-shape';
+import type { AnswerComparison, RpcErrorOutcome } from '../types';
 
 /*
  * Solana answers compared by meaning. Values need no re-encoding (numbers are JSON numbers,
@@ -41,6 +42,12 @@ const KEYED_LIST_METHODS: ReadonlySet<string> = new Set(['getProgramAccounts', '
  * storage unreachable: a failure).
  */
 export const SOLANA_HISTORY_ERROR_CODES: readonly number[] = [-32001, -32007, -32009, -32011];
+
+/** "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot (agave -32016). */
+export const SOLANA_BEHIND_ERROR_CODE = -32016;
+
+/** The adapter's rpcErrorOutcome: -32016 is the node behind (a freshness matter), any other code a failed call. */
+export const solanaRpcErrorOutcome = (code: number): RpcErrorOutcome => (code === SOLANA_BEHIND_ERROR_CODE ? 'behind' : 'rpc_error');
 
 /** Lists a node with less history answers shorter: signatures newest first, down to the node's first available block. */
 export const HISTORY_LIST_METHODS: readonly string[] = ['getSignaturesForAddress'];
@@ -100,3 +107,16 @@ export function normalizeSolanaResult(method: string, result: unknown, options: 
   value = removeIgnoredPaths(value, [...(SOLANA_IGNORE_PATHS[method] ?? []), ...(options.ignorePaths ?? [])]);
   return SHAPE_METHODS.has(method) ? shapeOf(value) : value;
 }
+
+/**
+ * The adapter's comparison: answers compared only at one context slot, ledger-depth errors and
+ * shorter signature lists not comparable (history depth). Every method may answer an RpcResponse
+ * with a context.
+ */
+export const solanaComparison: AnswerComparison = {
+  answerContext: solanaContextSlot,
+  mayNameContext: () => true,
+  historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
+  isHistoryList: (method) => HISTORY_LIST_METHODS.includes(method),
+  isShorterHistory: isShorterSolanaHistory,
+};

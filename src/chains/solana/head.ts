@@ -1,5 +1,10 @@
-import type { CommitmentLevel } from '../../domain/suite-config';
-import { PinContextError, type HeadRead, type HeadSubscription, type PinContextRead } from '../types';
+import { PinContextError, type HeadRead, type HeadSubscription, type PinCall, type PinContextRead } from '../types';
+
+/** Solana's commitment levels (config.commitment on a Solana chain), from the least to the most agreed. */
+export const COMMITMENT_LEVELS = ['processed', 'confirmed', 'finalized'] as const;
+export type CommitmentLevel = (typeof COMMITMENT_LEVELS)[number];
+
+export const isCommitmentLevel = (level: string): level is CommitmentLevel => (COMMITMENT_LEVELS as readonly string[]).includes(level);
 
 /**
  * The head of a Solana node: the slot at a commitment level. Reads default to `finalized`: pinned
@@ -16,12 +21,9 @@ export const solanaHeadAt = (commitment: CommitmentLevel): HeadRead => ({
 /** The level reads (and the pinned slot) default to when the suite names none. */
 export const DEFAULT_COMMITMENT: CommitmentLevel = 'finalized';
 
-/** The block height at a commitment level, read beside the slot (ChainAdapter.heightRead): skipped slots make the two differ. */
-export const solanaHeightAt = (commitment: CommitmentLevel): HeadRead => ({
-  method: 'getBlockHeight',
-  params: [{ commitment }],
-  parse: (result) => headOf(slotOf(result)),
-});
+/** The block height at a commitment level, read beside the slot (ChainAdapter.heightBesideHead): skipped slots make the two differ. */
+export const solanaHeightAt = (commitment: CommitmentLevel) => async (call: PinCall): Promise<bigint | null> =>
+  headOf(slotOf(await call('getBlockHeight', [{ commitment }])))?.number ?? null;
 
 /**
  * The level the head watch (config.freshness) defaults to: `confirmed`, the slot a cluster's

@@ -1,10 +1,12 @@
-import type { CommitmentLevel } from '../../domain/suite-config';
-import type { ChainAdapter } from '../types';
-import { HISTORY_LIST_METHODS, isShorterSolanaHistory, normalizeSolanaResult, SOLANA_HISTORY_ERROR_CODES, solanaContextSlot } from './answers';
+import type { ChainAdapter, ReadLevels } from '../types';
+import { normalizeSolanaResult, solanaComparison, solanaRpcErrorOutcome } from './answers';
 import { isSolanaHeadDependent, pinSolanaParams } from './head-dependence';
 import {
+  COMMITMENT_LEVELS,
   COMMITMENT_TEMPLATE,
+  type CommitmentLevel,
   DEFAULT_COMMITMENT,
+  isCommitmentLevel,
   PINNED_SLOT_TEMPLATE,
   renderSolanaSlot,
   solanaHeadAt,
@@ -16,7 +18,18 @@ import {
 } from './head';
 import { SOLANA_CHAIN_PRESETS, SOLANA_WORKLOAD_PRESETS } from './presets';
 
-const COMMITMENT_LEVELS: readonly CommitmentLevel[] = ['processed', 'confirmed', 'finalized'];
+/**
+ * The suite's commitment level (config.commitment), else finalized for reads and confirmed for the
+ * head watch (head.ts DEFAULT_COMMITMENT, WATCH_COMMITMENT). A name that is not a level is refused
+ * when the suite is saved (ReadLevels.names), so it never reaches here.
+ */
+const solanaReadLevels: ReadLevels = {
+  names: COMMITMENT_LEVELS,
+  at(_adapter, level, use) {
+    if (level !== undefined && !isCommitmentLevel(level)) throw new Error(`"${level}" is not a Solana commitment level`);
+    return solanaAdapterAt(level ?? (use === 'watch' ? WATCH_COMMITMENT : DEFAULT_COMMITMENT));
+  },
+};
 
 /**
  * The adapter at a commitment level. The registry's own entry (no level applied) renders no
@@ -29,7 +42,7 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     family: 'solana',
     envelope: 'json-rpc-2.0',
     head: solanaHeadAt(level ?? DEFAULT_COMMITMENT),
-    heightRead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
+    heightBesideHead: solanaHeightAt(level ?? DEFAULT_COMMITMENT),
     // Pushed heads: roots for a finalized watch, processed slots otherwise (neither takes a commitment).
     headSubscription: level === 'finalized' ? solanaRootSubscription : solanaSlotSubscription,
     // Slots are 400 ms; local validators and replays tick faster.
@@ -40,17 +53,13 @@ function solanaAdapterAt(level: CommitmentLevel | null): ChainAdapter {
     isHeadDependent: isSolanaHeadDependent,
     pinForRecheck: pinSolanaParams,
     normalize: normalizeSolanaResult,
-    contextSlot: solanaContextSlot,
+    comparison: solanaComparison,
     // Solana's method table: camelCase names (getAccountInfo, isBlockhashValid, …).
     methodName: { pattern: /^[a-z][A-Za-z0-9]*$/, message: 'must be a Solana RPC method name (camelCase)' },
     defaultMethods: [{ method: 'getSlot', params: [{ commitment: 'finalized' }], weight: 1 }],
     presets: { chains: SOLANA_CHAIN_PRESETS, workloads: SOLANA_WORKLOAD_PRESETS },
-    // "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot.
-    behindErrorCodes: [-32016],
-    // A block or history beyond the node's ledger: not comparable with a node that has it (answers.ts).
-    historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
-    historyLists: { methods: HISTORY_LIST_METHODS, isShorterHistory: isShorterSolanaHistory },
-    commitments: { levels: COMMITMENT_LEVELS, default: DEFAULT_COMMITMENT, watchDefault: WATCH_COMMITMENT, at: solanaAdapterAt },
+    rpcErrorOutcome: solanaRpcErrorOutcome,
+    readLevels: solanaReadLevels,
   };
 }
 

@@ -2,8 +2,8 @@ import type postgres from 'postgres';
 import { explanationKey, recordedScalars, storedExplanations } from '../../db/mismatch-explanations';
 import type { RunRow } from '../../db/runs';
 import type { RunTargetRow } from '../../db/run-targets';
-import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, contextSlotPairs, historyDepthPairs } from '../../db/samples-correctness';
-import { renderParams, runPlanOf, type RunPlan } from '../../chains/registry';
+import { classifyDifferingSamples, compareWithReference, contextConfirmedExamples, answerContextPairs, historyDepthPairs } from '../../db/samples-correctness';
+import { mayNameAnswerContext, renderParams, runPlanOf, type RunPlan } from '../../chains/registry';
 import { boundedDifferences, MAX_DIFFERENCES } from '../../domain/answer-diff';
 import { MAX_LISTED_MISMATCHES, spreadMismatches, tallyFromCounts, type CorrectnessMismatch, type CorrectnessTally } from '../../domain/correctness';
 import type { CheckInputLoader } from './check-input';
@@ -54,10 +54,11 @@ async function tallyCorrectness(
   reference: RunTargetRow,
 ): Promise<CorrectnessTally> {
   const counts = await compareWithReference(sql, run.id, candidates.map((t) => t.id), reference.id);
-  // Pairs answered at different context slots (Solana): only families whose answers name one.
-  const atSlots = runPlanOf(run).chain.contextSlot === undefined ? [] : await contextSlotPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
+  const { chain, workload } = runPlanOf(run);
+  // Pairs answered at different answer contexts: only workloads whose answers may name one.
+  const atSlots = !mayNameAnswerContext(chain, workload) ? [] : await answerContextPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
   // A side answering "beyond my ledger" while the other answers a value: history depth, not a failure to compare.
-  const historyCodes = runPlanOf(run).chain.historyErrorCodes ?? [];
+  const historyCodes = chain.comparison.historyErrorCodes;
   const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id, historyCodes);
   if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots, shortHistory);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
@@ -106,8 +107,8 @@ export async function listMismatches(
     headDependentMethods: [...headDependentMethods(plan)],
     limit: MAX_LISTED_MISMATCHES,
   });
-  // Pairs at different context slots whose re-ask at one slot still differed are mismatches too.
-  const atOneSlot = plan.chain.contextSlot === undefined ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
+  // Pairs at different answer contexts whose re-ask at one context still differed are mismatches too.
+  const atOneSlot = !mayNameAnswerContext(plan.chain, plan.workload) ? [] : await contextConfirmedExamples(sql, run.id, ids, reference.id, MAX_LISTED_MISMATCHES);
   // Samples keep no params: the request at a seq is a pure function of (seed, seq), so replan it.
   // A difference its re-check confirmed is listed as re-sent: the params with the block pinned
   // (a call that takes no pin as it was).

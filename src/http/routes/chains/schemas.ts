@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHAIN_FAMILIES } from '../../../domain/catalog-presets';
+import { CHAIN_FAMILIES } from '../../../chains/registry';
 import { component, int, pageOf, timestamp, url, uuid, uuidParam } from '../shared/schemas';
 
 export const chainParams = uuidParam('chainId');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { presetRefSchema } from '../../../domain/catalog-presets';
-import { COMMITMENT_LEVELS, suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
+import { READ_LEVEL_NAMES, suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
 import * as suites from '../../../services/suites';
 import { SuiteSchedule } from '../schedules/schemas';
 import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
@@ -108,7 +108,7 @@ export const SuiteConfig = component(
       }),
       freshness: Freshness.optional().describe('absent: no head watch'),
       commitment: z
-        .enum(COMMITMENT_LEVELS)
+        .enum(READ_LEVEL_NAMES)
         .optional()
         .describe('Solana only (400 on other families): the commitment level of the head read and of every "{{commitment}}" in params; absent means "finalized"'),
       vantage_points: z

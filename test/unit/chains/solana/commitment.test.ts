@@ -33,10 +33,10 @@ describe('solana commitment levels', () => {
   });
 
   it('lists the three levels on solana only, and leaves a family without levels as it is', () => {
-    expect(solanaAdapter.commitments?.levels).toEqual(['processed', 'confirmed', 'finalized']);
+    expect(solanaAdapter.readLevels.names).toEqual(['processed', 'confirmed', 'finalized']);
     expect(atCommitment(solanaAdapter, 'processed').head.params).toEqual([{ commitment: 'processed' }]);
     const evm = chainAdapter('evm');
-    expect(evm.commitments).toBeUndefined();
+    expect(evm.readLevels.names).toEqual([]);
     expect(atCommitment(evm, 'confirmed')).toBe(evm);
   });
 

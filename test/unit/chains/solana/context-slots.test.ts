@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { atCommitment } from '../../../../src/chains/registry';
 import { solanaAdapter } from '../../../../src/chains/solana';
 import { solanaContextSlot } from '../../../../src/chains/solana/answers';
 import { solanaRootSubscription, solanaSlotSubscription } from '../../../../src/chains/solana/head';
-import { judgeCorrectness, tallyFromCounts, type ContextSlotTotals, type MethodPairTotals } from '../../../../src/domain/correctness';
+import { judgeCorrectness, tallyFromCounts, type AnswerContextTotals, type MethodPairTotals } from '../../../../src/domain/correctness';
 import { SOLANA_WS_EXAMPLES } from '../../../helpers/solana-replay-node';
 
 /*
@@ -26,9 +27,9 @@ describe('solanaContextSlot', () => {
     expect(solanaContextSlot(result)).toBe(slot);
   });
 
-  it('is the adapter\u2019s contextSlot at every commitment level', () => {
-    expect(solanaAdapter.contextSlot).toBe(solanaContextSlot);
-    expect(solanaAdapter.commitments!.at('confirmed').contextSlot).toBe(solanaContextSlot);
+  it('is the adapter\u2019s answer context at every commitment level', () => {
+    expect(solanaAdapter.comparison.answerContext).toBe(solanaContextSlot);
+    expect(atCommitment(solanaAdapter, 'confirmed', 'reads').comparison.answerContext).toBe(solanaContextSlot);
   });
 });
 
@@ -51,7 +52,7 @@ describe('the tally of pairs at different context slots', () => {
       byMethod: [],
     },
   ])('$name', ({ context, expected, byMethod }) => {
-    const tally = tallyFromCounts(pairs, [], [], context as ContextSlotTotals[]);
+    const tally = tallyFromCounts(pairs, [], [], context as AnswerContextTotals[]);
     expect(tally).toMatchObject(expected);
     expect(tally.mismatchesByMethod).toEqual(byMethod);
   });
@@ -83,12 +84,15 @@ describe('the Solana head subscriptions', () => {
     for (const bad of [null, -1, 1.5, '42', { root: 42 }]) expect(solanaRootSubscription.parse(bad)).toBeNull();
   });
 
-  it('the watch reads confirmed slots by slotSubscribe when the suite names no level, roots at finalized; reads default to finalized', () => {
-    const { commitments } = solanaAdapter;
-    expect(commitments).toMatchObject({ default: 'finalized', watchDefault: 'confirmed' });
-    expect(commitments!.at('confirmed').headSubscription).toBe(solanaSlotSubscription);
-    expect(commitments!.at('processed').headSubscription).toBe(solanaSlotSubscription);
-    expect(commitments!.at('finalized').headSubscription).toBe(solanaRootSubscription);
-    expect(commitments!.at('confirmed').heightRead).toMatchObject({ method: 'getBlockHeight', params: [{ commitment: 'confirmed' }] });
+  it('the watch reads confirmed slots by slotSubscribe when the suite names no level, roots at finalized; reads default to finalized', async () => {
+    expect(atCommitment(solanaAdapter, undefined, 'reads').head.params).toEqual([{ commitment: 'finalized' }]);
+    expect(atCommitment(solanaAdapter, undefined, 'watch').head.params).toEqual([{ commitment: 'confirmed' }]);
+    expect(atCommitment(solanaAdapter, 'confirmed', 'reads').headSubscription).toBe(solanaSlotSubscription);
+    expect(atCommitment(solanaAdapter, 'processed', 'reads').headSubscription).toBe(solanaSlotSubscription);
+    expect(atCommitment(solanaAdapter, 'finalized', 'reads').headSubscription).toBe(solanaRootSubscription);
+    const asked: unknown[] = [];
+    const height = await atCommitment(solanaAdapter, 'confirmed', 'reads').heightBesideHead(async (method, params) => (asked.push({ method, params }), 71));
+    expect(asked).toEqual([{ method: 'getBlockHeight', params: [{ commitment: 'confirmed' }] }]);
+    expect(height).toBe(71n);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { atCommitment } from '../../../../src/chains/registry';
 import { solanaAdapter } from '../../../../src/chains/solana';
 import { isShorterSolanaHistory, SOLANA_HISTORY_ERROR_CODES } from '../../../../src/chains/solana/answers';
 import { evmAdapter } from '../../../../src/chains/evm';
 import {
   judgeCorrectness,
   tallyFromCounts,
-  type ContextSlotTotals,
+  type AnswerContextTotals,
   type HistoryDepthTotals,
   type MethodPairTotals,
 } from '../../../../src/domain/correctness';
@@ -19,9 +20,9 @@ import {
 describe('the Solana history-depth errors', () => {
   it('are agave\u2019s "not in this ledger" codes, at every commitment level, and no other family has any', () => {
     expect(SOLANA_HISTORY_ERROR_CODES).toEqual([-32001, -32007, -32009, -32011]);
-    expect(solanaAdapter.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(solanaAdapter.commitments!.at('finalized').historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(evmAdapter.historyErrorCodes).toBeUndefined();
+    expect(solanaAdapter.comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
+    expect(atCommitment(solanaAdapter, 'finalized').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
+    expect(evmAdapter.comparison.historyErrorCodes).toEqual([]);
   });
 
   it.each([
@@ -56,9 +57,10 @@ describe('isShorterSolanaHistory: a shorter history list is a strict prefix of t
   it('applies to history lists only', () => {
     expect(isShorterSolanaHistory('getProgramAccounts', [A], [A, B])).toBe(false);
     expect(isShorterSolanaHistory('getBlocks', [1, 2], [1, 2, 3])).toBe(false);
-    expect(solanaAdapter.historyLists?.methods).toEqual(['getSignaturesForAddress']);
-    expect(solanaAdapter.historyLists?.isShorterHistory).toBe(isShorterSolanaHistory);
-    expect(evmAdapter.historyLists).toBeUndefined();
+    expect(['getSignaturesForAddress', 'getProgramAccounts', 'getBlocks'].filter(solanaAdapter.comparison.isHistoryList)).toEqual(['getSignaturesForAddress']);
+    expect(solanaAdapter.comparison.isShorterHistory).toBe(isShorterSolanaHistory);
+    expect(evmAdapter.comparison.isHistoryList('eth_getLogs')).toBe(false);
+    expect(evmAdapter.comparison.isShorterHistory('eth_getLogs', [1], [1, 2])).toBe(false);
   });
 });
 
@@ -67,7 +69,7 @@ describe('the tally of pairs not comparable for history depth', () => {
     { method: 'getBalance', matched: 10, differing: 0, skipped: 0 },
     { method: 'getBlock', matched: 2, differing: 0, skipped: 8 },
   ];
-  const atSlots: ContextSlotTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 0, rechecked: 0 }];
+  const atSlots: AnswerContextTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 0, rechecked: 0 }];
 
   it.each([
     {
@@ -92,7 +94,7 @@ describe('the tally of pairs not comparable for history depth', () => {
   });
 
   it('adds to the pairs at different context slots in not_comparable, each reason counted and named', () => {
-    const slots: ContextSlotTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 4, rechecked: 4 }];
+    const slots: AnswerContextTotals[] = [{ method: 'getBalance', resolved: 0, confirmed: 0, not_comparable: 4, rechecked: 4 }];
     const withSkipped: MethodPairTotals[] = [{ method: 'getBalance', matched: 6, differing: 0, skipped: 4 }, pairs[1]!];
     const summary = judgeCorrectness(tallyFromCounts(withSkipped, [], [], slots, [{ method: 'getBlock', not_comparable: 8 }]), 100);
     expect(summary.details).toMatchObject({ compared: 8, skipped: 0, not_comparable: 12, not_comparable_reasons: { context_slot: 4, history_depth: 8 } });
