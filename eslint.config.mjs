@@ -97,8 +97,8 @@ export default tseslint.config(
     // types; only src/chains/registry.ts imports a family folder.
     {
       files: ['src/chains/*/**/*.ts'],
-      regex: '^(\\.\\./(?!types$|\\.\\./(domain|net)/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
-      message: 'src/chains/<family> imports only src/domain, src/net and ../types: no other family, no registry, no I/O library of its own (STYLE rules 5 and 15).',
+      regex: '^(\\.\\./(?!types$|head-subscriptions$|\\.\\./(domain|net)/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/chains/<family> imports only src/domain, src/net, ../types and ../head-subscriptions: no other family, no registry, no I/O library of its own (STYLE rules 5 and 15).',
     },
     {
       files: ['src/chains/*.ts'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHAIN_FAMILIES } from './catalog-presets';
+import { chainIdSchema } from './chain-id';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
 import { COMMITMENT_LEVELS, freshnessSchema, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 import { displayName } from './display-name';
@@ -42,7 +43,7 @@ export const rvsFileChainSchema = z
     slug: slug.describe('the chain\'s key: endpoints and suites name their chain by it'),
     name,
     family: z.enum(CHAIN_FAMILIES).default('evm'),
-    chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+    chain_id: chainIdSchema.nullable().default(null),
     explorer_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
   })
   .describe('A chain, created or updated by its slug.');

@@ -6,7 +6,7 @@ import type { AnswerEnvelope, ChainAdapter } from '../chains/types';
 import { ANSWER_SHAPE_CAPS, MAX_ANSWER_TOKENS, scanJsonShape, type JsonShapeCaps } from './json-shape-budget';
 
 /** What classification needs of a chain family: its envelope and its comparison rules. */
-export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes' | 'contextSlot'>;
+export type AnswerRules = Pick<ChainAdapter, 'envelope' | 'normalize' | 'behindErrorCodes' | 'isBehindError' | 'contextSlot'>;
 
 /**
  * Why an answer was not a usable JSON-RPC response: short fixed texts, never bytes of the answer
@@ -137,10 +137,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 const hasError = (message: Record<string, unknown>): boolean => 'error' in message && message.error !== null && message.error !== undefined;
 
 function rpcError(rules: AnswerRules, message: Record<string, unknown>): Classified {
-  const code = (message.error as { code?: unknown }).code;
+  const error = message.error as { code?: unknown; message?: unknown; data?: unknown };
+  const code = error.code;
   const rpcErrorCode = typeof code === 'number' && Number.isInteger(code) ? code : null;
+  const behind =
+    (rpcErrorCode !== null && (rules.behindErrorCodes?.includes(rpcErrorCode) ?? false)) ||
+    (rules.isBehindError?.({ code: rpcErrorCode, message: error.message, data: error.data }) ?? false);
   return {
-    outcome: rpcErrorCode !== null && (rules.behindErrorCodes?.includes(rpcErrorCode) ?? false) ? 'behind' : 'rpc_error',
+    outcome: behind ? 'behind' : 'rpc_error',
     rpcErrorCode,
     responseHash: null,
     reason: null,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes';
 import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS, CHAINS } from '../../src/chains/registry';
+import { storedChainId } from '../../src/domain/chain-id';
 import { templateParams } from '../../src/domain/workload';
 import { get, post } from '../helpers/api';
 import { startGanache } from '../helpers/ganache';
@@ -402,9 +403,10 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
   describe('catalog', () => {
     it('seeds the built-in presets exactly as src/domain/catalog-presets.ts states them', async () => {
       const chains = await stack.sql<any[]>`
-        select id, slug, name, family, chain_id::int as chain_id, explorer_url from catalog_chain_presets
+        select id, slug, name, family, chain_id, explorer_url from catalog_chain_presets
         where tenant_id is null order by id`;
-      expect(chains).toEqual([...BUILTIN_CHAIN_PRESETS].sort((x, y) => x.id.localeCompare(y.id)));
+      // Stored as text (migration 034): a number as its decimal text.
+      expect(chains).toEqual([...BUILTIN_CHAIN_PRESETS].map((p) => ({ ...p, chain_id: storedChainId(p.chain_id) })).sort((x, y) => x.id.localeCompare(y.id)));
       const workloads = await stack.sql<any[]>`
         select id, slug, name, family, description, workload from catalog_workload_presets where tenant_id is null order by id`;
       expect(workloads).toEqual([...BUILTIN_WORKLOAD_PRESETS].sort((x, y) => x.id.localeCompare(y.id)));
