@@ -4,6 +4,7 @@ import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../doma
 import type { CommitmentLevel, Workload } from '../domain/suite-config';
 import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
+import { cometbftAdapter } from './cometbft';
 import { evmAdapter } from './evm';
 import { solanaAdapter } from './solana';
 import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
@@ -19,7 +20,7 @@ import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
  */
 
 /** The families with an adapter: a subset of the chain resource's families. */
-export const ADAPTED_FAMILIES = ['evm', 'bitcoin', 'solana'] as const satisfies readonly ChainFamily[];
+export const ADAPTED_FAMILIES = ['evm', 'bitcoin', 'solana', 'cometbft'] as const satisfies readonly ChainFamily[];
 export type AdaptedFamily = (typeof ADAPTED_FAMILIES)[number];
 
 /** Every adapted family must register a whole ChainAdapter: the compiler checks both. */
@@ -27,6 +28,7 @@ export const CHAINS: Readonly<Record<AdaptedFamily, ChainAdapter>> = {
   evm: evmAdapter,
   bitcoin: bitcoinAdapter,
   solana: solanaAdapter,
+  cometbft: cometbftAdapter,
 };
 
 /** A run snapshot taken before snapshots carried the family is an EVM run (the only family probed then). */

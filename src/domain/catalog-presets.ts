@@ -7,7 +7,7 @@ import type { ChainId } from './chain-id';
  * BUILTIN_WORKLOAD_PRESETS.
  */
 
-export const CHAIN_FAMILIES = ['evm', 'solana', 'bitcoin'] as const;
+export const CHAIN_FAMILIES = ['evm', 'solana', 'bitcoin', 'cometbft'] as const;
 export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
 
 export interface ChainPreset {

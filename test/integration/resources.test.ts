@@ -84,6 +84,21 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       expect((await get<any>(stack.app, `/v1/chains/${chain.id}`, auth)).body).toEqual(patched.body);
     });
 
+    it('takes a chain id as its family names it: a string (cosmoshub-4) or a number (EIP-155), stored as text and shown as given', async () => {
+      const { auth } = await tenant();
+      const chain = await chainOf(auth, { family: 'cometbft', chain_id: 'cosmoshub-4' });
+      expect(chain).toMatchObject({ family: 'cometbft', chain_id: 'cosmoshub-4' });
+      const numeric = await patch(`/v1/chains/${chain.id}`, auth, { chain_id: 137 });
+      expect(numeric.body.chain_id).toBe(137);
+      const [row] = await stack.sql<{ chain_id: string }[]>`select chain_id from chains where id = ${chain.id}`;
+      expect(row!.chain_id).toBe('137');
+      for (const bad of ['has space', '', 'x'.repeat(65), -1, 1.5]) {
+        const refused = await patch(`/v1/chains/${chain.id}`, auth, { chain_id: bad });
+        expect(refused.status, JSON.stringify(bad)).toBe(400);
+        expect(fields(refused.body)).toEqual(['chain_id']);
+      }
+    });
+
     it('refuses an empty body, unknown fields and bad values, listing each', async () => {
       const { auth } = await tenant();
       const chain = await chainOf(auth);
@@ -696,7 +711,7 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
         expect(refused.status, JSON.stringify(refused.body)).toBe(400);
         expect(refused.body.error).toMatchObject({ code: 'validation_error' });
         expect(refused.body.error.details).toEqual([
-          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm, bitcoin, solana` },
+          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm, bitcoin, solana, cometbft` },
         ]);
       }
       // A suite stored while its chain was EVM, whose chain names a family without an adapter now:
@@ -707,7 +722,7 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       await stack.sql`update chains set family = 'cosmos' where id = ${chain.id}`;
       const run = await post<any>(stack.app, `/v1/suites/${suite.id}/runs`, auth);
       expect(run.status, JSON.stringify(run.body)).toBe(400);
-      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "cosmos" cannot be verified yet; supported families: evm, bitcoin, solana' }]);
+      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "cosmos" cannot be verified yet; supported families: evm, bitcoin, solana, cometbft' }]);
       const [count] = await stack.sql<{ n: number }[]>`select count(*)::int as n from runs where test_suite_id = ${suite.id}`;
       expect(count!.n).toBe(0);
     });
