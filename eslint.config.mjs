@@ -97,8 +97,8 @@ export default tseslint.config(
     // types and plain hooks; only src/chains/registry.ts imports a family folder.
     {
       files: ['src/chains/*/**/*.ts'],
-      regex: '^(\\.\\./(?!types$|plain$|\\.\\./(domain|net)/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
-      message: 'src/chains/<family> imports only src/domain, src/net, ../types and ../plain (the shared trivial hooks): no other family, no registry, no I/O library of its own (STYLE rules 5 and 15).',
+      regex: '^(\\.\\./(?!types$|plain$|head-subscriptions$|\\.\\./(domain|net)/)|(postgres|undici|pino)$|fastify|@temporalio/|node:(fs|net|http|https|dns|child_process))',
+      message: 'src/chains/<family> imports only src/domain, src/net, ../types, ../plain (the shared trivial hooks) and ../head-subscriptions (the notification shapes): no other family, no registry, no I/O library of its own (STYLE rules 5 and 15).',
     },
     {
       files: ['src/chains/*.ts'],

@@ -4,6 +4,7 @@ import { runSettingsOf, type RunSettings, type RunSettingsSource } from '../doma
 import type { Workload } from '../domain/suite-config';
 import { contextTemplate, createPlanner, templateParams, usesPinnedBlock, withContext, type PinnedContext, type PlannedCall } from '../domain/workload';
 import { bitcoinAdapter } from './bitcoin';
+import { cometbftAdapter } from './cometbft';
 import { evmAdapter } from './evm';
 import { solanaAdapter } from './solana';
 import type { ChainAdapter, ChainHead, ChainRegistry } from './types';
@@ -23,6 +24,7 @@ export const CHAINS = {
   evm: evmAdapter,
   bitcoin: bitcoinAdapter,
   solana: solanaAdapter,
+  cometbft: cometbftAdapter,
 } as const satisfies Readonly<Record<string, ChainAdapter>>;
 
 export type AdaptedFamily = keyof typeof CHAINS;

@@ -56,24 +56,50 @@ export class PinContextError extends Error {
   }
 }
 
+/** A message the WebSocket connection offers a head subscription: its top-level members, bounded (ws-client.ts). */
+export interface SubscriptionMessage {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
 /**
- * How a family's node pushes new heads over a WebSocket: the subscription request, the method that
- * cancels it, the method of the notifications it sends and how to read a head from a notification
- * (null: not a head).
- *
- * `scope` says what a notification belongs to. `subscription` (the default, eth_subscribe's way):
- * the request's result is a subscription id, each notification is `params: { subscription,
- * result }`, `parse` reads `result`, and the cancel is asked with `[id]`. `connection` (btcd's
- * notifyblocks): the request answers no id, every notification of that method on the connection
- * is the subscription's, `parse` reads the whole `params` (positional), and the cancel takes no
- * params.
+ * The subscription as far as it has got on one connection: the id its subscribe request was sent
+ * with, and once answered (`answered`) the request's result (eth_subscribe: the subscription id).
+ */
+export interface SubscriptionState {
+  requestId: number;
+  answered: boolean;
+  result: unknown;
+}
+
+/**
+ * What a message is to a head subscription. `head`: one of its events, naming a head. `not_head`:
+ * one of its events that names no head (counted). `not_mine`: left to the connection (an answer
+ * to a request in flight, another method's notification; an answer matching no request is counted
+ * there as unmatched). `later`: may be one of its events, but the subscription is not answered yet
+ * and the message cannot tell: asked again once it is (kept as text, bounded: watch-heads.ts).
+ */
+export type HeadMatch = { kind: 'head'; head: ChainHead } | { kind: 'not_head' } | { kind: 'not_mine' } | { kind: 'later' };
+
+/**
+ * How a family's node pushes new heads over a WebSocket, as hooks the family implements
+ * (STYLE rule 17): the subscribe request, whether its answer says it took, the request that
+ * cancels it, and `match`, which the connection offers every message before matching it to a
+ * request in flight, so a family whose events come as answers (CometBFT: the subscribe request's
+ * id, no `method`) reads them as well as one whose events are notifications (eth_subscription).
+ * Helpers for the usual shapes: src/chains/head-subscriptions.ts.
  */
 export interface HeadSubscription {
   subscribe: { method: string; params: unknown[] };
-  unsubscribe: string;
-  notification: string;
-  scope?: 'subscription' | 'connection';
-  parse(result: unknown): ChainHead | null;
+  /** Whether the subscribe request's result says the subscription took (eth_subscribe: an id). */
+  accepted(result: unknown): boolean;
+  /** The request that cancels the subscription, once answered. */
+  cancel(state: SubscriptionState): { method: string; params: unknown[] };
+  /** What a message on the subscription's connection is to it; must not throw (its input is a node's). */
+  match(message: SubscriptionMessage, state: SubscriptionState): HeadMatch;
 }
 
 /**
@@ -131,6 +157,17 @@ export interface ReadLevels {
    * head watch (`use`); a family without levels answers `adapter` as it is.
    */
   at(adapter: ChainAdapter, level: string | undefined, use: 'reads' | 'watch'): ChainAdapter;
+}
+
+/**
+ * An RPC error answer as the family reads it: its code (null when not an integer) and the node's
+ * own `message` and `data`, unparsed (a family whose codes do not say why — CometBFT answers
+ * every error -32603 and says why in `data` — reads the text; bounded by the answer's size cap).
+ */
+export interface RpcErrorAnswer {
+  code: number | null;
+  message: unknown;
+  data: unknown;
 }
 
 /** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */
@@ -193,12 +230,13 @@ export interface ChainAdapter {
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
   /**
-   * The sample outcome of an RPC error by its code: `behind` when it means the node has not yet
-   * reached the state asked for (Solana: -32016, a minContextSlot above its slot), a freshness
-   * matter rather than a failed call; else `rpc_error` (families without such errors:
-   * plainRpcErrorOutcome).
+   * The sample outcome of an RPC error: `behind` when it means the node has not yet reached the
+   * state asked for (Solana: code -32016, a minContextSlot above its slot; CometBFT: "height H must
+   * be less than or equal to the current blockchain height" in `data`), a freshness matter rather
+   * than a failed call; else `rpc_error` (families without such errors: plainRpcErrorOutcome).
+   * Reads a node's answer: must not throw.
    */
-  rpcErrorOutcome(code: number): RpcErrorOutcome;
+  rpcErrorOutcome(error: RpcErrorAnswer): RpcErrorOutcome;
   /** The levels a suite may read the family at (`config.commitment`), and the adapter at one (ReadLevels). */
   readLevels: ReadLevels;
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */

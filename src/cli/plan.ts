@@ -9,7 +9,7 @@ export interface ServerChain {
   name: string;
   slug: string;
   family: string;
-  chain_id: number | null;
+  chain_id: number | string | null;
   explorer_url: string | null;
   updated_at: string;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUuidShaped, type ChainPreset, type WorkloadPreset } from '../domain/catalog-presets';
+import { storedChainId } from '../domain/chain-id';
 import type { Queryable } from './client';
 
 /** tenant_id is null for a built-in preset. */
@@ -9,7 +10,7 @@ export interface ChainPresetRow {
   slug: string;
   name: string;
   family: string;
-  chain_id: string | null; // bigint arrives as a string
+  chain_id: string | null;
   explorer_url: string | null;
   created_at: Date;
 }
@@ -107,7 +108,7 @@ export async function builtinSlugExists(sql: Queryable, kind: CatalogKind, slug:
 
 export async function insertChainPreset(
   sql: Queryable,
-  preset: { tenantId: string; slug: string; name: string; family: string; chainId: number | null; explorerUrl: string | null },
+  preset: { tenantId: string; slug: string; name: string; family: string; chainId: string | null; explorerUrl: string | null },
 ): Promise<ChainPresetRow> {
   const [row] = await sql<ChainPresetRow[]>`
     insert into catalog_chain_presets (id, tenant_id, slug, name, family, chain_id, explorer_url)
@@ -155,7 +156,7 @@ export async function syncBuiltinPresets(
   for (const p of presets.chains) {
     await sql`
       insert into catalog_chain_presets as c (id, tenant_id, slug, name, family, chain_id, explorer_url, created_at)
-      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${p.chain_id}, ${p.explorer_url},
+      values (${p.id}, null, ${p.slug}, ${p.name}, ${p.family}, ${storedChainId(p.chain_id)}, ${p.explorer_url},
               coalesce((select min(created_at) from catalog_chain_presets where tenant_id is null), now()))
       on conflict (id) do update
         set slug = excluded.slug, name = excluded.name, family = excluded.family,

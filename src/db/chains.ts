@@ -8,7 +8,7 @@ export interface ChainRow {
   name: string;
   slug: string;
   family: string;
-  chain_id: string | null; // bigint arrives as a string
+  chain_id: string | null;
   explorer_url: string | null;
   created_at: Date;
   updated_at: Date;
@@ -19,7 +19,7 @@ export interface NewChain {
   name: string;
   slug: string;
   family: string;
-  chainId: number | null;
+  chainId: string | null;
   explorerUrl: string | null;
 }
 
@@ -48,7 +48,7 @@ export interface ChainPatch {
   name?: string;
   slug?: string;
   family?: string;
-  chainId?: number | null;
+  chainId?: string | null;
   explorerUrl?: string | null;
 }
 

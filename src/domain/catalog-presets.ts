@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChainId } from './chain-id';
 
 /*
  * The catalog's shapes. The built-in rows are each chain family's (ChainAdapter.presets, e.g.
@@ -12,7 +13,7 @@ export interface ChainPreset {
   slug: string;
   name: string;
   family: string;
-  chain_id: number | null;
+  chain_id: ChainId | null;
   explorer_url: string | null;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chainIdSchema } from './chain-id';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
 import { freshnessSchema, READ_LEVEL_NAMES, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 import { displayName } from './display-name';
@@ -47,7 +48,7 @@ export const rvsFileChainSchema = z
       .max(32)
       .default('evm')
       .describe('the chain family: one the server registers (GET /v1/openapi.json lists them under the chain resource), else refused on apply'),
-    chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+    chain_id: chainIdSchema.nullable().default(null),
     explorer_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
   })
   .describe('A chain, created or updated by its slug.');

@@ -137,10 +137,11 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 const hasError = (message: Record<string, unknown>): boolean => 'error' in message && message.error !== null && message.error !== undefined;
 
 function rpcError(rules: AnswerRules, message: Record<string, unknown>): Classified {
-  const code = (message.error as { code?: unknown }).code;
+  const error = message.error as { code?: unknown; message?: unknown; data?: unknown };
+  const code = error.code;
   const rpcErrorCode = typeof code === 'number' && Number.isInteger(code) ? code : null;
   return {
-    outcome: rpcErrorCode === null ? 'rpc_error' : rules.rpcErrorOutcome(rpcErrorCode),
+    outcome: rules.rpcErrorOutcome({ code: rpcErrorCode, message: error.message, data: error.data }),
     rpcErrorCode,
     responseHash: null,
     reason: null,

@@ -1,4 +1,4 @@
-import type { AnswerEnvelope, ChainHead, HeadRead, HeadSubscription } from '../chains/types';
+import type { AnswerEnvelope, ChainHead, HeadRead, HeadSubscription, SubscriptionMessage, SubscriptionState } from '../chains/types';
 import { OutboundAddressRefusedError } from '../net/guarded-lookup';
 import { BoundedQueue } from './bounded-queue';
 import { openWsRpc, type WsCloseReason, type WsRpcConnection, type WsTarget } from './ws-client';
@@ -140,21 +140,31 @@ async function runSubscription(
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   let attempt = 0;
   let everSubscribed = false;
-  const byConnection = subscription.scope === 'connection';
   while (!signal.aborted) {
-    let subscriptionId: unknown = undefined;
+    // Null until the subscribe request is sent: nothing before it is the subscription's.
+    let state: SubscriptionState | null = null;
     const early: { text: string; at: bigint }[] = [];
     let earlyBytes = 0;
-    const onHeadNotification = (params: unknown, at: bigint) => {
-      let head: ChainHead | null;
-      if (byConnection) head = subscription.parse(params);
-      else {
-        const { subscription: id, result } = (params ?? {}) as { subscription?: unknown; result?: unknown };
-        if (id !== subscriptionId) return;
-        head = subscription.parse(result);
+    /** The family's reading of a message; true when it was the subscription's. */
+    const onSubscriptionMessage = (message: SubscriptionMessage, at: bigint, text: string | null): boolean => {
+      if (state === null) return false;
+      const match = subscription.match(message, state);
+      switch (match.kind) {
+        case 'not_mine':
+          return false;
+        case 'head':
+          queue.push({ kind: 'head', number: match.head.number, hash: match.head.hash, receivedAtMonotonicNs: at });
+          return true;
+        case 'not_head':
+          stats.notHeads++;
+          return true;
+        case 'later':
+          if (text !== null && early.length < MAX_EARLY_NOTIFICATIONS && earlyBytes + text.length <= MAX_EARLY_BYTES) {
+            early.push({ text, at });
+            earlyBytes += text.length;
+          } else stats.notHeads++;
+          return true;
       }
-      if (head === null) stats.notHeads++;
-      else queue.push({ kind: 'head', number: head.number, hash: head.hash, receivedAtMonotonicNs: at });
     };
     let connection: WsRpcConnection;
     try {
@@ -164,17 +174,7 @@ async function runSubscription(
         maxMessageBytes: options.maxMessageBytes ?? MAX_HEAD_MESSAGE_BYTES,
         ...(options.pingIntervalMs === undefined ? {} : { pingIntervalMs: options.pingIntervalMs }),
         ...(options.ca === undefined ? {} : { ca: options.ca }),
-        onNotification: (method, params, at, text) => {
-          if (method !== subscription.notification) return;
-          if (subscriptionId === undefined) {
-            if (early.length < MAX_EARLY_NOTIFICATIONS && earlyBytes + text.length <= MAX_EARLY_BYTES) {
-              early.push({ text, at });
-              earlyBytes += text.length;
-            } else stats.notHeads++;
-            return;
-          }
-          onHeadNotification(params, at);
-        },
+        onMessage: (message, at, text) => onSubscriptionMessage(message, at, text),
       });
     } catch (error) {
       if (error instanceof OutboundAddressRefusedError) throw error;
@@ -186,13 +186,16 @@ async function runSubscription(
     live.connection = connection;
     const stop = () => connection.close();
     signal.addEventListener('abort', stop, { once: true });
+    const sent = connection.requestWithId(subscription.subscribe.method, subscription.subscribe.params);
+    const subscribing: SubscriptionState = { requestId: sent.id, answered: false, result: undefined };
+    state = subscribing;
     try {
-      const id = await connection.request(subscription.subscribe.method, subscription.subscribe.params);
-      // By connection the answer carries no id (btcd answers null): a success is all it says.
-      if (byConnection) subscriptionId = true;
-      else if (typeof id !== 'string' && typeof id !== 'number') throw new Error('subscription id is not a string or number');
-      else subscriptionId = id;
+      const result = await sent.result;
+      if (!subscription.accepted(result)) throw new Error('the subscribe answer does not say the subscription took');
+      subscribing.result = result;
+      subscribing.answered = true;
     } catch {
+      state = null;
       signal.removeEventListener('abort', stop);
       connection.close();
       await connection.closed;
@@ -209,14 +212,16 @@ async function runSubscription(
     attempt = 0;
     queue.push({ kind: 'connected', atMonotonicNs: now() }, true);
     earlyBytes = 0;
-    // Within the parse cap: the connection checked each text before handing it over.
-    for (const { text, at } of early.splice(0)) onHeadNotification((JSON.parse(text) as { params?: unknown }).params, at);
+    // Within the parse cap: the connection checked each text before handing it over. Asked again
+    // now the subscription is answered; one still not the subscription's is not counted.
+    for (const { text, at } of early.splice(0)) onSubscriptionMessage(JSON.parse(text) as SubscriptionMessage, at, null);
 
     // Stopping asks the node to cancel the subscription first, briefly: the close follows anyway.
     signal.removeEventListener('abort', stop);
+    const cancel = subscription.cancel(subscribing);
     const unsubscribeAndClose = () => {
       void connection
-        .request(subscription.unsubscribe, byConnection ? [] : [subscriptionId], 1_000)
+        .request(cancel.method, cancel.params, 1_000)
         .catch(() => undefined)
         .finally(() => connection.close());
     };

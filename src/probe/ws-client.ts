@@ -46,11 +46,13 @@ export interface WsOptions {
    */
   pingIntervalMs?: number;
   /**
-   * Called for every notification, synchronously, with the arrival time (process.hrtime.bigint())
-   * and the message's text (already within the parse cap), for a caller that keeps it for later
-   * rather than the parsed params.
+   * Offered every message (within the bounds below, parsed, an object) before it is matched to a
+   * request in flight, synchronously, with the arrival time (process.hrtime.bigint()) and its text
+   * (for a caller that keeps it for later rather than the parsed message): true takes it (a
+   * subscription's event, a notification or an answer carrying the subscribe request's id), false
+   * leaves it to the connection.
    */
-  onNotification?: (method: string, params: unknown, receivedAtNs: bigint, text: string) => void;
+  onMessage?: (message: WsMessage, receivedAtNs: bigint, text: string) => boolean;
   /** Extra certificate authority to trust for wss (tests, private PKI). */
   ca?: string;
   /**
@@ -58,6 +60,15 @@ export interface WsOptions {
    * (`message_timeout`). Default MAX_MESSAGE_MS.
    */
   maxMessageMs?: number;
+}
+
+/** A message's top-level members as a server sent them. */
+export interface WsMessage {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
 }
 
 /** Why a connection ended: fixed names, never a server's text. */
@@ -91,6 +102,8 @@ export interface WsFrameStats {
 export interface WsRpcConnection {
   /** One request; resolves with its result, rejects with WsRequestError. */
   request(method: string, params: unknown[], timeoutMs?: number): Promise<unknown>;
+  /** The same, with the id the request was sent with (a subscription whose events carry it). */
+  requestWithId(method: string, params: unknown[], timeoutMs?: number): { id: number; result: Promise<unknown> };
   /**
    * One request whose answer the caller reads itself: resolves with the text of whatever message
    * carried its id (an RPC error, a malformed or too-deep answer included), so the probe classifies
@@ -278,17 +291,21 @@ class Connection implements WsRpcConnection {
   }
 
   request(method: string, params: unknown[], timeoutMs = this.timeoutMs): Promise<unknown> {
+    return this.dispatch(false, method, params, timeoutMs).result;
+  }
+
+  requestWithId(method: string, params: unknown[], timeoutMs = this.timeoutMs): { id: number; result: Promise<unknown> } {
     return this.dispatch(false, method, params, timeoutMs);
   }
 
   send(method: string, params: unknown[], timeoutMs = this.timeoutMs): Promise<string> {
-    return this.dispatch(true, method, params, timeoutMs) as Promise<string>;
+    return this.dispatch(true, method, params, timeoutMs).result as Promise<string>;
   }
 
-  private dispatch(raw: boolean, method: string, params: unknown[], timeoutMs: number): Promise<unknown> {
-    if (this.socket.readyState !== WebSocket.OPEN) return Promise.reject(new WsRequestError('closed'));
+  private dispatch(raw: boolean, method: string, params: unknown[], timeoutMs: number): { id: number; result: Promise<unknown> } {
+    if (this.socket.readyState !== WebSocket.OPEN) return { id: this.nextId, result: Promise.reject(new WsRequestError('closed')) };
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    const result = new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new WsRequestError('timeout'));
@@ -304,6 +321,7 @@ class Connection implements WsRpcConnection {
         pending.reject(new WsRequestError('closed'));
       });
     });
+    return { id, result };
   }
 
   close(): void {
@@ -414,11 +432,10 @@ class Connection implements WsRpcConnection {
       else this.stats.invalidMessages++;
       return;
     }
-    const fields = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
-    if (typeof fields.method === 'string' && (fields.id === undefined || fields.id === null)) {
-      this.options.onNotification?.(fields.method, fields.params, receivedAtNs, text);
-      return;
-    }
+    const fields = message as WsMessage;
+    if (this.options.onMessage?.(fields, receivedAtNs, text) === true) return;
+    // A notification nobody took is dropped: only an answer can be unmatched.
+    if (typeof fields.method === 'string' && (fields.id === undefined || fields.id === null)) return;
     const pending = typeof fields.id === 'number' ? this.pending.get(fields.id) : undefined;
     if (pending === undefined) {
       this.stats.unmatchedAnswers++;

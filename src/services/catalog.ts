@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { presentedChainId, storedChainId, type ChainId } from '../domain/chain-id';
 import {
   builtinSlugExists,
   deleteTenantPreset,
@@ -66,7 +67,7 @@ export interface ChainPresetResponse {
   slug: string;
   name: string;
   family: ChainFamily;
-  chain_id: number | null;
+  chain_id: ChainId | null;
   explorer_url: string | null;
   built_in: boolean;
   created_at: Date;
@@ -89,7 +90,7 @@ export function presentChainPreset(row: ChainPresetRow): ChainPresetResponse {
     slug: row.slug,
     name: row.name,
     family: storedMember(CHAIN_FAMILIES, row.family, 'catalog presets.family'),
-    chain_id: row.chain_id === null ? null : Number(row.chain_id),
+    chain_id: presentedChainId(row.chain_id),
     explorer_url: row.explorer_url,
     built_in: row.tenant_id === null,
     created_at: row.created_at,
@@ -169,7 +170,7 @@ export async function createChainPreset({
       slug: input.slug,
       name: input.name,
       family: input.family,
-      chainId: input.chain_id,
+      chainId: storedChainId(input.chain_id),
       explorerUrl: input.explorer_url,
     }),
   );

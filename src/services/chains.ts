@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chainIdSchema, presentedChainId, storedChainId, type ChainId } from '../domain/chain-id';
 import { findVisiblePreset } from '../db/catalog';
 import {
   chainReferences,
@@ -32,7 +33,7 @@ export const chainFields = {
     .max(100)
     .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and dashes'),
   family: z.enum(CHAIN_FAMILIES),
-  chain_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+  chain_id: chainIdSchema.nullable(),
   explorer_url: httpUrl.nullable(),
 };
 
@@ -63,7 +64,7 @@ export interface ChainResponse {
   name: string;
   slug: string;
   family: ChainFamily;
-  chain_id: number | null;
+  chain_id: ChainId | null;
   explorer_url: string | null;
   created_at: Date;
   updated_at: Date;
@@ -76,7 +77,7 @@ export function presentChain(row: ChainRow): ChainResponse {
     slug: row.slug,
     // The column only ever holds a CHAIN_FAMILIES value: every write is validated against it.
     family: row.family as ChainFamily,
-    chain_id: row.chain_id === null ? null : Number(row.chain_id),
+    chain_id: presentedChainId(row.chain_id),
     explorer_url: row.explorer_url,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -95,7 +96,7 @@ async function resolveChainRequest(ctx: Ctx, request: z.infer<typeof createChain
     name: preset.name,
     slug: preset.slug,
     family: preset.family,
-    chain_id: preset.chain_id === null ? null : Number(preset.chain_id),
+    chain_id: presentedChainId(preset.chain_id),
     explorer_url: preset.explorer_url,
     ...explicit,
   });
@@ -109,7 +110,7 @@ export async function createChain({ ctx, input }: { ctx: Ctx; input: z.infer<typ
       name: chain.name,
       slug: chain.slug,
       family: chain.family,
-      chainId: chain.chain_id,
+      chainId: storedChainId(chain.chain_id),
       explorerUrl: chain.explorer_url,
     });
     return presentChain(row);
@@ -146,7 +147,7 @@ export async function patchChain({
       name: patch.name,
       slug: patch.slug,
       family: patch.family,
-      chainId: patch.chain_id,
+      chainId: patch.chain_id === undefined ? undefined : storedChainId(patch.chain_id),
       explorerUrl: patch.explorer_url,
     });
     // Gone between the read and the write: a concurrent delete won.

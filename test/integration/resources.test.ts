@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes';
 import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS, CHAINS } from '../../src/chains/registry';
+import { storedChainId } from '../../src/domain/chain-id';
 import { templateParams } from '../../src/domain/workload';
 import { get, post } from '../helpers/api';
 import { startGanache } from '../helpers/ganache';
@@ -81,6 +82,21 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       const [row] = await stack.sql`select updated_at > created_at as bumped from chains where id = ${chain.id}`;
       expect(row!.bumped).toBe(true);
       expect((await get<any>(stack.app, `/v1/chains/${chain.id}`, auth)).body).toEqual(patched.body);
+    });
+
+    it('takes a chain id as its family names it: a string (cosmoshub-4) or a number (EIP-155), stored as text and shown as given', async () => {
+      const { auth } = await tenant();
+      const chain = await chainOf(auth, { family: 'cometbft', chain_id: 'cosmoshub-4' });
+      expect(chain).toMatchObject({ family: 'cometbft', chain_id: 'cosmoshub-4' });
+      const numeric = await patch(`/v1/chains/${chain.id}`, auth, { chain_id: 137 });
+      expect(numeric.body.chain_id).toBe(137);
+      const [row] = await stack.sql<{ chain_id: string }[]>`select chain_id from chains where id = ${chain.id}`;
+      expect(row!.chain_id).toBe('137');
+      for (const bad of ['has space', '', 'x'.repeat(65), -1, 1.5]) {
+        const refused = await patch(`/v1/chains/${chain.id}`, auth, { chain_id: bad });
+        expect(refused.status, JSON.stringify(bad)).toBe(400);
+        expect(fields(refused.body)).toEqual(['chain_id']);
+      }
     });
 
     it('refuses an empty body, unknown fields and bad values, listing each', async () => {
@@ -402,9 +418,10 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
   describe('catalog', () => {
     it('seeds the built-in presets exactly as src/domain/catalog-presets.ts states them', async () => {
       const chains = await stack.sql<any[]>`
-        select id, slug, name, family, chain_id::int as chain_id, explorer_url from catalog_chain_presets
+        select id, slug, name, family, chain_id, explorer_url from catalog_chain_presets
         where tenant_id is null order by id`;
-      expect(chains).toEqual([...BUILTIN_CHAIN_PRESETS].sort((x, y) => x.id.localeCompare(y.id)));
+      // Stored as text (migration 034): a number as its decimal text.
+      expect(chains).toEqual([...BUILTIN_CHAIN_PRESETS].map((p) => ({ ...p, chain_id: storedChainId(p.chain_id) })).sort((x, y) => x.id.localeCompare(y.id)));
       const workloads = await stack.sql<any[]>`
         select id, slug, name, family, description, workload from catalog_workload_presets where tenant_id is null order by id`;
       expect(workloads).toEqual([...BUILTIN_WORKLOAD_PRESETS].sort((x, y) => x.id.localeCompare(y.id)));
@@ -694,7 +711,7 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
         expect(refused.status, JSON.stringify(refused.body)).toBe(400);
         expect(refused.body.error).toMatchObject({ code: 'validation_error' });
         expect(refused.body.error.details).toEqual([
-          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm, bitcoin, solana` },
+          { field: 'chain_id', message: `chains of family "${family}" cannot be verified yet; supported families: evm, bitcoin, solana, cometbft` },
         ]);
       }
       // A suite stored while its chain was EVM, whose chain names a family without an adapter now:
@@ -705,7 +722,7 @@ describe('resources: PATCH, DELETE, catalog and presets', () => {
       await stack.sql`update chains set family = 'cosmos' where id = ${chain.id}`;
       const run = await post<any>(stack.app, `/v1/suites/${suite.id}/runs`, auth);
       expect(run.status, JSON.stringify(run.body)).toBe(400);
-      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "cosmos" cannot be verified yet; supported families: evm, bitcoin, solana' }]);
+      expect(run.body.error.details).toEqual([{ field: 'suite_id', message: 'chains of family "cosmos" cannot be verified yet; supported families: evm, bitcoin, solana, cometbft' }]);
       const [count] = await stack.sql<{ n: number }[]>`select count(*)::int as n from runs where test_suite_id = ${suite.id}`;
       expect(count!.n).toBe(0);
     });

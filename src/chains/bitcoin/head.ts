@@ -1,4 +1,5 @@
-import { PinContextError, type HeadRead, type HeadSubscription, type PinContextRead } from '../types';
+import { notificationsByConnection, type NotificationSubscription } from '../head-subscriptions';
+import { PinContextError, type HeadRead, type PinContextRead } from '../types';
 import { isRecord } from '../../domain/json-shape';
 
 const BLOCK_HASH = /^[0-9a-f]{64}$/i;
@@ -26,11 +27,10 @@ export const bitcoinHead: HeadRead = {
  * notification per block, `params: [hash, height, time]`. Bitcoin Core has no WebSocket (it
  * publishes blocks over ZMQ): a Core endpoint is watched by polling.
  */
-export const btcdHeadSubscription: HeadSubscription = {
+export const btcdHeadSubscription: NotificationSubscription = notificationsByConnection({
   subscribe: { method: 'notifyblocks', params: [] },
   unsubscribe: 'stopnotifyblocks',
   notification: 'blockconnected',
-  scope: 'connection',
   parse(params) {
     if (!Array.isArray(params)) return null;
     const [hash, height] = params as unknown[];
@@ -38,7 +38,7 @@ export const btcdHeadSubscription: HeadSubscription = {
     if (typeof height !== 'number' || !Number.isSafeInteger(height) || height < 0) return null;
     return { number: BigInt(height), hash: hash.toLowerCase() };
   },
-};
+});
 
 /**
  * A pinned block as Bitcoin params write it: a height, a plain JSON number (getblockhash,

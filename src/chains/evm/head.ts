@@ -1,4 +1,5 @@
-import type { HeadRead, HeadSubscription } from '../types';
+import { notificationsBySubscriptionId, type NotificationSubscription } from '../head-subscriptions';
+import type { HeadRead } from '../types';
 
 /** The largest height a head may have: a Postgres bigint, as heads are stored. */
 export const MAX_HEAD_NUMBER = 2n ** 63n - 1n;
@@ -34,7 +35,7 @@ const BLOCK_HASH = /^0x[0-9a-f]{64}$/i;
  * WebSocket endpoints): every notification's result is a block header naming its number and
  * hash, so each pushed head carries both.
  */
-export const evmHeadSubscription: HeadSubscription = {
+export const evmHeadSubscription: NotificationSubscription = notificationsBySubscriptionId({
   subscribe: { method: 'eth_subscribe', params: ['newHeads'] },
   unsubscribe: 'eth_unsubscribe',
   notification: 'eth_subscription',
@@ -45,7 +46,7 @@ export const evmHeadSubscription: HeadSubscription = {
     if (height === null || typeof hash !== 'string' || !BLOCK_HASH.test(hash)) return null;
     return { number: height, hash: hash.toLowerCase() };
   },
-};
+});
 
 /** A pinned block as EVM params write it: a hex quantity; with nothing pinned, the `latest` tag. */
 export const renderEvmBlock = (pinned: number | null): string => (pinned === null ? 'latest' : `0x${pinned.toString(16)}`);

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../domain/canonical-json';
 import { removeIgnoredPaths, type NormalizeOptions } from '../../domain/correctness';
 import { isRecord, shapeOf } from '../../domain/json-shape';
-import type { AnswerComparison, RpcErrorOutcome } from '../types';
+import type { AnswerComparison, RpcErrorAnswer, RpcErrorOutcome } from '../types';
 
 /*
  * Solana answers compared by meaning. Values need no re-encoding (numbers are JSON numbers,
@@ -47,7 +47,7 @@ export const SOLANA_HISTORY_ERROR_CODES: readonly number[] = [-32001, -32007, -3
 export const SOLANA_BEHIND_ERROR_CODE = -32016;
 
 /** The adapter's rpcErrorOutcome: -32016 is the node behind (a freshness matter), any other code a failed call. */
-export const solanaRpcErrorOutcome = (code: number): RpcErrorOutcome => (code === SOLANA_BEHIND_ERROR_CODE ? 'behind' : 'rpc_error');
+export const solanaRpcErrorOutcome = ({ code }: RpcErrorAnswer): RpcErrorOutcome => (code === SOLANA_BEHIND_ERROR_CODE ? 'behind' : 'rpc_error');
 
 /** Lists a node with less history answers shorter: signatures newest first, down to the node's first available block. */
 export const HISTORY_LIST_METHODS: readonly string[] = ['getSignaturesForAddress'];

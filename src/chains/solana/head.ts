@@ -1,4 +1,5 @@
-import { PinContextError, type HeadRead, type HeadSubscription, type PinCall, type PinContextRead } from '../types';
+import { notificationsBySubscriptionId, type NotificationSubscription } from '../head-subscriptions';
+import { PinContextError, type HeadRead, type PinCall, type PinContextRead } from '../types';
 
 /** Solana's commitment levels (config.commitment on a Solana chain), from the least to the most agreed. */
 export const COMMITMENT_LEVELS = ['processed', 'confirmed', 'finalized'] as const;
@@ -41,20 +42,20 @@ const headOf = (slot: number | null) => (slot === null ? null : { number: BigInt
  * are processed ones, pushed the moment the node has them; the watch at processed or confirmed
  * uses it (every endpoint is watched the same way, so the lag between them is what is measured).
  */
-export const solanaSlotSubscription: HeadSubscription = {
+export const solanaSlotSubscription: NotificationSubscription = notificationsBySubscriptionId({
   subscribe: { method: 'slotSubscribe', params: [] },
   unsubscribe: 'slotUnsubscribe',
   notification: 'slotNotification',
   parse: (result) => headOf(result !== null && typeof result === 'object' && !Array.isArray(result) ? slotOf((result as { slot?: unknown }).slot) : null),
-};
+});
 
 /** `rootSubscribe` (rootsubscribe.mdx): a `rootNotification` with the new root slot; the watch at finalized uses it. */
-export const solanaRootSubscription: HeadSubscription = {
+export const solanaRootSubscription: NotificationSubscription = notificationsBySubscriptionId({
   subscribe: { method: 'rootSubscribe', params: [] },
   unsubscribe: 'rootUnsubscribe',
   notification: 'rootNotification',
   parse: (result) => headOf(slotOf(result)),
-};
+});
 
 export const solanaHead: HeadRead = solanaHeadAt(DEFAULT_COMMITMENT);
 

@@ -10,7 +10,7 @@ export const ChainPreset = component(
     slug: z.string(),
     name: z.string(),
     family: z.enum(CHAIN_FAMILIES),
-    chain_id: int.nullable(),
+    chain_id: z.union([int, z.string()]).nullable().describe('as a chain\'s `chain_id`'),
     explorer_url: url.nullable(),
     built_in: z.boolean().describe('built-in entries are read-only'),
     created_at: timestamp,

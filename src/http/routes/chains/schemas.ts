@@ -12,7 +12,10 @@ export const Chain = component(
     name: z.string(),
     slug: z.string(),
     family: z.enum(CHAIN_FAMILIES),
-    chain_id: int.nullable().describe('the chain\'s numeric id (EIP-155 for EVM chains); null when it has none'),
+    chain_id: z
+      .union([int, z.string()])
+      .nullable()
+      .describe('the chain\'s own id as its family names it: a number for EVM chains (EIP-155), a string for CometBFT chains (`cosmoshub-4`); null when it has none'),
     explorer_url: url.nullable(),
     created_at: timestamp,
     updated_at: timestamp,

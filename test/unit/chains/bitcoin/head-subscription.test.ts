@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { NotificationSubscription } from '../../../../src/chains/head-subscriptions';
 import { CHAINS } from '../../../../src/chains/registry';
 
-const subscription = CHAINS.bitcoin.headSubscription!;
+const subscription = CHAINS.bitcoin.headSubscription as NotificationSubscription;
 const HASH = 'Ab'.repeat(32);
 
 describe("Bitcoin head subscription (btcd's notifyblocks)", () => {

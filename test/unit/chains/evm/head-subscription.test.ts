@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { NotificationSubscription } from '../../../../src/chains/head-subscriptions';
 import { CHAINS } from '../../../../src/chains/registry';
 
-const subscription = CHAINS.evm.headSubscription!;
+const subscription = CHAINS.evm.headSubscription as NotificationSubscription;
 const HASH = `0x${'Ab'.repeat(32)}`;
 
 describe('EVM head subscription (eth_subscribe newHeads)', () => {

@@ -12,7 +12,7 @@ describe('"behind" answers', () => {
   });
 
   it('the same code on a family that declares none is an rpc_error', () => {
-    expect(CHAINS.evm.rpcErrorOutcome(-32016)).toBe('rpc_error');
+    expect(CHAINS.evm.rpcErrorOutcome({ code: -32016, message: 'x', data: undefined })).toBe('rpc_error');
     expect(classifyResponse(CHAINS.evm, 200, BEHIND, 'eth_getBalance')).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32016, responseHash: null, reason: null });
     expect(classifyResponse(CHAINS.bitcoin, 200, JSON.stringify({ result: null, error: { code: -32016, message: 'x' }, id: 1 }), 'getblock').outcome).toBe('rpc_error');
   });
