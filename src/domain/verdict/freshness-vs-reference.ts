@@ -77,10 +77,10 @@ export const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
 };
 
 /** What an endpoint's message says of a flood or out-of-range heads it sent; empty when none. */
-function boundsNote(e: { flooding: boolean; not_stored: number; out_of_range: number }): string {
+function boundsNote(e: { flooding?: boolean; not_stored?: number; out_of_range?: number }): string {
   const notes = [
     ...(e.flooding ? [`flooding: ${e.not_stored} heads beyond the chain's block rate not stored`] : []),
-    ...(e.out_of_range > 0 ? [`${e.out_of_range} heads numbered above 2^63 − 1 not stored`] : []),
+    ...((e.out_of_range ?? 0) > 0 ? [`${e.out_of_range} heads numbered above 2^63 − 1 not stored`] : []),
   ];
   return notes.length === 0 ? '' : ` (${notes.join('; ')})`;
 }
@@ -96,7 +96,8 @@ export const freshnessVsReference: VerdictCheck<FreshnessVsReferenceCheck> = (in
     stallS: t.stall_max_s ?? DEFAULT_STALL_MAX_S,
   };
   const nameOf = (targetId: string) => watch.endpoints[targetId] ?? { endpoint_id: targetId, endpoint_name: targetId };
-  const candidates: EndpointFreshness[] = watch.measured.candidates.map((c) => {
+  // Required: a verdict judged now has every field (the schema's optional ones are absent only from older stored verdicts).
+  const candidates: Required<EndpointFreshness>[] = watch.measured.candidates.map((c) => {
     const judged = judgeCandidate(c, limits);
     return {
       ...nameOf(c.targetId),
