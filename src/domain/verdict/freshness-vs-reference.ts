@@ -2,12 +2,13 @@ import { showMsInterval } from '../interval-display';
 import type { Freshness } from '../freshness';
 import type { CheckStatus } from '../run-model';
 import { quantileInterval } from '../statistics/quantile-interval';
+import { thresholdDefault } from '../thresholds';
 import { intervalsMs, percentileMs, round1 } from './format';
 import type { CheckOf, EndpointFreshness, FreshnessComparison, FreshnessReason, PercentileMs, VerdictCheck } from './types';
 
-export const DEFAULT_HEAD_LAG_P95_MAX_MS = 500;
-export const DEFAULT_MISSED_HEADS_MAX_PCT = 1;
-export const DEFAULT_STALL_MAX_S = 30;
+export const DEFAULT_HEAD_LAG_P95_MAX_MS = thresholdDefault('head_lag_p95_max_ms');
+export const DEFAULT_MISSED_HEADS_MAX_PCT = thresholdDefault('missed_heads_max_pct');
+export const DEFAULT_STALL_MAX_S = thresholdDefault('stall_max_s');
 
 export interface FreshnessDetails {
   head_lag_p95_max_ms: number;

@@ -3,6 +3,7 @@ import type { BatchLimit } from '../batch-limit';
 import type { CorrectnessTally } from '../correctness';
 import type { Freshness } from '../freshness';
 import type { CheckStatus } from '../run-model';
+import { thresholdDefault, type Thresholds } from '../thresholds';
 import type { SortedSamples } from '../statistics/quantile-interval';
 import type { PairCounts } from '../statistics/relative-difference';
 import type { RunStats } from '../run-stats';
@@ -33,31 +34,9 @@ export type {
   VerdictValue,
 } from './shapes';
 
-export interface Thresholds {
-  latency_p95_max_ms: number;
-  latency_regression_max_pct: number;
-  latency_vs_reference_max_pct: number;
-  correctness_min_pct: number;
-  correctness_enabled: boolean;
-  /** An inconclusive check fails the verdict too (default false; absent from suites stored before it existed). */
-  fail_on_inconclusive?: boolean;
-  /** The availability check's minimum success rate, percent (default 99). */
-  success_rate_min_pct?: number;
-  /**
-   * The latency checks' floor: a slower p95 fails only when it is also more than this many ms
-   * slower, whatever its percentage (default 5; absent from suites stored before it existed).
-   */
-  latency_regression_min_ms?: number;
-  /** freshness_vs_reference (a suite with config.freshness): limits of the arrival lag's p95, the missed share and the longest stall. */
-  head_lag_p95_max_ms?: number;
-  missed_heads_max_pct?: number;
-  stall_max_s?: number;
-  /** capacity (a sweep run): the knee must be at least this many calls/s (default: the sweep's lowest rate). */
-  capacity_min_rps?: number;
-}
-
-export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;
-export const DEFAULT_REGRESSION_MIN_MS = 5;
+export type { Thresholds } from '../thresholds';
+export const DEFAULT_SUCCESS_RATE_MIN_PCT = thresholdDefault('success_rate_min_pct');
+export const DEFAULT_REGRESSION_MIN_MS = thresholdDefault('latency_regression_min_ms');
 
 /** A check as the verdict lists it: `details` is each check's own shape, told apart by `name`. */
 export interface CheckOf<N extends string, D> {
