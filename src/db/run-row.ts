@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RunStats } from '../domain/run-stats';
+import { RUN_RETURNED_COLUMNS } from '../domain/run-columns';
 import { RUN_STATUSES } from '../domain/run-model';
 import type { SuiteConfig } from '../domain/suite-config';
 import type { ComputedVerdict } from '../domain/verdict';
@@ -72,6 +73,7 @@ export const runRowSchema = z.object({
   candidate_endpoints: z.array(z.string()).nullable(),
   /** When the run's raw samples were deleted past their retention (null: kept). */
   samples_expired_at: timestamp.nullable(),
+  ...RUN_RETURNED_COLUMNS,
 });
 
 export type RunRow = z.output<typeof runRowSchema>;

@@ -1,6 +1,7 @@
 import { countRunSamples, countWarmupSamplesOfRuns } from '../../db/samples';
 import { batchLimitOf, findRetryHistory, findRunTargets, type RetryRow, type RunListRow, type RunRow, type RunTargetRow } from '../../db/runs';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
+import { returnedRunColumns } from '../../domain/run-columns';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
 import { emptyStats, type RunStats } from '../../domain/run-stats';
 import type { Ctx, Deps } from '../context';
@@ -55,6 +56,7 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
       slug: snapshot.chain.slug,
       explorer_url: snapshot.chain.explorer_url,
     },
+    ...returnedRunColumns(run),
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { batchLimitSchema as BatchLimit } from '../../../domain/batch-limit';
+import { RUN_RETURNED_COLUMNS } from '../../../domain/run-columns';
 import { RUN_STATUSES, RUN_TRIGGERS, TARGET_STATUSES } from '../../../domain/run-model';
 import { SAMPLE_OUTCOMES } from '../../../domain/sample-outcome';
 import { latencySummarySchema, runStatsSchema } from '../../../domain/run-stats';
@@ -122,6 +123,8 @@ export const Run = component(
     dashboard_url: url.describe(
       'a read-only link to the run\'s dashboard page, live while the run goes on; its token is signed afresh on every read and expires after 7 days',
     ),
+    // Returned as stored: declared once with the row (src/domain/run-columns.ts).
+    ...RUN_RETURNED_COLUMNS,
   }),
 );
 
