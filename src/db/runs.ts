@@ -4,6 +4,7 @@ import type { PinnedContext } from '../domain/workload';
 import type { ComputedVerdict } from '../domain/verdict';
 import type { RunStatus, TargetRole, TargetStatus } from '../domain/run-model';
 import { baselineBranchOf, DEFAULT_BASELINE_BRANCH } from '../domain/branch';
+import { priorityClassOfRun } from '../domain/run-priority';
 import type { Queryable } from './client';
 import { insertEndpoint, type NewEndpoint } from './endpoints';
 import { parseRunListRow, parseRunRow, RUN_LIST_COLUMNS, runInsertSchema, type RunConfigSnapshot, type RunInsert, type RunListRow, type RunRow } from './run-row';
@@ -79,6 +80,7 @@ export async function insertRun(sql: Queryable, run: NewRun): Promise<{ run: Run
     branch: run.branch ?? null,
     commit_sha: run.commitSha ?? null,
     baseline_branch: run.baselineBranch ?? null,
+    priority_class: priorityClassOfRun(run.triggeredBy, run.configSnapshot.suite.config),
   };
   const values = { ...runInsertSchema.parse(insert), metadata: sql.json(run.metadata as never), config_snapshot: sql.json(run.configSnapshot as never) };
   const [row] = await sql`insert into runs ${sql(values as never)} returning *`;

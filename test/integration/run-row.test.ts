@@ -5,6 +5,7 @@ import { createSql, type Queryable, type Sql } from '../../src/db/client';
 import { RUN_LIST_COLUMNS, runRowSchema, type RunConfigSnapshot } from '../../src/db/run-row';
 import { findRun, insertRun, listRuns } from '../../src/db/runs';
 import { suiteConfigSchema } from '../../src/domain/suite-config';
+import { presentRunSummary } from '../../src/services/runs/present';
 
 /**
  * The run row schema (src/db/run-row.ts) against the migrated `runs` table: a migration that adds,
@@ -113,11 +114,15 @@ describe('run row schema', () => {
     const [raw] = await sql`select * from runs where id = ${run}`;
     const row = runRowSchema.strict().parse(raw);
     expect(row).toMatchObject({ status: 'queued', seed: '7', branch: 'feature', commit_sha: 'abc1234', baseline_branch: 'main', metadata: { ci: 'yes' } });
+    // Decided when the run is requested: a small API-triggered run is interactive.
+    expect(row.priority_class).toBe('interactive');
     expect(inserted.run).toEqual(row);
     expect(await findRun(sql, run)).toEqual(row);
 
     const { rows } = await listRuns(sql, tenant, { suiteId: null, status: null, limit: 10, offset: 0 });
     expect(Object.keys(rows[0]!).sort()).toEqual([...RUN_LIST_COLUMNS, 'config_snapshot'].sort());
     expect(rows[0]!.config_snapshot).toEqual({ suite: { id: suite, name: 's' }, chain: snapshot.chain });
+    // Returned as stored, in the list and the run resource alike.
+    expect(presentRunSummary(rows[0]!, inserted.targets, [], 0).priority_class).toBe('interactive');
   });
 });
