@@ -249,6 +249,23 @@ export const FreshnessComparison = component(
       .describe('when the observer itself was gone (a worker lost), ms from the watch\'s start: the observer\'s, never missed heads'),
   }),
 );
+export const ProberSection = component(
+  'ProberSection',
+  z
+    .object({
+      activities: count.describe('probe activity attempts that recorded the prober\'s health'),
+      loop_delay_p99_ms: z.number().describe('the highest per-activity event-loop delay p99 of the worker process while it probed'),
+      loop_delay_max_ms: z.number().describe('the highest event-loop delay seen while probing'),
+      send_lag_p99_ms: z.number().nullable().describe('the highest per-activity send-lag p99 of open-loop calls; null in closed loop'),
+      cpu_pct: z.number().describe('the highest per-activity CPU use of the worker process, % of one core'),
+      overloaded: z
+        .boolean()
+        .describe('event-loop delay p99 above 50 ms: latency checks that would fail (and latency_vs_reference either way) are inconclusive, and the run joins no baseline history'),
+      reason: z.string().nullable().describe('names the prober and its figure when overloaded; null otherwise'),
+    })
+    .describe('The prober\'s own health while it probed (DESIGN §17): its lateness is in the latencies it measured.'),
+);
+
 export type IntervalMs = z.output<typeof intervalMs>;
 export type IntervalPct = z.output<typeof intervalPct>;
 export type PercentileMs = z.output<typeof percentileMs>;
@@ -268,3 +285,4 @@ export type LastHeadView = NonNullable<ReferenceComparison['last_heads']>[number
 export type BaselineComparison = z.output<typeof BaselineComparison>;
 export type FreshnessComparison = z.output<typeof FreshnessComparison>;
 export type EndpointFreshness = FreshnessComparison['candidates'][number];
+export type ProberSection = z.output<typeof ProberSection>;
