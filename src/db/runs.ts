@@ -1,10 +1,11 @@
-import { type RunStats } from '../domain/run-stats';
-import type { SuiteConfig } from '../domain/suite-config';
+import type { RunStats } from '../domain/run-stats';
 import type { PinnedContext } from '../domain/workload';
 import type { ComputedVerdict } from '../domain/verdict';
 import type { RunStatus, TargetRole } from '../domain/run-model';
+import { priorityClassOfRun } from '../domain/run-priority';
 import type { Queryable } from './client';
 import { insertEndpoint, type NewEndpoint } from './endpoints';
+import { parseRunListRow, parseRunRow, RUN_LIST_COLUMNS, runInsertSchema, type RunConfigSnapshot, type RunInsert, type RunListRow, type RunRow } from './run-row';
 import type { RunTargetRow } from './run-targets';
 
 /*
@@ -12,49 +13,8 @@ import type { RunTargetRow } from './run-targets';
  * in run-heads.ts and what baselines and trends read of earlier runs in run-history.ts.
  */
 
-/** What a run executes: the suite config as it was when the run was requested, thresholds overridden. */
-export interface RunConfigSnapshot {
-  /**
-   * `config.targets` are the targets the run probes; `suite_targets` the suite's own, kept only
-   * when the trigger replaced them: per-run targets stand in for the suite's candidates, so the
-   * baseline history matches runs on those (findPassingHistory).
-   */
-  suite: { id: string; name: string; config: SuiteConfig; suite_targets?: SuiteConfig['targets'] };
-  /** `family` picks the chain adapter (src/chains/registry.ts); absent in snapshots taken before it was stored: EVM. */
-  chain: { id: string; name: string; slug: string; explorer_url: string | null; family?: string };
-}
-
-export interface RunRow {
-  id: string;
-  tenant_id: string;
-  test_suite_id: string;
-  triggered_by: string;
-  status: RunStatus;
-  requested_at: Date;
-  claimed_at: Date | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  failure_reason: string | null;
-  baseline_run_id: string | null;
-  acknowledged_count: number;
-  metadata: Record<string, unknown>;
-  config_snapshot: RunConfigSnapshot;
-  stats: RunStats | null;
-  verdict: ComputedVerdict | null;
-  seed: string;
-  pinned_block: string | null;
-  /** Values read beside the pinned block at planning time, by name (null: none, or planned before they were read). */
-  pinned_context: PinnedContext | null;
-  workflow_id: string;
-  /** The branch and commit the trigger named (null: none, counted as the baseline branch). */
-  branch: string | null;
-  commit_sha: string | null;
-  /** The suite's baseline branch when the run was requested (null for runs stored before branches). */
-  baseline_branch: string | null;
-  /** When the run's raw samples were deleted past their retention (null: kept); absent from list rows. */
-  samples_expired_at?: Date | null;
-  created_at: Date;
-}
+// The run row is declared once, as a zod schema (run-row.ts): its type, its insert and the list's columns derive from it.
+export type { RunConfigSnapshot, RunListRow, RunRow } from './run-row';
 
 export interface NewRun {
   id: string;
@@ -78,13 +38,25 @@ export interface NewRun {
 
 /** The run as stored and its targets as a run read shows them: the trigger answers with these, without reading them back. */
 export async function insertRun(sql: Queryable, run: NewRun): Promise<{ run: RunRow; targets: RunTargetRow[] }> {
-  const [row] = await sql<RunRow[]>`
-    insert into runs (id, tenant_id, test_suite_id, triggered_by, status, baseline_run_id, metadata,
-                      config_snapshot, seed, workflow_id, schedule_fire_id, branch, commit_sha, baseline_branch)
-    values (${run.id}, ${run.tenantId}, ${run.suiteId}, ${run.triggeredBy}, 'queued', ${run.baselineRunId},
-            ${sql.json(run.metadata as never)}, ${sql.json(run.configSnapshot as never)}, ${run.seed}, ${run.workflowId},
-            ${run.scheduleFireId ?? null}, ${run.branch ?? null}, ${run.commitSha ?? null}, ${run.baselineBranch ?? null})
-    returning *`;
+  const insert: RunInsert = {
+    id: run.id,
+    tenant_id: run.tenantId,
+    test_suite_id: run.suiteId,
+    triggered_by: run.triggeredBy,
+    status: 'queued',
+    baseline_run_id: run.baselineRunId,
+    metadata: run.metadata,
+    config_snapshot: run.configSnapshot,
+    seed: String(run.seed),
+    workflow_id: run.workflowId,
+    schedule_fire_id: run.scheduleFireId ?? null,
+    branch: run.branch ?? null,
+    commit_sha: run.commitSha ?? null,
+    baseline_branch: run.baselineBranch ?? null,
+    priority_class: priorityClassOfRun(run.triggeredBy, run.configSnapshot.suite.config),
+  };
+  const values = { ...runInsertSchema.parse(insert), metadata: sql.json(run.metadata as never), config_snapshot: sql.json(run.configSnapshot as never) };
+  const [row] = await sql`insert into runs ${sql(values as never)} returning *`;
   for (const endpoint of run.ownEndpoints ?? []) await insertEndpoint(sql, { ...endpoint, tenantId: run.tenantId, ownerRunId: run.id });
   // The own endpoints were inserted just above, in the same transaction: the join sees them.
   const targets = await sql<RunTargetRow[]>`
@@ -105,12 +77,12 @@ export async function insertRun(sql: Queryable, run: NewRun): Promise<{ run: Run
     select t.*, e.url_redacted as endpoint_url, e.owner_run_id is not null as ephemeral
     from t join endpoints e on e.id = t.endpoint_id
     order by t.order_index`;
-  return { run: row!, targets };
+  return { run: parseRunRow(row), targets };
 }
 
 export async function findRun(sql: Queryable, id: string): Promise<RunRow | undefined> {
-  const [row] = await sql<RunRow[]>`select * from runs where id = ${id}`;
-  return row;
+  const [row] = await sql`select * from runs where id = ${id}`;
+  return row && parseRunRow(row);
 }
 
 /**
@@ -118,8 +90,8 @@ export async function findRun(sql: Queryable, id: string): Promise<RunRow | unde
  * another tenant's run must look exactly like a missing one.
  */
 export async function findRunOfTenant(sql: Queryable, id: string, tenantId: string): Promise<RunRow | undefined> {
-  const [row] = await sql<RunRow[]>`select * from runs where id = ${id} and tenant_id = ${tenantId}`;
-  return row;
+  const [row] = await sql`select * from runs where id = ${id} and tenant_id = ${tenantId}`;
+  return row && parseRunRow(row);
 }
 
 /** queued → claimed. Returns false when the run was not queued (already claimed, or terminal). */
@@ -212,14 +184,6 @@ export async function setPinnedBlock(
   return { pinnedBlock: Number(row!.pinned_block), pinnedContext: row!.pinned_context };
 }
 
-/**
- * A run as a list shows it: no config snapshot (up to 64 KiB each, and a page holds 200) and no
- * verdict; the run's own resource and its verdict route read those.
- */
-export type RunListRow = Omit<RunRow, 'config_snapshot' | 'verdict'> & {
-  config_snapshot: { suite: Omit<RunConfigSnapshot['suite'], 'config'>; chain: RunConfigSnapshot['chain'] };
-};
-
 export async function listRuns(
   sql: Queryable,
   tenantId: string,
@@ -229,16 +193,13 @@ export async function listRuns(
     where tenant_id = ${tenantId}
     ${filter.suiteId ? sql`and test_suite_id = ${filter.suiteId}` : sql``}
     ${filter.status ? sql`and status = ${filter.status}` : sql``}`;
-  // Columns named one by one so the large ones never leave the database; a column added to
-  // RunRow that lists should show must be added here too.
-  const rows = await sql<RunListRow[]>`
-    select id, tenant_id, test_suite_id, triggered_by, status, requested_at, claimed_at, started_at, finished_at,
-           failure_reason, baseline_run_id, acknowledged_count, metadata, stats, seed, pinned_block, pinned_context, workflow_id,
-           branch, commit_sha, baseline_branch, created_at,
+  // Columns named one by one (run-row.ts) so the large ones never leave the database.
+  const rows = await sql`
+    select ${sql(RUN_LIST_COLUMNS)},
            jsonb_build_object('suite', (config_snapshot -> 'suite') - 'config', 'chain', config_snapshot -> 'chain') as config_snapshot
     from runs ${where} order by created_at desc, id desc limit ${filter.limit} offset ${filter.offset}`;
   const [count] = await sql<{ n: number }[]>`select count(*)::int as n from runs ${where}`;
-  return { rows, total: count!.n };
+  return { rows: rows.map(parseRunListRow), total: count!.n };
 }
 
 /**

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { component, count, int } from './shape-blocks';
+
 /*
  * An endpoint's batch limit, as a run learns it: the sizes of the JSON-RPC batches it answered
  * and of those it refused as a whole (geth's --rpc.batch-request-limit answers -32600 "batch too
@@ -10,28 +13,31 @@
  * is the largest answered), otherwise reported as bounds.
  */
 
-/** How an endpoint refused a batch as a whole; `key` tells two refusals of the same kind apart from others. */
-export interface BatchRefusal {
-  outcome: 'rpc_error' | 'http_error' | 'invalid_response';
-  rpc_error_code: number | null;
-  http_status: number | null;
-}
+/** An endpoint's batch limit as the run reports it (target metadata, the verdict's batch_limits): declared once, its type inferred. */
+export const batchLimitSchema = component(
+  'BatchLimit',
+  z
+    .object({
+      max_accepted: count.nullable().describe('the largest batch the endpoint answered as a batch; null when none was'),
+      min_refused: count.describe('the smallest batch it refused as a whole'),
+      limit: count
+        .nullable()
+        .describe('its limit, calls per batch, when the two meet (max_accepted + 1 = min_refused; 0: even a batch of one is refused); null when only the bounds are known'),
+      refused_with: z
+        .object({
+          outcome: z.enum(['rpc_error', 'http_error', 'invalid_response']),
+          rpc_error_code: int.nullable(),
+          http_status: int.nullable(),
+        })
+        .describe('how it refused: e.g. rpc_error -32600 (geth\'s "batch too large"), http_error 413, invalid_response (a JSON answer that is not an array)'),
+      probes: count.describe('extra batch requests the run sent to find the limit (bisection, at most 8; not samples)'),
+    })
+    .describe('An endpoint\'s JSON-RPC batch limit as the run found it, when a batch (workload.batch_size) was refused as a whole for its size'),
+);
 
-export interface BatchLimit {
-  /** The largest batch the endpoint answered as a batch; null when none was answered. */
-  max_accepted: number | null;
-  /** The smallest batch it refused as a whole. */
-  min_refused: number;
-  /**
-   * The limit, when the two meet (max_accepted + 1 = min_refused; 0 when even a batch of one was
-   * refused); null when only bounds are known (the search was cut short or what was seen disagrees).
-   */
-  limit: number | null;
-  /** How it refused (the first refusal seen). */
-  refused_with: BatchRefusal;
-  /** Extra batch requests sent to find the limit (not samples; no latency or outcome recorded). */
-  probes: number;
-}
+export type BatchLimit = z.output<typeof batchLimitSchema>;
+/** How an endpoint refused a batch as a whole (the first refusal seen). */
+export type BatchRefusal = BatchLimit['refused_with'];
 
 /** At most this many extra batch requests per endpoint client: enough to pin any limit below 128. */
 export const MAX_PROBES = 8;

@@ -1,4 +1,4 @@
-import type { Workload } from './suite-config';
+import type { SuiteConfig, Workload } from './suite-config';
 
 /**
  * The classes a run's Temporal Priority puts it in (DESIGN §17), first served first. Temporal's
@@ -14,6 +14,7 @@ import type { Workload } from './suite-config';
 export const PRIORITY_CLASSES = { interactive: 1, scheduled: 2, campaign: 4, sweep: 5 } as const;
 
 export type PriorityClass = keyof typeof PRIORITY_CLASSES;
+export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [PriorityClass, ...PriorityClass[]];
 
 /** Calls of a whole run (every target) up to which it counts as small: 10 targets × 1,000 calls. */
 export const INTERACTIVE_MAX_CALLS = 10_000;
@@ -52,4 +53,13 @@ export function pacingRoleOf(priorityKey: number | undefined): PacingRole {
   if (priorityKey === undefined) return 'other';
   if (priorityKey >= PRIORITY_CLASSES.campaign) return 'campaign';
   return priorityKey <= PRIORITY_CLASSES.scheduled ? 'interactive' : 'other';
+}
+
+/** Pure: the class of a run as requested, from its trigger and its config (the targets it probes and its reference). */
+export function priorityClassOfRun(triggeredBy: string, config: Pick<SuiteConfig, 'workload' | 'targets' | 'reference_endpoint_id'>): PriorityClass {
+  return priorityClassOf({
+    triggeredBy: triggeredBy === 'schedule' ? 'schedule' : 'api',
+    workload: config.workload,
+    targets: config.targets.length + (config.reference_endpoint_id ? 1 : 0),
+  });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { thresholdsSchema } from './thresholds';
 import { vantagePointsSchema } from './vantage';
 import { branchName, DEFAULT_BASELINE_BRANCH } from './branch';
 import { exceedsJsonDepth } from './canonical-json';
@@ -41,43 +42,8 @@ export type WorkloadTransport = (typeof WORKLOAD_TRANSPORTS)[number];
 /** Why a suite or trigger naming an endpoint a WebSocket workload cannot reach is refused. */
 export const NO_WS_URL_MESSAGE = 'endpoint has no ws_url, and config.workload.transport is "ws"';
 
-const thresholdFields = {
-  latency_p95_max_ms: z.number().min(0).max(600_000),
-  latency_regression_max_pct: z.number().min(0).max(10_000),
-  latency_regression_min_ms: z.number().min(0).max(10_000),
-  latency_vs_reference_max_pct: z.number().min(-100).max(10_000),
-  correctness_min_pct: z.number().min(0).max(100),
-  correctness_enabled: z.boolean(),
-  fail_on_inconclusive: z.boolean(),
-  success_rate_min_pct: z.number().min(0).max(100),
-  head_lag_p95_max_ms: z.number().min(0).max(600_000),
-  missed_heads_max_pct: z.number().min(0).max(100),
-  stall_max_s: z.number().min(0).max(86_400),
-  capacity_min_rps: z.number().min(0).max(10_000),
-};
-
-export const thresholdsSchema = z.strictObject({
-  latency_p95_max_ms: thresholdFields.latency_p95_max_ms.default(500),
-  latency_regression_max_pct: thresholdFields.latency_regression_max_pct.default(20),
-  latency_regression_min_ms: thresholdFields.latency_regression_min_ms.default(5),
-  latency_vs_reference_max_pct: thresholdFields.latency_vs_reference_max_pct.default(25),
-  correctness_min_pct: thresholdFields.correctness_min_pct.default(99.9),
-  correctness_enabled: thresholdFields.correctness_enabled.default(false),
-  fail_on_inconclusive: thresholdFields.fail_on_inconclusive.default(false),
-  success_rate_min_pct: thresholdFields.success_rate_min_pct.default(99),
-  // Judged only by a head watch (config.freshness): no default here, so configs without one stay as they were.
-  head_lag_p95_max_ms: thresholdFields.head_lag_p95_max_ms.optional(),
-  missed_heads_max_pct: thresholdFields.missed_heads_max_pct.optional(),
-  stall_max_s: thresholdFields.stall_max_s.optional(),
-  // Judged only by a capacity sweep (workload.sweep): absent, the sweep's lowest rate is the minimum.
-  capacity_min_rps: thresholdFields.capacity_min_rps.optional(),
-});
-
-/**
- * A per-run override: only the fields given replace the suite's. (A `.partial()` of the schema
- * above would fill the missing fields with defaults and silently reset the suite's thresholds.)
- */
-export const thresholdOverridesSchema = z.strictObject(thresholdFields).partial();
+// Thresholds are declared once, in thresholds.ts (bounds, defaults, stored shape).
+export { thresholdOverridesSchema, thresholdsSchema } from './thresholds';
 
 // The name pattern and the default methods here are the outer bound every family fits (every
 // family's method names are [A-Za-z0-9_]); a suite's chain family adds its own

@@ -91,14 +91,10 @@ export interface MeasuredStep {
   successUpperPct: number;
 }
 
-export type StepStatus = 'within' | 'broken' | 'prober_behind' | 'no_calls';
-export type StepReason =
-  | 'within_budget'
-  | 'success_rate_below_min'
-  | 'latency_above_max'
-  | 'no_successful_calls'
-  | 'prober_fell_behind'
-  | 'no_calls';
+export const STEP_STATUSES = ['within', 'broken', 'prober_behind', 'no_calls'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export const STEP_REASONS = ['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'no_calls'] as const;
+export type StepReason = (typeof STEP_REASONS)[number];
 
 export interface StepJudgement {
   status: StepStatus;
@@ -156,14 +152,8 @@ export function kneeIndex(steps: readonly { status: StepStatus }[]): number | nu
   return knee;
 }
 
-export type CapacityReason =
-  | 'knee_at_or_above_min'
-  | 'broke_at_or_below_min'
-  | 'min_between_steps'
-  | 'prober_fell_behind'
-  | 'min_not_reached'
-  | 'no_calls'
-  | 'no_steps';
+export const CAPACITY_REASONS = ['knee_at_or_above_min', 'broke_at_or_below_min', 'min_between_steps', 'prober_fell_behind', 'min_not_reached', 'no_calls', 'no_steps'] as const;
+export type CapacityReason = (typeof CAPACITY_REASONS)[number];
 
 export interface CapacityDecision {
   status: CheckStatus;

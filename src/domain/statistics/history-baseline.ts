@@ -215,10 +215,12 @@ export const PERSISTING_LOOKBACK = 100;
 /** Passing runs finalize reads for the two rules: the band's window and the sequential rule's windows and lookback. */
 export const historyRunsToRead = (window: number) => Math.max(window, PERSISTING_RUNS - 1 + PERSISTING_LOOKBACK);
 
+export const PERSISTING_REASONS = ['too_few_runs', 'not_slower', 'within_limit', 'under_pct', 'under_floor', 'persisting'] as const;
+
 export interface PersistingDecision {
   /** `fail` when a window's statistic is above its limit and its runs are slower by enough to matter; `pass` otherwise. */
   status: 'pass' | 'fail';
-  reason: 'too_few_runs' | 'not_slower' | 'within_limit' | 'under_pct' | 'under_floor' | 'persisting';
+  reason: (typeof PERSISTING_REASONS)[number];
   /** Runs in the window shown (the candidate and the newest passing runs before it, 1 to 3): the longest failing one, else the nearest its limit. */
   runs: number;
   /** How many earlier runs they were compared with. */

@@ -4,14 +4,15 @@ import type { CheckStatus } from '../run-model';
 import { quantileInterval } from '../statistics/quantile-interval';
 import type { CheckJson, CheckModule, VerdictJson } from './check-module';
 import { freshnessMarkdownTable, freshnessOf, freshnessTextTable, missedText } from './freshness-table';
+import { thresholdDefault } from '../thresholds';
 import { intervalsMs, percentileMs, round1 } from './format';
 import { markdownTable, textTable } from './table-block';
 import type { CheckOf, EndpointFreshness, FreshnessComparison, FreshnessReason, PercentileMs, VerdictInput } from './types';
 import { num, type PercentileJson } from './verdict-json';
 
-export const DEFAULT_HEAD_LAG_P95_MAX_MS = 500;
-export const DEFAULT_MISSED_HEADS_MAX_PCT = 1;
-export const DEFAULT_STALL_MAX_S = 30;
+export const DEFAULT_HEAD_LAG_P95_MAX_MS = thresholdDefault('head_lag_p95_max_ms');
+export const DEFAULT_MISSED_HEADS_MAX_PCT = thresholdDefault('missed_heads_max_pct');
+export const DEFAULT_STALL_MAX_S = thresholdDefault('stall_max_s');
 
 export interface FreshnessDetails {
   head_lag_p95_max_ms: number;
@@ -81,10 +82,10 @@ export const FRESHNESS_REASON_TEXT: Record<FreshnessReason, string> = {
 };
 
 /** What an endpoint's message says of a flood or out-of-range heads it sent; empty when none. */
-function boundsNote(e: { flooding: boolean; not_stored: number; out_of_range: number }): string {
+function boundsNote(e: { flooding?: boolean; not_stored?: number; out_of_range?: number }): string {
   const notes = [
     ...(e.flooding ? [`flooding: ${e.not_stored} heads beyond the chain's block rate not stored`] : []),
-    ...(e.out_of_range > 0 ? [`${e.out_of_range} heads numbered above 2^63 − 1 not stored`] : []),
+    ...((e.out_of_range ?? 0) > 0 ? [`${e.out_of_range} heads numbered above 2^63 − 1 not stored`] : []),
   ];
   return notes.length === 0 ? '' : ` (${notes.join('; ')})`;
 }
@@ -114,7 +115,8 @@ function judgeFreshness(input: VerdictInput): { check: FreshnessVsReferenceCheck
     stallS: t.stall_max_s ?? DEFAULT_STALL_MAX_S,
   };
   const nameOf = (targetId: string) => watch.endpoints[targetId] ?? { endpoint_id: targetId, endpoint_name: targetId };
-  const candidates: EndpointFreshness[] = watch.measured.candidates.map((c) => {
+  // Required: a verdict judged now has every field (the schema's optional ones are absent only from older stored verdicts).
+  const candidates: Required<EndpointFreshness>[] = watch.measured.candidates.map((c) => {
     const judged = judgeCandidate(c, limits);
     return {
       ...nameOf(c.targetId),

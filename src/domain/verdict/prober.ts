@@ -1,3 +1,5 @@
+import type { ProberSection } from './shapes';
+
 /** What one probe activity attempt measured of its own worker process (DESIGN §17). */
 export interface ProberHealthSample {
   worker: string;
@@ -13,20 +15,10 @@ export interface ProberHealthSample {
 /**
  * The prober's own health over a run (DESIGN §17): the worst of what its probe activities
  * recorded — event-loop delay of the worker process while it probed, the send lag of paired
- * schedules, the process's CPU use. Measured by the worker, not by the endpoint.
+ * schedules, the process's CPU use. Measured by the worker, not by the endpoint. The verdict's
+ * prober section without the judgement (its schema: shapes.ts).
  */
-export interface ProberHealth {
-  /** Probe activity attempts that recorded their health. */
-  activities: number;
-  /** The highest per-activity event-loop delay p99, ms. */
-  loop_delay_p99_ms: number;
-  /** The highest event-loop delay seen, ms. */
-  loop_delay_max_ms: number;
-  /** The highest per-activity send-lag p99, ms; null when no activity measured send lag (closed loop, unpaired). */
-  send_lag_p99_ms: number | null;
-  /** The highest per-activity CPU use of the worker process, % of one core. */
-  cpu_pct: number;
-}
+export type ProberHealth = Omit<ProberSection, 'overloaded' | 'reason'>;
 
 /**
  * When the prober counts as overloaded: its event loop fell this far behind (p99) while it
@@ -38,12 +30,8 @@ export interface ProberHealth {
  */
 export const PROBER_OVERLOAD = { loopDelayP99Ms: 50 } as const;
 
-/** The verdict's prober section: the health measured and, when overloaded, why. */
-export interface ProberSection extends ProberHealth {
-  overloaded: boolean;
-  /** Names the prober and the figure that made it overloaded; null when it was not. */
-  reason: string | null;
-}
+/** The verdict's prober section: the health measured and, when overloaded, why (declared in shapes.ts). */
+export type { ProberSection };
 
 const round1 = (ms: number): number => Math.round(ms * 10) / 10;
 

@@ -3,6 +3,7 @@ import { type RunListRow, type RunRow } from '../../db/runs';
 import { batchLimitOf, findRunTargets, type RunTargetRow } from '../../db/run-targets';
 import { findRetryHistory, type RetryRow } from '../../db/run-retries';
 import { DEFAULT_BASELINE_BRANCH } from '../../domain/branch';
+import { returnedRunColumns } from '../../domain/run-columns';
 import { RUN_TRIGGERS, TERMINAL_RUN_STATUSES } from '../../domain/run-model';
 import { emptyStats, type RunStats } from '../../domain/run-stats';
 import type { Ctx, Deps } from '../context';
@@ -57,6 +58,7 @@ export function presentRunSummary(run: RunListRow, targets: RunTargetRow[], retr
       slug: snapshot.chain.slug,
       explorer_url: snapshot.chain.explorer_url,
     },
+    ...returnedRunColumns(run),
   };
 }
 

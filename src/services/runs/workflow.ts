@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/client';
 import type { RunRow } from '../../db/runs';
-import { priorityClassOf, runPriority } from '../../domain/run-priority';
+import { priorityClassOfRun, runPriority } from '../../domain/run-priority';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../temporal/constants';
 import { runWorkflow } from '../../../workflows/run-workflow';
 import type { Deps } from '../context';
@@ -14,16 +14,13 @@ import { finalizeQueuedRun } from '../finalize-run';
  */
 export async function startRunWorkflow(
   deps: Pick<Deps, 'temporal' | 'config'>,
-  run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot' | 'triggered_by'>,
+  run: Pick<RunRow, 'id' | 'tenant_id' | 'test_suite_id' | 'workflow_id' | 'config_snapshot' | 'triggered_by' | 'priority_class'>,
 ): Promise<void> {
   const { config } = run.config_snapshot.suite;
   const vantagePoints = config.vantage_points;
-  // The run's class and its tenant's fairness key (DESIGN §17); its activities inherit them.
-  const priorityClass = priorityClassOf({
-    triggeredBy: run.triggered_by === 'schedule' ? 'schedule' : 'api',
-    workload: config.workload,
-    targets: config.targets.length + (config.reference_endpoint_id ? 1 : 0),
-  });
+  // The run's class (as stored when it was requested; derived for runs stored before) and its
+  // tenant's fairness key (DESIGN §17); its activities inherit them.
+  const priorityClass = run.priority_class ?? priorityClassOfRun(run.triggered_by, config);
   await deps.temporal.workflow.start(runWorkflow, {
     workflowId: run.workflow_id,
     taskQueue: deps.config.temporal.taskQueue,

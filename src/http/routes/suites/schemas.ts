@@ -1,29 +1,14 @@
 import { z } from 'zod';
 import { presetRefSchema } from '../../../domain/catalog-presets';
 import { READ_LEVEL_NAMES, suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
+import { storedThresholdsSchema } from '../../../domain/thresholds';
 import * as suites from '../../../services/suites';
 import { SuiteSchedule } from '../schedules/schemas';
 import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
 
 export const suiteParams = uuidParam('suiteId');
 
-export const Thresholds = component(
-  'Thresholds',
-  z.object({
-    latency_p95_max_ms: z.number(),
-    latency_regression_max_pct: z.number(),
-    latency_regression_min_ms: z.number().optional().describe('the latency checks\' floor: a slower p95 fails only when more than this many ms slower (default 5, 0–10,000)'),
-    latency_vs_reference_max_pct: z.number(),
-    correctness_min_pct: z.number(),
-    correctness_enabled: z.boolean(),
-    fail_on_inconclusive: z.boolean().optional().describe('an inconclusive check fails the verdict too (default false)'),
-    success_rate_min_pct: z.number().optional().describe('the availability check\'s minimum success rate (default 99)'),
-    head_lag_p95_max_ms: z.number().optional().describe('freshness_vs_reference: most a candidate\'s head arrival lag p95 may be, ms (default 500)'),
-    missed_heads_max_pct: z.number().optional().describe('freshness_vs_reference: most a candidate may miss of the reference\'s heads, percent (default 1)'),
-    stall_max_s: z.number().optional().describe('freshness_vs_reference: longest a candidate may announce no new head, seconds (default 30)'),
-    capacity_min_rps: z.number().optional().describe('capacity (a sweep): the knee must be at least this many calls/s (0–10,000; default: the sweep\'s lowest rate)'),
-  }),
-);
+export const Thresholds = component('Thresholds', storedThresholdsSchema);
 
 export const workloadMethod = z.object({
   method: z.string(),
