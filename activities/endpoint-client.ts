@@ -6,7 +6,8 @@ import type { EndpointRow } from '../src/db/endpoints';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import type { WorkloadTransport } from '../src/domain/suite-config';
-import { BatchUnsupportedError, MissingWsUrlError, transportFor, UnknownProtocolError } from '../src/probe/transports';
+import { addressName, type Transport } from '../src/domain/transport';
+import { BatchUnsupportedError, MissingAddressError, transportFor, UnknownProtocolError } from '../src/probe/transports';
 
 /**
  * A refused address is final (retrying cannot help) and its message names no URL; a loopback or
@@ -16,8 +17,8 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   if (error instanceof UnknownProtocolError) {
     return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'UnknownEndpointProtocol');
   }
-  if (error instanceof MissingWsUrlError) {
-    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'EndpointHasNoWsUrl');
+  if (error instanceof MissingAddressError) {
+    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, missingAddressType(error.transport));
   }
   if (error instanceof BatchUnsupportedError) {
     return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'BatchUnsupported');
@@ -26,6 +27,10 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   const hint = error.kind === 'loopback' || error.kind === 'private' ? ' (RVS_ALLOW_PRIVATE_TARGETS is off)' : '';
   return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}${hint}`, 'OutboundAddressRefused');
 }
+
+/** The failure type of a missing address, named after its API field: EndpointHasNoWsUrl for ws_url. */
+const missingAddressType = (transport: Transport): string =>
+  `EndpointHasNo${addressName(transport).replace(/(?:^|[_ ])(\w)/g, (_, c: string) => c.toUpperCase())}`;
 
 /**
  * Identifies the values a client of this endpoint is built from (URL and headers): a PATCH of
@@ -46,10 +51,14 @@ export function endpointClientVersion(
  * The endpoint's secrets in clear: decrypted only in the worker, right before a connection uses
  * them (the probe client here, the freshness watch's head watches).
  */
-export function decryptEndpoint(box: SecretBox, endpoint: EndpointRow): { url: string; wsUrl: string | null; headers: Record<string, string> } {
+export function decryptEndpoint(
+  box: SecretBox,
+  endpoint: EndpointRow,
+): { addresses: Partial<Record<Transport, string>>; headers: Record<string, string> } {
+  const addresses: Partial<Record<Transport, string>> = { http: box.decrypt(endpoint.url_encrypted) };
+  if (endpoint.ws_url_encrypted !== null) addresses.ws = box.decrypt(endpoint.ws_url_encrypted);
   return {
-    url: box.decrypt(endpoint.url_encrypted),
-    wsUrl: endpoint.ws_url_encrypted === null ? null : box.decrypt(endpoint.ws_url_encrypted),
+    addresses,
     headers: endpoint.headers_encrypted ? (JSON.parse(box.decrypt(endpoint.headers_encrypted)) as Record<string, string>) : {},
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { presetRefSchema } from '../../../domain/catalog-presets';
-import { COMMITMENT_LEVELS, suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
+import { COMMITMENT_LEVELS, suiteConfigSchema, WORKLOAD_TRANSPORTS, workloadSchema } from '../../../domain/suite-config';
 import * as suites from '../../../services/suites';
 import { SuiteSchedule } from '../schedules/schemas';
 import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
@@ -41,7 +41,7 @@ export const workloadFields = {
   timeout_ms: int,
   block_lag: int,
   transport: z
-    .enum(['http', 'ws'])
+    .enum(WORKLOAD_TRANSPORTS)
     .optional()
     .describe('how the requests reach each endpoint: "http" (its url, the default; absent from suites stored before it existed) or "ws" (its ws_url, one socket carrying many calls matched by id; every endpoint of the suite, reference included, needs a ws_url)'),
   batch_size: int
