@@ -5,21 +5,28 @@
  * the compiler makes a new transport bring its client there). Adding a transport is one entry here
  * and one there.
  *
- * - `schemes`: the URL schemes an address of this transport may use.
+ * - `schemes`: the URL schemes an address of this transport may use (`urlDescription` says so in messages).
  * - `legacyField`: the endpoint API field that shows this transport's address (the compatibility
  *   view kept from before addresses: `url`, `ws_url`); null for a transport that came after.
  * - `headWatch`: how a head watch over this transport hears of new heads: `subscribe` (pushed,
  *   the family's head subscription) or `poll` (the family's head read, asked for on an interval).
  */
 export const TRANSPORT_REGISTRY = {
-  http: { schemes: ['http', 'https'], legacyField: 'url', headWatch: 'poll' },
-  ws: { schemes: ['ws', 'wss'], legacyField: 'ws_url', headWatch: 'subscribe' },
-} as const satisfies Record<string, { schemes: readonly string[]; legacyField: string | null; headWatch: 'subscribe' | 'poll' }>;
+  http: { schemes: ['http', 'https'], urlDescription: 'an http or https URL', legacyField: 'url', headWatch: 'poll' },
+  ws: { schemes: ['ws', 'wss'], urlDescription: 'a ws or wss URL', legacyField: 'ws_url', headWatch: 'subscribe' },
+} as const satisfies Record<
+  string,
+  { schemes: readonly string[]; urlDescription: string; legacyField: string | null; headWatch: 'subscribe' | 'poll' }
+>;
 
 export type Transport = keyof typeof TRANSPORT_REGISTRY;
 
 /** The registry's keys in declaration order: the zod enums over transports are built from this. */
 export const TRANSPORTS = Object.keys(TRANSPORT_REGISTRY) as [Transport, ...Transport[]];
+
+export function isTransport(value: string): value is Transport {
+  return Object.hasOwn(TRANSPORT_REGISTRY, value);
+}
 
 /** How a head watch hears of new heads: pushed over a subscription, or asked for by polling. */
 export type HeadWatchVia = (typeof TRANSPORT_REGISTRY)[Transport]['headWatch'];
