@@ -4,7 +4,7 @@ import { branchName, DEFAULT_BASELINE_BRANCH } from './branch';
 import { exceedsJsonDepth } from './canonical-json';
 import { MAX_JSON_DEPTH } from './json-bounds';
 import { sweepPlan, sweepRates } from './sweep';
-import { addressName, TRANSPORTS, type Transport } from './transport';
+import { addressName, HEAD_WATCH_VIAS, TRANSPORTS, type Transport } from './transport';
 
 /** Limits that protect the service (and the probed endpoints) from oversized workloads. */
 export const WORKLOAD_LIMITS = {
@@ -195,7 +195,7 @@ export const FRESHNESS_LIMITS = {
  */
 export const freshnessSchema = z.strictObject({
   duration_s: z.number().int().min(1).max(FRESHNESS_LIMITS.maxDurationS),
-  via: z.enum(['subscribe', 'poll']).default('subscribe'),
+  via: z.enum(HEAD_WATCH_VIAS).default('subscribe'),
   /** poll only: how often each endpoint's head is read (the measurement's resolution). */
   poll_interval_ms: z.number().int().min(FRESHNESS_LIMITS.minPollIntervalMs).max(FRESHNESS_LIMITS.maxPollIntervalMs).default(250),
   /** A reference head no candidate announcement matched within this long is missed. */

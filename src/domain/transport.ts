@@ -31,6 +31,9 @@ export function isTransport(value: string): value is Transport {
 /** How a head watch hears of new heads: pushed over a subscription, or asked for by polling. */
 export type HeadWatchVia = (typeof TRANSPORT_REGISTRY)[Transport]['headWatch'];
 
+/** The ways a head watch may run (a suite's `freshness.via`): one per way some transport watches. */
+export const HEAD_WATCH_VIAS = [...new Set(TRANSPORTS.map((transport) => TRANSPORT_REGISTRY[transport].headWatch))] as [HeadWatchVia, ...HeadWatchVia[]];
+
 /** The transport a head watch `via` runs over: the one whose registry entry watches that way. */
 export function headWatchTransport(via: HeadWatchVia): Transport {
   return TRANSPORTS.find((transport) => TRANSPORT_REGISTRY[transport].headWatch === via)!;

@@ -89,8 +89,8 @@ type AddressFields = { url?: string | undefined; ws_url?: string | null | undefi
 
 /**
  * The addresses a create or PATCH body names: `url` and `ws_url` (each transport's legacyField)
- * name the http and ws addresses, `addresses` any; a transport named twice is refused. Null (a
- * PATCH's `ws_url: null`) removes that address.
+ * name the http and ws addresses, `addresses` any (the schemas refuse a transport named twice:
+ * refuseTwice). Null (a PATCH's `ws_url: null`) removes that address.
  */
 function requestedAddresses(body: AddressFields): RequestedAddresses {
   const requested: RequestedAddresses = new Map();

@@ -5,8 +5,8 @@ import { OutboundAddressRefusedError, refusedLiteral } from '../../src/net/guard
 import { transportFor, UnknownProtocolError } from '../../src/probe/transports';
 import { createEndpointInput } from '../../src/services/endpoints';
 import { workloadSchema } from '../../src/domain/suite-config';
-import { headWatchTransport, TRANSPORT_REGISTRY, TRANSPORTS } from '../../src/domain/transport';
-import { Workload } from '../../src/http/routes/suites/schemas';
+import { HEAD_WATCH_VIAS, headWatchTransport, TRANSPORT_REGISTRY, TRANSPORTS } from '../../src/domain/transport';
+import { Freshness, Workload } from '../../src/http/routes/suites/schemas';
 
 // Nothing here connects: a refused IP literal is refused before a socket is opened.
 
@@ -55,9 +55,11 @@ describe('the transport registry', () => {
     }
   });
 
-  it('runs a head watch over the transport whose entry watches that way', () => {
+  it('runs a head watch over the transport whose entry watches that way, and a suite may ask for each way', () => {
     expect(headWatchTransport('subscribe')).toBe('ws');
     expect(headWatchTransport('poll')).toBe('http');
+    expect([...HEAD_WATCH_VIAS].sort()).toEqual(['poll', 'subscribe']);
+    expect(Freshness.shape.via.options).toEqual(HEAD_WATCH_VIAS);
   });
 });
 
