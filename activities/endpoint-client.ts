@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChainAdapter } from '../src/chains/types';
 import type { SecretBox } from '../src/crypto/secret-box';
-import type { EndpointRow } from '../src/db/endpoints';
+import { addressOf, type EndpointRow } from '../src/db/endpoints';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import type { WorkloadTransport } from '../src/domain/suite-config';
-import { BatchUnsupportedError, MissingWsUrlError, transportFor, UnknownProtocolError } from '../src/probe/transports';
+import { addressName, isTransport, type Transport } from '../src/domain/transport';
+import { BatchUnsupportedError, MissingAddressError, transportFor, UnknownProtocolError } from '../src/probe/transports';
 
 /**
  * A refused address is final (retrying cannot help) and its message names no URL; a loopback or
@@ -16,8 +17,8 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   if (error instanceof UnknownProtocolError) {
     return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'UnknownEndpointProtocol');
   }
-  if (error instanceof MissingWsUrlError) {
-    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'EndpointHasNoWsUrl');
+  if (error instanceof MissingAddressError) {
+    return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, missingAddressType(error.transport));
   }
   if (error instanceof BatchUnsupportedError) {
     return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}`, 'BatchUnsupported');
@@ -27,29 +28,42 @@ export function asActivityFailure(error: unknown, endpointName: string): unknown
   return ApplicationFailure.nonRetryable(`endpoint ${endpointName}: ${error.message}${hint}`, 'OutboundAddressRefused');
 }
 
+/** The failure type of a missing address, named after its API field: EndpointHasNoWsUrl for ws_url. */
+const missingAddressType = (transport: Transport): string =>
+  `EndpointHasNo${addressName(transport).replace(/(?:^|[_ ])(\w)/g, (_, c: string) => c.toUpperCase())}`;
+
 /**
- * Identifies the values a client of this endpoint is built from (URL and headers): a PATCH of
- * either encrypts it afresh, so the version changes, and the client cache opens a new client.
- * Editing the name keeps the warm pool. Hashed, so no ciphertext is kept as a map key. The ws_url
- * counts only for a WebSocket workload, so editing it leaves an HTTP run's pool warm.
+ * Identifies the values a client of this endpoint is built from (the address of the workload's
+ * transport, and the headers): a PATCH of either encrypts it afresh, so the version changes, and
+ * the client cache opens a new client. Editing the name, or an address of another transport,
+ * keeps the warm pool. Hashed, so no ciphertext is kept as a map key.
  */
 export function endpointClientVersion(
-  endpoint: Pick<EndpointRow, 'url_encrypted' | 'headers_encrypted'> & Partial<Pick<EndpointRow, 'ws_url_encrypted'>>,
+  endpoint: Pick<EndpointRow, 'addresses' | 'headers_encrypted'>,
   transport: WorkloadTransport = 'http',
 ): string {
-  const hash = createHash('sha256').update(endpoint.url_encrypted).update('\0').update(endpoint.headers_encrypted ?? '');
-  if (transport === 'ws') hash.update('\0ws\0').update(endpoint.ws_url_encrypted ?? '');
-  return hash.digest('base64url');
+  return createHash('sha256')
+    .update(transport)
+    .update('\0')
+    .update(addressOf(endpoint, transport)?.url_encrypted ?? '')
+    .update('\0')
+    .update(endpoint.headers_encrypted ?? '')
+    .digest('base64url');
 }
 
 /**
  * The endpoint's secrets in clear: decrypted only in the worker, right before a connection uses
  * them (the probe client here, the freshness watch's head watches).
  */
-export function decryptEndpoint(box: SecretBox, endpoint: EndpointRow): { url: string; wsUrl: string | null; headers: Record<string, string> } {
+export function decryptEndpoint(
+  box: SecretBox,
+  endpoint: EndpointRow,
+): { addresses: Partial<Record<Transport, string>>; headers: Record<string, string> } {
+  const addresses: Partial<Record<Transport, string>> = {};
+  // An address of a transport this worker does not know (a newer version wrote it) is left encrypted.
+  for (const address of endpoint.addresses) if (isTransport(address.transport)) addresses[address.transport] = box.decrypt(address.url_encrypted);
   return {
-    url: box.decrypt(endpoint.url_encrypted),
-    wsUrl: endpoint.ws_url_encrypted === null ? null : box.decrypt(endpoint.ws_url_encrypted),
+    addresses,
     headers: endpoint.headers_encrypted ? (JSON.parse(box.decrypt(endpoint.headers_encrypted)) as Record<string, string>) : {},
   };
 }

@@ -25,8 +25,9 @@ export async function seedFinalizeRun(
   await sql`insert into chains (id, tenant_id, name, slug, family, chain_id) values (${chainId}, ${tenantId}, 'Bench', 'bench', 'evm', 1)`;
   for (const [id, name] of [[candidateEndpoint, 'candidate'], [referenceEndpoint, 'reference']] as const) {
     await sql`
-      insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted, timeout_ms)
-      values (${id}, ${tenantId}, ${chainId}, ${name}, 'json-rpc-http', 'http://127.0.0.1:9', 'unused', 2000)`;
+      insert into endpoints (id, tenant_id, chain_id, name, protocol, addresses, timeout_ms)
+      values (${id}, ${tenantId}, ${chainId}, ${name}, 'json-rpc-http',
+              '[{"transport": "http", "url_redacted": "http://127.0.0.1:9", "url_encrypted": "unused"}]', 2000)`;
   }
   const config = suiteConfigSchema.parse(configOf({ candidate: candidateEndpoint, reference: referenceEndpoint }));
   await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suiteId}, ${tenantId}, ${chainId}, 'bench', ${sql.json(config as never)})`;

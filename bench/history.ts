@@ -53,8 +53,9 @@ async function seed(sql: Sql): Promise<Seeded> {
   await sql`insert into tenants (id, name, slug) values (${tenantId}, 'bench', ${`bench-${tenantId}`})`;
   await sql`insert into chains (id, tenant_id, name, slug, family, chain_id) values (${chainId}, ${tenantId}, 'Bench', 'bench', 'evm', 1)`;
   await sql`
-    insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted, timeout_ms)
-    values (${candidate}, ${tenantId}, ${chainId}, 'candidate', 'json-rpc-http', 'http://127.0.0.1:9', 'unused', 2000)`;
+    insert into endpoints (id, tenant_id, chain_id, name, protocol, addresses, timeout_ms)
+    values (${candidate}, ${tenantId}, ${chainId}, 'candidate', 'json-rpc-http',
+            '[{"transport": "http", "url_redacted": "http://127.0.0.1:9", "url_encrypted": "unused"}]', 2000)`;
   const config = suiteConfigSchema.parse({
     targets: [{ endpoint_id: candidate }],
     baseline: { mode: 'history' },

@@ -1,5 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { Queryable } from './client';
+
+/**
+ * One address of an endpoint as stored (migration 037): its transport (a registry key of
+ * src/domain/transport.ts, kept as text: a newer version's transport is read, not trusted) and its
+ * URL, a secret, encrypted and redacted by the one path every transport takes (services/endpoints.ts).
+ */
+export const storedAddressSchema = z.strictObject({
+  transport: z.string(),
+  url_redacted: z.string(),
+  url_encrypted: z.string(),
+});
+export type StoredAddress = z.infer<typeof storedAddressSchema>;
+
+/** The endpoint's address of one transport, undefined when it has none. */
+export function addressOf(endpoint: Pick<EndpointRow, 'addresses'>, transport: string): StoredAddress | undefined {
+  return endpoint.addresses.find((address) => address.transport === transport);
+}
 
 export interface EndpointRow {
   id: string;
@@ -7,9 +25,15 @@ export interface EndpointRow {
   chain_id: string;
   name: string;
   protocol: string;
+  /** At most one per transport; always one of transport http (the endpoint's `url`). */
+  addresses: StoredAddress[];
+  /**
+   * Views of `addresses` that Postgres derives (generated columns, migration 037): the http and
+   * ws addresses, for SQL that shows an endpoint's URL and for readers from before addresses.
+   * Never written; null when the endpoint has no such address.
+   */
   url_redacted: string;
   url_encrypted: string;
-  /** The WebSocket URL (ws:// or wss://), a secret like url; both null when the endpoint has none. */
   ws_url_redacted: string | null;
   ws_url_encrypted: string | null;
   header_names: string[];
@@ -26,10 +50,8 @@ export interface NewEndpoint {
   chainId: string;
   name: string;
   protocol: string;
-  urlRedacted: string;
-  urlEncrypted: string;
-  wsUrlRedacted?: string | null;
-  wsUrlEncrypted?: string | null;
+  /** Encrypted and redacted (services/endpoints.ts storedAddresses); one of transport http. */
+  addresses: StoredAddress[];
   headerNames: string[];
   headersEncrypted: string | null;
   timeoutMs: number;
@@ -40,11 +62,9 @@ export interface NewEndpoint {
 
 export async function insertEndpoint(sql: Queryable, e: NewEndpoint): Promise<EndpointRow> {
   const [row] = await sql<EndpointRow[]>`
-    insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted,
-                           ws_url_redacted, ws_url_encrypted, header_names, headers_encrypted, timeout_ms, owner_run_id)
-    values (${e.id ?? randomUUID()}, ${e.tenantId}, ${e.chainId}, ${e.name}, ${e.protocol}, ${e.urlRedacted},
-            ${e.urlEncrypted}, ${e.wsUrlRedacted ?? null}, ${e.wsUrlEncrypted ?? null}, ${e.headerNames},
-            ${e.headersEncrypted}, ${e.timeoutMs}, ${e.ownerRunId ?? null})
+    insert into endpoints (id, tenant_id, chain_id, name, protocol, addresses, header_names, headers_encrypted, timeout_ms, owner_run_id)
+    values (${e.id ?? randomUUID()}, ${e.tenantId}, ${e.chainId}, ${e.name}, ${e.protocol}, ${sql.json(e.addresses)},
+            ${e.headerNames}, ${e.headersEncrypted}, ${e.timeoutMs}, ${e.ownerRunId ?? null})
     returning *`;
   return row!;
 }
@@ -74,11 +94,8 @@ export async function listEndpoints(
 
 export interface EndpointPatch {
   name?: string;
-  urlRedacted?: string;
-  urlEncrypted?: string;
-  /** Null clears the WebSocket URL (give both or neither). */
-  wsUrlRedacted?: string | null;
-  wsUrlEncrypted?: string | null;
+  /** Replaces every address at once (one of transport http among them). */
+  addresses?: StoredAddress[];
   headerNames?: string[];
   headersEncrypted?: string | null;
   timeoutMs?: number;
@@ -94,10 +111,7 @@ export async function updateEndpoint(
   const columns = Object.fromEntries(
     Object.entries({
       name: patch.name,
-      url_redacted: patch.urlRedacted,
-      url_encrypted: patch.urlEncrypted,
-      ws_url_redacted: patch.wsUrlRedacted,
-      ws_url_encrypted: patch.wsUrlEncrypted,
+      addresses: patch.addresses === undefined ? undefined : sql.json(patch.addresses),
       header_names: patch.headerNames,
       headers_encrypted: patch.headersEncrypted,
       timeout_ms: patch.timeoutMs,

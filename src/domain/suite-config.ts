@@ -5,6 +5,7 @@ import { branchName, DEFAULT_BASELINE_BRANCH } from './branch';
 import { exceedsJsonDepth } from './canonical-json';
 import { MAX_JSON_DEPTH } from './json-bounds';
 import { sweepPlan, sweepRates } from './sweep';
+import { addressName, HEAD_WATCH_VIAS, TRANSPORTS, type Transport } from './transport';
 
 /** Limits that protect the service (and the probed endpoints) from oversized workloads. */
 export const WORKLOAD_LIMITS = {
@@ -36,11 +37,13 @@ export const boundedJsonDepth = <S extends z.ZodType>(schema: S) =>
 
 const uuid = z.uuid();
 
-/** How the request workload reaches an endpoint: its HTTP `url`, or its WebSocket `ws_url`. */
-export const WORKLOAD_TRANSPORTS = ['http', 'ws'] as const;
-export type WorkloadTransport = (typeof WORKLOAD_TRANSPORTS)[number];
-/** Why a suite or trigger naming an endpoint a WebSocket workload cannot reach is refused. */
-export const NO_WS_URL_MESSAGE = 'endpoint has no ws_url, and config.workload.transport is "ws"';
+/** How the request workload reaches an endpoint: over its address of one transport (the registry's keys). */
+export const WORKLOAD_TRANSPORTS = TRANSPORTS;
+export type WorkloadTransport = Transport;
+/** Why a suite or trigger naming an endpoint the workload's transport cannot reach is refused. */
+export const noAddressMessage = (transport: Transport): string =>
+  `endpoint has no ${addressName(transport)}, and config.workload.transport is "${transport}"`;
+export const NO_WS_URL_MESSAGE = noAddressMessage('ws');
 
 // Thresholds are declared once, in thresholds.ts (bounds, defaults, stored shape).
 export { thresholdOverridesSchema, thresholdsSchema } from './thresholds';
@@ -122,7 +125,7 @@ export const workloadSchema = z
   timeout_ms: z.number().int().min(WORKLOAD_LIMITS.minTimeoutMs).max(WORKLOAD_LIMITS.maxTimeoutMs).default(10_000),
   /** Parameters are pinned to head − block_lag, so nodes that lag a little can still serve them. */
   block_lag: z.number().int().min(0).max(WORKLOAD_LIMITS.maxBlockLag).default(5),
-  /** ws: every endpoint of the suite (reference included) needs a ws_url. */
+  /** Every endpoint of the suite (reference included) needs an address of this transport. */
   transport: z.enum(WORKLOAD_TRANSPORTS).default('http'),
   /** Calls per JSON-RPC batch (1: none); HTTP and JSON-RPC 2.0 families only. */
   batch_size: z.number().int().min(1).max(WORKLOAD_LIMITS.maxBatchSize).default(1),
@@ -158,7 +161,7 @@ export const FRESHNESS_LIMITS = {
  */
 export const freshnessSchema = z.strictObject({
   duration_s: z.number().int().min(1).max(FRESHNESS_LIMITS.maxDurationS),
-  via: z.enum(['subscribe', 'poll']).default('subscribe'),
+  via: z.enum(HEAD_WATCH_VIAS).default('subscribe'),
   /** poll only: how often each endpoint's head is read (the measurement's resolution). */
   poll_interval_ms: z.number().int().min(FRESHNESS_LIMITS.minPollIntervalMs).max(FRESHNESS_LIMITS.maxPollIntervalMs).default(250),
   /** A reference head no candidate announcement matched within this long is missed. */

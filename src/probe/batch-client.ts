@@ -4,8 +4,8 @@ import type { PlannedCall } from '../domain/workload';
 import { WORKLOAD_LIMITS } from '../domain/suite-config';
 import { classifyBatchElement, INVALID_REASONS, REQUEST_VERSION, shapeRefusal, type AnswerRules, type Classified, type InvalidReason } from './classify-response';
 import { ANSWER_SHAPE_CAPS } from './json-shape-budget';
-import type { CallResult, HttpJsonRpcClient, JsonRpcClient, PostAnswer } from './json-rpc-client';
-
+import { answeredResult, callTiming, latencyStartMs, type CallResult } from './call-accounting';
+import type { HttpJsonRpcClient, JsonRpcClient, PostAnswer } from './json-rpc-client';
 
 interface Member {
   planned: PlannedCall;
@@ -89,10 +89,10 @@ export function createBatchClient(
   };
 
   async function send(members: Member[]): Promise<void> {
+    // The batch's latency counts from its earliest member's start (open loop: its intended instant).
     const now = performance.now();
-    // The batch's latency counts from its earliest member's intended instant (open loop), else from now.
     let startMs = now;
-    for (const m of members) if (m.intendedStartMs !== undefined && m.intendedStartMs < startMs) startMs = m.intendedStartMs;
+    for (const m of members) startMs = Math.min(startMs, latencyStartMs(m.intendedStartMs, now));
     const body = JSON.stringify(members.map((m) => ({ jsonrpc, id: m.planned.seq, method: m.planned.method, params: m.planned.params })));
     let answer: PostAnswer;
     try {
@@ -101,24 +101,8 @@ export function createBatchClient(
       for (const m of members) m.reject(error);
       return;
     }
-    const endMs = performance.now();
-    const pausedMs = 'pausedMs' in answer ? answer.pausedMs : 0;
-    const latencyUs = Math.round((endMs - startMs - pausedMs) * 1000);
-    const startedAt = new Date(Date.now() - (endMs - startMs));
-    const settle = (m: Member, c: Classified, httpStatus: number | null) =>
-      m.resolve({
-        seq: m.planned.seq,
-        method: m.planned.method,
-        startedAt,
-        latencyUs,
-        outcome: c.outcome,
-        httpStatus,
-        rpcErrorCode: c.rpcErrorCode,
-        responseHash: c.responseHash,
-        answerContext: c.answerContext ?? null,
-        scalarAnswer: c.scalarAnswer ?? null,
-        reason: c.reason,
-      });
+    const timing = callTiming(startMs, 'pausedMs' in answer ? answer.pausedMs : 0);
+    const settle = (m: Member, c: Classified, httpStatus: number | null) => m.resolve(answeredResult(m.planned, timing, c, httpStatus));
     try {
       if (!('status' in answer)) {
         for (const m of members) settle(m, whole(answer.outcome, answer.reason), null);

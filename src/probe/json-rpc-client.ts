@@ -6,6 +6,9 @@ import { guardedLookup, OutboundAddressRefusedError, refusedLiteral } from '../n
 import { classifyResponse, INVALID_REASONS, REQUEST_VERSION, type AnswerRules, type InvalidReason } from './classify-response';
 import { processResponseBudget, type BudgetHolder, type ResponseBudget } from './response-budget';
 import type { PlannedCall } from '../domain/workload';
+import { answeredResult, callTiming, failedResult, latencyStartMs, WaitQueue, type CallResult } from './call-accounting';
+
+export type { CallResult } from './call-accounting';
 
 /** 8 MiB: large enough for full blocks with transactions, small enough to protect the worker. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -14,23 +17,6 @@ export interface ProbeTarget {
   url: string;
   headers: Record<string, string>;
   timeoutMs: number;
-}
-
-export interface CallResult {
-  seq: number;
-  method: string;
-  startedAt: Date;
-  latencyUs: number;
-  outcome: SampleOutcome;
-  httpStatus: number | null;
-  rpcErrorCode: number | null;
-  responseHash: string | null;
-  /** Where an ok answer says it was read (its family's answer context); absent or null: none. */
-  answerContext?: number | null;
-  /** An ok scalar answer's value as shown (Classified.scalarAnswer); absent or null: none. */
-  scalarAnswer?: string | null;
-  /** Why the answer was invalid_response: a fixed text, never bytes of the answer. */
-  reason: InvalidReason | null;
 }
 
 /** The whole-call deadline passed (undici's own timeouts are per phase, not per call). */
@@ -158,8 +144,7 @@ export function createJsonRpcClient(
 
   return {
     call(planned, intendedStartMs) {
-      const now = performance.now();
-      const start = intendedStartMs !== undefined && intendedStartMs < now ? intendedStartMs : now;
+      const start = latencyStartMs(intendedStartMs);
       const body = JSON.stringify({ jsonrpc, id: planned.seq, method: planned.method, params: planned.params });
       return new Promise((resolve, reject) => {
         connections.dispatch({ method: 'POST', path, headers, body }, new CallHandler(answers, planned, start, fingerprint, resolve, reject));
@@ -200,8 +185,7 @@ class Connections {
   private readonly idle: Client[] = [];
   /** Clients undici is done with, to be handed on once its callbacks have returned. */
   private readonly released: Client[] = [];
-  private readonly waiting: { options: DispatchOptions; handler: ResponseCollector }[] = [];
-  private waitingHead = 0;
+  private readonly waiting = new WaitQueue<{ options: DispatchOptions; handler: ResponseCollector }>();
   private readonly inFlight = new Set<ResponseCollector>();
   private sweeper: NodeJS.Timeout | null = null;
   private closed: Promise<void> | null = null;
@@ -265,18 +249,9 @@ class Connections {
     // Taken by index: a send below may fail at once (a closed client) and release again.
     for (let i = 0; i < this.released.length; i++) {
       const client = this.released[i]!;
-      if (this.waitingHead < this.waiting.length) {
-        const next = this.waiting[this.waitingHead++]!;
-        // A queue with a moving head; the taken front is dropped now and then, so an open loop
-        // that keeps calls waiting for hours does not grow it without bound.
-        if (this.waitingHead >= 1024 || this.waitingHead === this.waiting.length) {
-          this.waiting.splice(0, this.waitingHead);
-          this.waitingHead = 0;
-        }
-        this.send(client, next.options, next.handler);
-      } else {
-        this.idle.push(client);
-      }
+      const next = this.waiting.shift();
+      if (next !== undefined) this.send(client, next.options, next.handler);
+      else this.idle.push(client);
     }
     this.released.length = 0;
     // Every client idle means nothing is in flight or waiting.
@@ -487,48 +462,17 @@ class CallHandler extends ResponseCollector {
   }
 
   protected complete(text: string): void {
-    const latencyUs = this.latencyUs();
+    // Timed before classification: reading the answer is the worker's time, not the endpoint's.
+    const timing = callTiming(this.startMs, this.pausedMs);
     const classified = classifyResponse(this.answers, this.status, text, this.fingerprint ? this.planned.method : null);
-    this.resolve({
-      seq: this.planned.seq,
-      method: this.planned.method,
-      startedAt: this.startedAt(),
-      latencyUs,
-      outcome: classified.outcome,
-      httpStatus: this.status,
-      rpcErrorCode: classified.rpcErrorCode,
-      responseHash: classified.responseHash,
-      answerContext: classified.answerContext ?? null,
-      scalarAnswer: classified.scalarAnswer ?? null,
-      reason: classified.reason,
-    });
+    this.resolve(answeredResult(this.planned, timing, classified, this.status));
   }
 
   protected fail(failure: { outcome: SampleOutcome; reason: InvalidReason | null }): void {
-    this.resolve({
-      seq: this.planned.seq,
-      method: this.planned.method,
-      startedAt: this.startedAt(),
-      latencyUs: this.latencyUs(),
-      outcome: failure.outcome,
-      httpStatus: null,
-      rpcErrorCode: null,
-      responseHash: null,
-      reason: failure.reason,
-    });
+    this.resolve(failedResult(this.planned, callTiming(this.startMs, this.pausedMs), failure.outcome, failure.reason));
   }
 
   protected refuse(error: OutboundAddressRefusedError): void {
     this.reject(error);
-  }
-
-  /** Latency without the time the response waited for the worker's budget. */
-  private latencyUs(): number {
-    return Math.round((performance.now() - this.startMs - this.pausedMs) * 1000);
-  }
-
-  /** Wall-clock time of `startMs`. */
-  private startedAt(): Date {
-    return new Date(Date.now() - (performance.now() - this.startMs));
   }
 }

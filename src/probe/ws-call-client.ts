@@ -2,7 +2,8 @@ import type { PlannedCall } from '../domain/workload';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { OutboundAddressRefusedError, refusedLiteral } from '../net/guarded-lookup';
 import { classifyResponse, type AnswerRules } from './classify-response';
-import type { CallResult, JsonRpcClient, ProbeTarget } from './json-rpc-client';
+import { answeredResult, callTiming, failedResult, latencyStartMs, WaitQueue, type CallResult } from './call-accounting';
+import type { JsonRpcClient, ProbeTarget } from './json-rpc-client';
 import { backoffDelayMs, type BackoffOptions } from './watch-heads';
 import { handshakeHeaders, openWsRpc, WsConnectError, WsRequestError, type WsRpcConnection } from './ws-client';
 
@@ -76,8 +77,7 @@ class WsCallClient implements JsonRpcClient {
   private readonly fingerprint: boolean;
   private nextSocket = 0;
   private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  private waitingHead = 0;
+  private readonly waiting = new WaitQueue<() => void>();
   private closing: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   /**
@@ -98,31 +98,13 @@ class WsCallClient implements JsonRpcClient {
   }
 
   async call(planned: PlannedCall, intendedStartMs?: number): Promise<CallResult> {
-    const now = performance.now();
-    // Open loop: latency counts from the instant the schedule meant, so waiting behind a slow
-    // endpoint (for a socket or a free slot) is the endpoint's latency.
-    const startMs = intendedStartMs !== undefined && intendedStartMs < now ? intendedStartMs : now;
+    const startMs = latencyStartMs(intendedStartMs);
     const exchange = await this.exchange(planned.method, planned.params);
-    const latencyUs = Math.round((performance.now() - startMs) * 1000);
-    const startedAt = new Date(Date.now() - (performance.now() - startMs));
-    if ('outcome' in exchange) {
-      return { seq: planned.seq, method: planned.method, startedAt, latencyUs, outcome: exchange.outcome, httpStatus: null, rpcErrorCode: null, responseHash: null, reason: null };
-    }
+    const timing = callTiming(startMs);
+    if ('outcome' in exchange) return failedResult(planned, timing, exchange.outcome, null);
     // A WebSocket message has no status of its own: its text is read as an HTTP 200 body would be.
     const classified = classifyResponse(this.options.answers, 200, exchange.text, this.fingerprint ? planned.method : null);
-    return {
-      seq: planned.seq,
-      method: planned.method,
-      startedAt,
-      latencyUs,
-      outcome: classified.outcome,
-      httpStatus: null,
-      rpcErrorCode: classified.rpcErrorCode,
-      responseHash: classified.responseHash,
-      answerContext: classified.answerContext ?? null,
-      scalarAnswer: classified.scalarAnswer ?? null,
-      reason: classified.reason,
-    };
+    return answeredResult(planned, timing, classified, null);
   }
 
   async result(method: string, params: unknown[]): Promise<unknown> {
@@ -242,12 +224,8 @@ class WsCallClient implements JsonRpcClient {
 
   /** The slot goes straight to the next waiting call (the count stays), or back. */
   private release(): void {
-    if (this.waitingHead < this.waiting.length) {
-      const next = this.waiting[this.waitingHead++]!;
-      if (this.waitingHead >= 1024 || this.waitingHead === this.waiting.length) {
-        this.waiting.splice(0, this.waitingHead);
-        this.waitingHead = 0;
-      }
+    const next = this.waiting.shift();
+    if (next !== undefined) {
       next();
       return;
     }

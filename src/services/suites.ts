@@ -2,7 +2,7 @@ import { suiteWarnings, type SuiteWarning } from '../domain/suite-warnings';
 import { z } from 'zod';
 import { findVisiblePreset } from '../db/catalog';
 import { findChain, type ChainRow } from '../db/chains';
-import { findEndpoints } from '../db/endpoints';
+import { addressOf, findEndpoints } from '../db/endpoints';
 import { findRunOfTenant } from '../db/runs';
 import { onForeignKeyViolation } from '../db/pg-errors';
 import {
@@ -15,7 +15,8 @@ import {
   type SuiteRow,
 } from '../db/suites';
 import { mergeWorkloadPreset, presetRefSchema } from '../domain/catalog-presets';
-import { NO_WS_URL_MESSAGE, suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
+import { noAddressMessage, suiteConfigSchema, type SuiteConfig } from '../domain/suite-config';
+import { headWatchTransport } from '../domain/transport';
 import { conflict, notFound, validationError, type ErrorDetail } from '../errors';
 import { parseOrThrow } from '../parse-or-throw';
 import { page, paginationQuery, type Page } from './pagination';
@@ -146,9 +147,9 @@ async function checkEndpoints(ctx: Ctx, chain: ChainRow, config: SuiteConfig): P
       details.push({ field: w.field, message: 'no such endpoint in your tenant' });
     } else if (endpoint.chain_id !== chainId) {
       details.push({ field: w.field, message: 'endpoint belongs to another chain' });
-    } else if (config.workload.transport === 'ws' && endpoint.ws_url_encrypted === null) {
-      details.push({ field: w.field, message: NO_WS_URL_MESSAGE });
-    } else if (config.freshness?.via === 'subscribe' && endpoint.ws_url_encrypted === null) {
+    } else if (addressOf(endpoint, config.workload.transport) === undefined) {
+      details.push({ field: w.field, message: noAddressMessage(config.workload.transport) });
+    } else if (config.freshness?.via === 'subscribe' && addressOf(endpoint, headWatchTransport('subscribe')) === undefined) {
       details.push({ field: w.field, message: 'freshness.via "subscribe" needs a ws_url on every endpoint; this one has none (use via "poll")' });
     }
   }

@@ -57,7 +57,7 @@ describe('migration 018 (per-run targets, branches)', () => {
         branch: 'feature',
         commitSha: 'abcdef1',
         baselineBranch: 'main',
-        ownEndpoints: [{ id: own, chainId: chain, name: 'preview', protocol: 'json-rpc-http', urlRedacted: 'http://127.0.0.1:2', urlEncrypted: 'y', headerNames: [], headersEncrypted: null, timeoutMs: 1000 }],
+        ownEndpoints: [{ id: own, chainId: chain, name: 'preview', protocol: 'json-rpc-http', addresses: [{ transport: 'http', url_redacted: 'http://127.0.0.1:2', url_encrypted: 'y' }], headerNames: [], headersEncrypted: null, timeoutMs: 1000 }],
         targets: [{ id: randomUUID(), endpointId: own, endpointName: 'preview', role: 'primary', callsPlanned: 10 }],
       });
     });

@@ -201,7 +201,7 @@ describe('watchHeads against anvil (--block-time 1)', () => {
   });
 
   it('chooses the watch by `via`: subscribe over ws_url, poll over the HTTP url', async () => {
-    const endpoint = { protocol: 'json-rpc-http', url: anvil.httpUrl, wsUrl: anvil.wsUrl, headers: {}, timeoutMs: 5_000 };
+    const endpoint = { protocol: 'json-rpc-http', addresses: { http: anvil.httpUrl, ws: anvil.wsUrl }, headers: {}, timeoutMs: 5_000 };
     for (const via of ['subscribe', 'poll'] as const) {
       const stop = new AbortController();
       stops.push(stop);
@@ -211,7 +211,7 @@ describe('watchHeads against anvil (--block-time 1)', () => {
       // Only a subscription names the hash: EVM's head read (eth_blockNumber) does not.
       expect(heads(events)[0]!.hash === null).toBe(via === 'poll');
     }
-    expect(() => openHeadWatch({ ...endpoint, wsUrl: null }, evm, { via: 'subscribe', pollIntervalMs: 200, allowPrivateTargets: true, signal: new AbortController().signal })).toThrow('no ws_url');
+    expect(() => openHeadWatch({ ...endpoint, addresses: { http: anvil.httpUrl } }, evm, { via: 'subscribe', pollIntervalMs: 200, allowPrivateTargets: true, signal: new AbortController().signal })).toThrow('no ws_url');
   });
 
   it('never connects to an address the policy refuses (IP literals, and names through the guarded lookup): the watch ends with OutboundAddressRefusedError', async () => {

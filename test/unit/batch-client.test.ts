@@ -200,7 +200,7 @@ describe('JSON-RPC batches over HTTP', () => {
 
   it('refuses batches for a JSON-RPC 1.0 family', () => {
     const open = transportFor('json-rpc-http');
-    expect(() => open({ url: 'http://127.0.0.1:1/', headers: {}, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: true, answers: CHAINS.bitcoin, batchSize: 10 })).toThrow(
+    expect(() => open({ addresses: { http: 'http://127.0.0.1:1/' }, headers: {}, timeoutMs: 1_000 }, { connections: 1, allowPrivateTargets: true, answers: CHAINS.bitcoin, batchSize: 10 })).toThrow(
       BatchUnsupportedError,
     );
   });

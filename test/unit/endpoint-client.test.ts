@@ -8,19 +8,19 @@ import type { EndpointRow } from '../../src/db/endpoints';
 // Nothing here connects: clients open their sockets with their first call.
 
 const box = new SecretBox(randomBytes(32).toString('hex'));
+const address = (transport: string, url: string) => ({ transport, url_redacted: url, url_encrypted: box.encrypt(url) });
 const endpoint = (wsUrl: string | null) =>
   ({
     name: 'node',
     protocol: 'json-rpc-http',
-    url_encrypted: box.encrypt('http://127.0.0.1:1/'),
-    ws_url_encrypted: wsUrl === null ? null : box.encrypt(wsUrl),
+    addresses: [address('http', 'http://127.0.0.1:1/'), ...(wsUrl === null ? [] : [address('ws', wsUrl)])],
     headers_encrypted: null,
   }) as EndpointRow;
 
 describe('endpointClientVersion', () => {
   it('counts the ws_url only for a WebSocket workload', () => {
     const a = endpoint('ws://127.0.0.1:1/a');
-    const b = { ...a, ws_url_encrypted: box.encrypt('ws://127.0.0.1:1/b') };
+    const b = { ...a, addresses: [a.addresses[0]!, address('ws', 'ws://127.0.0.1:1/b')] };
     expect(endpointClientVersion(a, 'http')).toBe(endpointClientVersion(b, 'http'));
     expect(endpointClientVersion(a)).toBe(endpointClientVersion(b));
     expect(endpointClientVersion(a, 'ws')).not.toBe(endpointClientVersion(b, 'ws'));

@@ -5,7 +5,7 @@ import { CHAINS } from '../../src/chains/registry';
 import { OutboundAddressRefusedError } from '../../src/net/guarded-lookup';
 import { INVALID_REASONS } from '../../src/probe/classify-response';
 import type { JsonRpcClient } from '../../src/probe/json-rpc-client';
-import { MissingWsUrlError, transportFor } from '../../src/probe/transports';
+import { MissingAddressError, transportFor } from '../../src/probe/transports';
 import { createWsCallClient, type WsCallClientOptions } from '../../src/probe/ws-call-client';
 
 /*
@@ -195,7 +195,7 @@ describe('createWsCallClient', () => {
     const options = { connections: 1, allowPrivateTargets: true, answers: CHAINS.evm };
     expect(() => createWsCallClient({ url: 'ws://169.254.169.254/k', headers: {}, timeoutMs: 1_000 }, options)).toThrow(OutboundAddressRefusedError);
     const open = transportFor('json-rpc-http', 'ws');
-    expect(() => open({ url: 'http://127.0.0.1:1/', wsUrl: null, headers: {}, timeoutMs: 1_000 }, options)).toThrow(MissingWsUrlError);
-    expect(() => open({ url: 'http://127.0.0.1:1/', wsUrl: 'ws://169.254.169.254/k', headers: {}, timeoutMs: 1_000 }, options)).toThrow(/^refused to connect to a link_local address$/);
+    expect(() => open({ addresses: { http: 'http://127.0.0.1:1/' }, headers: {}, timeoutMs: 1_000 }, options)).toThrow(MissingAddressError);
+    expect(() => open({ addresses: { http: 'http://127.0.0.1:1/', ws: 'ws://169.254.169.254/k' }, headers: {}, timeoutMs: 1_000 }, options)).toThrow(/^refused to connect to a link_local address$/);
   });
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { findEndpoints, type NewEndpoint } from '../../db/endpoints';
-import { redactUrl } from '../../domain/redact-url';
+import { addressOf, findEndpoints, type NewEndpoint } from '../../db/endpoints';
+import { headWatchTransport } from '../../domain/transport';
 import type { SuiteConfig } from '../../domain/suite-config';
 import { validationError, type ErrorDetail } from '../../errors';
 import type { Ctx } from '../context';
 import { privateAddressRefusal } from '../outbound-url';
-import { endpointFields } from '../endpoints';
+import { endpointFields, storedAddress } from '../endpoints';
 
 /**
  * One target of a run that replaces the suite's candidates: an endpoint of the tenant by id, or an
@@ -66,7 +66,7 @@ export async function resolveRunTargets(
       details.push({ field, message: 'the suite\'s reference must not also be a target' });
     } else if (seen.has(id)) {
       details.push({ field, message: 'an endpoint may appear only once' });
-    } else if (subscribes && endpoint.ws_url_encrypted === null) {
+    } else if (subscribes && addressOf(endpoint, headWatchTransport('subscribe')) === undefined) {
       details.push({ field, message: NO_WS_URL });
     }
     seen.add(id);
@@ -92,8 +92,7 @@ export async function resolveRunTargets(
       // The host (and port) is what the redacted URL shows too: never userinfo, path or query.
       name: t.name ?? new URL(url).host,
       protocol: 'json-rpc-http',
-      urlRedacted: redactUrl(url),
-      urlEncrypted: box.encrypt(url),
+      addresses: [storedAddress(box, 'http', url)],
       headerNames,
       headersEncrypted: headerNames.length > 0 ? box.encrypt(JSON.stringify(headers)) : null,
     });

@@ -2,13 +2,13 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { findChain } from '../../db/chains';
-import { findEndpoints } from '../../db/endpoints';
+import { addressOf, findEndpoints, type StoredAddress } from '../../db/endpoints';
 import { linkIdempotencyResource, type IdempotencyReservation } from '../../db/idempotency';
 import { findRun, insertRun, markWorkflowStarted, type RunRow } from '../../db/runs';
 import { type RunTargetRow } from '../../db/run-targets';
 import { findSuite } from '../../db/suites';
 import { baselineBranchOf, branchName, commitId } from '../../domain/branch';
-import { boundedJsonDepth, NO_WS_URL_MESSAGE, thresholdOverridesSchema, WORKLOAD_LIMITS } from '../../domain/suite-config';
+import { boundedJsonDepth, noAddressMessage, thresholdOverridesSchema, WORKLOAD_LIMITS, type WorkloadTransport } from '../../domain/suite-config';
 import { sweepPlanOf } from '../../domain/sweep';
 import { AppError, validationError } from '../../errors';
 import { workflowIdForRun } from '../../temporal/constants';
@@ -85,7 +85,7 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
     ...(suiteConfig.reference_endpoint_id ? [suiteConfig.reference_endpoint_id] : []),
   ];
   const endpoints = await findEndpoints(sql, endpointIds);
-  if (suiteConfig.workload.transport === 'ws') checkWsUrls(endpointIds, endpoints, suiteConfig.targets.length, body.targets !== null);
+  checkAddresses(suiteConfig.workload.transport, endpointIds, [...endpoints, ...(perRun?.ownEndpoints ?? [])], suiteConfig.targets.length, body.targets !== null);
   const names = new Map(endpoints.map((e) => [e.id, e.name]));
   for (const own of perRun?.ownEndpoints ?? []) names.set(own.id, own.name);
   const runId = randomUUID();
@@ -128,16 +128,23 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
 }
 
 /**
- * A WebSocket workload reaches every endpoint of the run over its ws_url: one without (an endpoint
- * given for this run only has none; a stored one may have lost it since the suite was saved) is
- * refused before the run exists, on the field that named it.
+ * The workload reaches every endpoint of the run over its address of the workload's transport: one
+ * without (an endpoint given for this run only has only an http address; a stored one may have
+ * lost its ws address since the suite was saved) is refused before the run exists, on the field
+ * that named it.
  */
-function checkWsUrls(endpointIds: string[], found: { id: string; ws_url_encrypted: string | null }[], candidates: number, perRun: boolean): void {
-  const withWsUrl = new Set(found.filter((e) => e.ws_url_encrypted !== null).map((e) => e.id));
+function checkAddresses(
+  transport: WorkloadTransport,
+  endpointIds: string[],
+  endpoints: { id: string; addresses: StoredAddress[] }[],
+  candidates: number,
+  perRun: boolean,
+): void {
+  const reachable = new Set(endpoints.filter((e) => addressOf(e, transport) !== undefined).map((e) => e.id));
   const details = endpointIds.flatMap((id, i) => {
-    if (withWsUrl.has(id)) return [];
+    if (reachable.has(id)) return [];
     const field = i >= candidates ? 'suite.config.reference_endpoint_id' : perRun ? `targets.${i}` : `suite.config.targets.${i}.endpoint_id`;
-    return [{ field, message: NO_WS_URL_MESSAGE }];
+    return [{ field, message: noAddressMessage(transport) }];
   });
   if (details.length > 0) throw validationError(details);
 }

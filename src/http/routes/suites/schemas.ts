@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { presetRefSchema } from '../../../domain/catalog-presets';
-import { READ_LEVEL_NAMES, suiteConfigSchema, workloadSchema } from '../../../domain/suite-config';
+import { READ_LEVEL_NAMES, suiteConfigSchema, WORKLOAD_TRANSPORTS, workloadSchema } from '../../../domain/suite-config';
 import { storedThresholdsSchema } from '../../../domain/thresholds';
+import { HEAD_WATCH_VIAS } from '../../../domain/transport';
 import * as suites from '../../../services/suites';
 import { SuiteSchedule } from '../schedules/schemas';
 import { component, int, pageOf, timestamp, uuid, uuidParam } from '../shared/schemas';
@@ -26,7 +27,7 @@ export const workloadFields = {
   timeout_ms: int,
   block_lag: int,
   transport: z
-    .enum(['http', 'ws'])
+    .enum(WORKLOAD_TRANSPORTS)
     .optional()
     .describe('how the requests reach each endpoint: "http" (its url, the default; absent from suites stored before it existed) or "ws" (its ws_url, one socket carrying many calls matched by id; every endpoint of the suite, reference included, needs a ws_url)'),
   batch_size: int
@@ -59,7 +60,7 @@ export const Freshness = component(
   z
     .object({
       duration_s: int.describe('how long every target and the reference are watched at once (1–3,600)'),
-      via: z.enum(['subscribe', 'poll']).describe('`subscribe`: the family\'s head subscription over each endpoint\'s ws_url (every endpoint needs one); `poll`: the head read over HTTP every poll_interval_ms'),
+      via: z.enum(HEAD_WATCH_VIAS).describe('`subscribe`: the family\'s head subscription over each endpoint\'s ws_url (every endpoint needs one); `poll`: the head read over HTTP every poll_interval_ms'),
       poll_interval_ms: int.describe('poll only: the interval (50–60,000, default 250), which is also the resolution of a polled arrival time'),
       grace_ms: int.describe('a reference head that a candidate has not announced this long after the reference is missed (0–600,000, default 2,000)'),
       late_ms: int.describe('an announcement more than this long after the reference\'s is late: counted, not missed (default 1,000)'),
