@@ -27,7 +27,7 @@ describe('call results', () => {
   const timing = { startedAt: new Date('2026-01-01T00:00:00Z'), latencyUs: 1_234 };
   const planned = { seq: 7, method: 'eth_blockNumber' };
 
-  it('an answered call carries its classification and status, context slot and scalar null when absent', () => {
+  it('an answered call carries its classification and status, answer context and scalar null when absent', () => {
     expect(answeredResult(planned, timing, { outcome: 'rpc_error', rpcErrorCode: -32000, responseHash: null, reason: null }, 200)).toEqual({
       seq: 7,
       method: 'eth_blockNumber',
@@ -37,7 +37,7 @@ describe('call results', () => {
       httpStatus: 200,
       rpcErrorCode: -32000,
       responseHash: null,
-      contextSlot: null,
+      answerContext: null,
       scalarAnswer: null,
       reason: null,
     });
