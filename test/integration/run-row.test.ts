@@ -90,8 +90,8 @@ describe('run row schema', () => {
     await sql`insert into tenants (id, name, slug) values (${tenant}, 'T', ${`t-${tenant}`})`;
     await sql`insert into chains (id, tenant_id, name, slug, family) values (${chain}, ${tenant}, 'c', 'c', 'evm')`;
     await sql`
-      insert into endpoints (id, tenant_id, chain_id, name, protocol, url_redacted, url_encrypted, timeout_ms)
-      values (${endpoint}, ${tenant}, ${chain}, 'e', 'json-rpc-http', 'http://127.0.0.1:1', 'x', 1000)`;
+      insert into endpoints (id, tenant_id, chain_id, name, protocol, addresses, timeout_ms)
+      values (${endpoint}, ${tenant}, ${chain}, 'e', 'json-rpc-http', '[{"transport": "http", "url_redacted": "http://127.0.0.1:1", "url_encrypted": "x"}]', 1000)`;
     await sql`insert into suites (id, tenant_id, chain_id, name, config) values (${suite}, ${tenant}, ${chain}, 's', ${sql.json(config as never)})`;
     const inserted = await sql.begin((tx) =>
       insertRun(tx, {
