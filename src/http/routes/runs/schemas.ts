@@ -442,7 +442,7 @@ export const CapacityComparison = component(
             send_lag_p99_ms: z.number().nullable().describe('the prober\'s own lateness behind its schedule'),
             send_lag_max_ms: z.number().nullable(),
             status: z.enum(['within', 'broken', 'prober_behind', 'no_calls']),
-            reason: z.enum(['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'no_calls']),
+            reason: z.enum(['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'prober_send_lag', 'no_calls']),
             clearly_broken: z.boolean().describe('the whole 95 % interval is past the budget'),
             prober_behind: z
               .boolean()

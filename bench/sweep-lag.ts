@@ -1,0 +1,113 @@
+/**
+ * npm run bench:sweep-lag — where a sweep step's send lag comes from in the worker's own process
+ * (issue 31 item 5). The same open loop as a sweep step (probeRange over the sweep's pool and
+ * in-flight cap, against a fast loopback JSON-RPC server in its own process), in one process, at
+ * a few rates, with what a worker adds switched on one by one:
+ *   bare      probing only (bench:sweep's engine),
+ *   +rows     each batch turned into sample rows and the prober's send-lag observed,
+ *   +writes   the batch COPY-ed to Postgres (sampleWriter, as probeSweepStep does).
+ * BENCH_SWEEP_LAG_PROFILE=1 also writes a CPU profile of each mode (node --cpu-prof style, via the
+ * inspector) to .data/sweep-lag-<mode>-<rate>.cpuprofile.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { CHAINS } from '../src/chains/registry';
+import { createSql } from '../src/db/client';
+import { createPlanner } from '../src/domain/workload';
+import { createJsonRpcClient } from '../src/probe/json-rpc-client';
+import { probeRange, type ProbedCall } from '../src/probe/probe-range';
+import { startProberHealth } from '../src/probe/prober-health';
+import { toSampleRow } from '../activities/probe-chunk';
+import { sampleWriter } from '../activities/sample-writer';
+import { createFreshDatabase, fmt, machineLine, percentile, startRpcServer, table } from './lib';
+
+type Mode = 'bare' | '+rows' | '+writes';
+const MODES = (process.env.BENCH_SWEEP_LAG_MODES ?? 'bare,+rows,+writes').split(',') as Mode[];
+const RATES = (process.env.BENCH_SWEEP_LAG_RATES ?? '1000,2000,4000').split(',').map(Number);
+const MEASURE_S = Number(process.env.BENCH_SWEEP_LAG_S ?? 4);
+const PROFILE = process.env.BENCH_SWEEP_LAG_PROFILE === '1';
+const plan = createPlanner({ methods: [{ method: 'eth_blockNumber', params: [], weight: 1 }] }, 42, null, CHAINS.evm.renderPinned);
+
+async function main(): Promise<void> {
+  console.log(machineLine());
+  const server = await startRpcServer();
+  const db = await createFreshDatabase('rvs_bench_sweep_lag');
+  const sql = createSql(db.url, { max: 4 });
+  const runId = '00000000-0000-4000-8000-000000000001';
+  const targetId = '00000000-0000-4000-8000-000000000002';
+  // Samples need their run: one bare row is enough (the foreign key), never read back.
+  await sql`alter table run_samples drop constraint if exists run_samples_run_id_fkey`;
+  const rows: string[][] = [];
+  const session = new Session();
+  session.connect();
+  let seqBase = 0;
+  try {
+    for (const rate of RATES) {
+      for (const mode of MODES) {
+        const calls = Math.ceil(rate * MEASURE_S);
+        const from = seqBase;
+        seqBase += calls;
+        if (PROFILE) {
+          await session.post('Profiler.enable');
+          await session.post('Profiler.start');
+        }
+        const lags: number[] = [];
+        const health = startProberHealth();
+        const client = createJsonRpcClient(
+          { url: server.url, headers: {}, timeoutMs: 5_000 },
+          { connections: 256, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false },
+        );
+        const progress = { nextSeq: from };
+        const writer = sampleWriter(sql, new AbortController().signal, progress, () => undefined);
+        await probeRange({
+          client,
+          plan,
+          from,
+          to: from + calls,
+          concurrency: 256,
+          ratePerSecond: rate,
+          batchCalls: 1_000,
+          batchMaxMs: 1_000,
+          onBatch: (results: ProbedCall[], fromSeq, toSeq) => {
+            for (const r of results) if (r.sendLagUs !== null) lags.push(r.sendLagUs);
+            if (mode === 'bare') return;
+            for (const r of results) if (r.sendLagUs !== null) health.observeSendLag(r.sendLagUs);
+            const sampleRows = results.map((r) => toSampleRow(runId, targetId, 'primary', r, true, 'local'));
+            if (mode === '+writes') writer.write({ runId, targetId, fromSeq, toSeq }, sampleRows);
+          },
+        });
+        await writer.close();
+        await client.close();
+        const h = health.stop();
+        if (PROFILE) {
+          const { profile } = await session.post('Profiler.stop');
+          await mkdir('.data', { recursive: true });
+          await writeFile(`.data/sweep-lag-${mode.replace('+', '')}-${rate}.cpuprofile`, JSON.stringify(profile));
+        }
+        const sorted = Float64Array.from(lags.slice(Math.ceil(rate))).sort();
+        rows.push([
+          fmt(rate),
+          mode,
+          fmt(percentile(sorted, 0.5) / 1000, 3),
+          fmt(percentile(sorted, 0.99) / 1000, 3),
+          fmt(sorted[sorted.length - 1]! / 1000, 1),
+          fmt(h.loopDelayP99Us / 1000, 1),
+          fmt(h.cpuPct, 0),
+        ]);
+        console.log(rows[rows.length - 1]!.join('\t'));
+      }
+    }
+    console.log(table(['rps', 'mode', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'loop delay p99 ms', 'cpu %'], rows));
+    console.log(machineLine());
+  } finally {
+    session.disconnect();
+    await sql.end();
+    await db.drop();
+    await server.close();
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
