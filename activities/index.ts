@@ -7,6 +7,7 @@ import { finalizeRun } from './finalize-run';
 import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
 import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
+import { planSweepShards, probeSweepShard } from './probe-sweep-shard';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { recordVantageUnavailable } from '../src/db/vantage';
@@ -28,6 +29,8 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     probeChunk: (input) => probeChunk(probeDeps, input),
     probeSweepStep: (input) => probeSweepStep(probeDeps, input),
     judgeSweepStep: (input) => judgeSweepStep(probeDeps, input),
+    planSweepShards: (input) => planSweepShards(probeDeps, input),
+    probeSweepShard: (input) => probeSweepShard(probeDeps, input),
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => recheckHeadMoved(deps, input),
     explainMismatches: (input) => explainRunMismatches(deps, input),

@@ -47,6 +47,7 @@ describe('loadConfig: defaults', () => {
       workerMetricsPort: 9464,
       tenantMaxRunningRuns: 10,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
+      sweepShards: { shardMaxRps: 1_000, maxShards: 8 },
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
       embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
@@ -141,6 +142,7 @@ describe('loadConfig: valid values', () => {
       workerMetricsPort: 9464,
       tenantMaxRunningRuns: 10,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
+      sweepShards: { shardMaxRps: 1_000, maxShards: 8 },
       metricsHost: '127.0.0.1',
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
       embedded: { postgresPort: 54329, temporalPort: 7233, temporalUiPort: 8233 },
@@ -213,6 +215,7 @@ describe('loadConfig: rate limits', () => {
     // A minimum above the maximum is the maximum.
     expect(loadConfig({ RVS_WORKER_MIN_ACTIVITIES: '30', RVS_WORKER_MAX_ACTIVITIES: '8' }).workerSlots.minActivities).toBe(8);
     expect(loadConfig({ RVS_TENANT_MAX_RUNNING_RUNS: '3' }).tenantMaxRunningRuns).toBe(3);
+    expect(loadConfig({ RVS_SWEEP_SHARD_MAX_RPS: '500', RVS_SWEEP_MAX_SHARDS: '2' }).sweepShards).toEqual({ shardMaxRps: 500, maxShards: 2 });
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
     expect(loadConfig({ RVS_API_METRICS_PORT: '0' }).apiMetricsPort).toBe(0);
   });
