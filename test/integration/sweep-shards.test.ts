@@ -19,15 +19,17 @@ interface ShardRecord {
 /**
  * DESIGN §17: a sweep step above what one shard may send is split into shards (seq ≡ i mod K),
  * each its own activity on the task queue, and two worker processes polling it both run some.
- * Each worker runs at most two activities at once, so the step's four shards cannot all land on
- * one; the per-shard ceiling is lowered (RVS_SWEEP_SHARD_MAX_RPS) so a rate a 2-core test
- * machine sends easily already needs four shards.
+ * The per-shard ceiling is lowered (RVS_SWEEP_SHARD_MAX_RPS) so a rate a 2-core test machine
+ * sends easily already needs eight shards. The run starts once both workers poll: the step's
+ * eight tasks are then matched at once to the polls waiting, and one worker holds only a few
+ * (its pollers), so both get shards.
  */
 describe('a sweep step split into shards over two worker processes', () => {
   let stack: Stack;
   let node: FakeNode;
   const workers: ChildProcess[] = [];
-  const env = { RVS_SWEEP_SHARD_MAX_RPS: '60', RVS_SWEEP_MAX_SHARDS: '4', RVS_WORKER_MAX_ACTIVITIES: '2', RVS_WORKER_MIN_ACTIVITIES: '2' };
+  const env = { RVS_SWEEP_SHARD_MAX_RPS: '25', RVS_SWEEP_MAX_SHARDS: '8' };
+  const SHARDS = 8;
   beforeAll(async () => {
     stack = await startStack({ worker: false });
     // Answers in 500 ms: the prober's own send lag on a busy test machine stays a small part of the latency.
@@ -39,7 +41,7 @@ describe('a sweep step split into shards over two worker processes', () => {
     await stack.close();
   });
 
-  it('runs shards on both workers, and a shard lost with its worker (kill -9) resumes on the other: every seq stored once', { timeout: 420_000 }, async () => {
+  it('runs shards on both workers, and a shard lost with its worker (kill -9) resumes on the other: every seq stored once', { timeout: 480_000 }, async () => {
     const sweep = { rates: [200], step_s: 12, warmup_s: 1 };
     const plan = sweepPlan(sweep);
     const { auth } = await stack.newTenant();
@@ -52,6 +54,15 @@ describe('a sweep step split into shards over two worker processes', () => {
       },
     });
     for (let i = 0; i < 2; i++) workers.push(startWorkerProcess({ taskQueue: stack.taskQueue, secretKey: stack.config.secretKey!, env }));
+    const pollers = async () => {
+      const queue = await stack.client.workflowService.describeTaskQueue({
+        namespace: stack.config.temporal.namespace,
+        taskQueue: { name: stack.taskQueue },
+        taskQueueType: 2, // activity
+      });
+      return new Set((queue.pollers ?? []).map((p) => p.identity)).size;
+    };
+    await until(async () => (await pollers()) >= 2, 240_000, 'both workers polling');
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);
     const runId = created.body.id;
     const shardRecords = () =>
@@ -59,9 +70,7 @@ describe('a sweep step split into shards over two worker processes', () => {
         select shard, shards, from_seq::int as from_seq, attempt, resumed_seq::int as resumed_seq, worker_pid, next_seq::int as next_seq
         from run_sweep_shards where run_id = ${runId} order by shard, attempt`;
 
-    // Two worker processes start (each bundles the workflows: slow on a busy machine), then both
-    // run shards and some samples are committed: then one worker dies mid-step.
-    await until(async () => (await stack.sql`select 1 from run_sweep_shards where run_id = ${runId}`).length > 0, 180_000, 'a shard started');
+    // Both run shards and some samples are committed: then one worker dies mid-step.
     await until(
       async () => {
         const pids = new Set((await shardRecords()).map((r) => r.worker_pid));
@@ -81,21 +90,21 @@ describe('a sweep step split into shards over two worker processes', () => {
     const run = await waitForRun(stack.app, auth, runId, 180_000);
     expect(run.status, run.failure_reason).toBe('success');
 
-    // Four shards of one anchor; the killed worker's attempts never finished, and each of its
+    // Eight shards of one anchor; the killed worker's attempts never finished, and each of its
     // shards was taken up by the survivor, from at or past where the lost attempt began.
     const records = await shardRecords();
-    expect(new Set(records.map((r) => r.shards))).toEqual(new Set([4]));
-    expect(new Set(records.map((r) => r.shard))).toEqual(new Set([0, 1, 2, 3]));
+    expect(new Set(records.map((r) => r.shards))).toEqual(new Set([SHARDS]));
+    expect(new Set(records.map((r) => r.shard))).toEqual(new Set(Array.from({ length: SHARDS }, (_, i) => i)));
     const lost = records.filter((r) => r.worker_pid === victim.pid && r.next_seq === null);
     expect(lost.length).toBeGreaterThan(0);
     for (const l of lost) {
       const retried = records.filter((r) => r.shard === l.shard && r.from_seq === l.from_seq && r.attempt > l.attempt);
       expect(retried.length, `shard ${l.shard} retried`).toBeGreaterThan(0);
-      expect(retried.every((r) => r.worker_pid === survivor.pid && r.resumed_seq >= l.resumed_seq && r.resumed_seq % 4 === l.shard)).toBe(true);
+      expect(retried.every((r) => r.worker_pid === survivor.pid && r.resumed_seq >= l.resumed_seq && r.resumed_seq % SHARDS === l.shard)).toBe(true);
     }
     // Every shard ended its step on the survivor or before the kill, at the first of its seqs past the step.
     const step = plan.steps[0]!;
-    for (let shard = 0; shard < 4; shard++) {
+    for (let shard = 0; shard < SHARDS; shard++) {
       const ends = records.filter((r) => r.shard === shard && r.next_seq !== null).map((r) => r.next_seq!);
       expect(Math.max(...ends)).toBeGreaterThanOrEqual(step.toSeq);
     }
