@@ -5,11 +5,17 @@
  * a few rates, with what a worker adds switched on one by one:
  *   bare      probing only (bench:sweep's engine),
  *   +rows     each batch turned into sample rows and the prober's send-lag observed,
- *   +writes   the batch COPY-ed to Postgres (sampleWriter, as probeSweepStep does).
+ *   +writes   the batch COPY-ed to Postgres (sampleWriter, as probeSweepStep does),
+ *   +busy     the same, while the main thread also runs other work (BUSY_MS of CPU every
+ *             BUSY_EVERY_MS: what other activities and workflow activations do in a worker),
+ *   +busy+thread  the same busy main thread, with the sending loop in a worker thread of its own
+ *             (bench/sweep-lag-sender.ts) posting its batches to the main thread, which writes them.
  * BENCH_SWEEP_LAG_PROFILE=1 also writes a CPU profile of each mode (node --cpu-prof style, via the
  * inspector) to .data/sweep-lag-<mode>-<rate>.cpuprofile.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Session } from 'node:inspector/promises';
 import { CHAINS } from '../src/chains/registry';
 import { createSql } from '../src/db/client';
@@ -21,8 +27,37 @@ import { toSampleRow } from '../activities/probe-chunk';
 import { sampleWriter } from '../activities/sample-writer';
 import { createFreshDatabase, fmt, machineLine, percentile, startRpcServer, table } from './lib';
 
-type Mode = 'bare' | '+rows' | '+writes';
-const MODES = (process.env.BENCH_SWEEP_LAG_MODES ?? 'bare,+rows,+writes').split(',') as Mode[];
+type Mode = 'bare' | '+rows' | '+writes' | '+busy' | '+busy+thread';
+const MODES = (process.env.BENCH_SWEEP_LAG_MODES ?? 'bare,+rows,+writes,+busy,+busy+thread').split(',') as Mode[];
+const BUSY_MS = 5;
+const BUSY_EVERY_MS = 50;
+
+/** Burns the main thread BUSY_MS every BUSY_EVERY_MS until stopped. */
+function busyMainThread(): () => void {
+  const timer = setInterval(() => {
+    const until = performance.now() + BUSY_MS;
+    while (performance.now() < until) {
+      // busy: another activity's CPU
+    }
+  }, BUSY_EVERY_MS);
+  return () => clearInterval(timer);
+}
+
+/** The open loop in a worker thread (first due 4 s from now: the thread loads tsx and its modules first); its batches come back here and go through onBatch. */
+async function probeInThread(url: string, rate: number, from: number, to: number, onBatch: (results: ProbedCall[], fromSeq: number, toSeq: number) => void): Promise<void> {
+  const thread = new Worker(path.join(__dirname, 'sweep-lag-sender.ts'), {
+    workerData: { url, rate, from, to, anchorEpochMs: Date.now() + 4_000 },
+    execArgv: ['--import', 'tsx'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    thread.on('message', (m: { done?: true; results?: ProbedCall[]; fromSeq?: number; toSeq?: number }) => {
+      if (m.done) resolve();
+      else onBatch(m.results!, m.fromSeq!, m.toSeq!);
+    });
+    thread.once('error', reject);
+  });
+  await thread.terminate();
+}
 const RATES = (process.env.BENCH_SWEEP_LAG_RATES ?? '1000,2000,4000').split(',').map(Number);
 const MEASURE_S = Number(process.env.BENCH_SWEEP_LAG_S ?? 4);
 const PROFILE = process.env.BENCH_SWEEP_LAG_PROFILE === '1';
@@ -53,31 +88,28 @@ async function main(): Promise<void> {
         }
         const lags: number[] = [];
         const health = startProberHealth();
-        const client = createJsonRpcClient(
-          { url: server.url, headers: {}, timeoutMs: 5_000 },
-          { connections: 256, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false },
-        );
         const progress = { nextSeq: from };
         const writer = sampleWriter(sql, new AbortController().signal, progress, () => undefined);
-        await probeRange({
-          client,
-          plan,
-          from,
-          to: from + calls,
-          concurrency: 256,
-          ratePerSecond: rate,
-          batchCalls: 1_000,
-          batchMaxMs: 1_000,
-          onBatch: (results: ProbedCall[], fromSeq, toSeq) => {
-            for (const r of results) if (r.sendLagUs !== null) lags.push(r.sendLagUs);
-            if (mode === 'bare') return;
-            for (const r of results) if (r.sendLagUs !== null) health.observeSendLag(r.sendLagUs);
-            const sampleRows = results.map((r) => toSampleRow(runId, targetId, 'primary', r, true, 'local'));
-            if (mode === '+writes') writer.write({ runId, targetId, fromSeq, toSeq }, sampleRows);
-          },
-        });
+        const onBatch = (results: ProbedCall[], fromSeq: number, toSeq: number) => {
+          for (const r of results) if (r.sendLagUs !== null) lags.push(r.sendLagUs);
+          if (mode === 'bare') return;
+          for (const r of results) if (r.sendLagUs !== null) health.observeSendLag(r.sendLagUs);
+          const sampleRows = results.map((r) => toSampleRow(runId, targetId, 'primary', r, true, 'local'));
+          if (mode !== '+rows') writer.write({ runId, targetId, fromSeq, toSeq }, sampleRows);
+        };
+        const stopBusy = mode.startsWith('+busy') ? busyMainThread() : () => undefined;
+        if (mode === '+busy+thread') {
+          await probeInThread(server.url, rate, from, from + calls, onBatch);
+        } else {
+          const client = createJsonRpcClient(
+            { url: server.url, headers: {}, timeoutMs: 5_000 },
+            { connections: 256, allowPrivateTargets: true, answers: CHAINS.evm, fingerprintResults: false },
+          );
+          await probeRange({ client, plan, from, to: from + calls, concurrency: 256, ratePerSecond: rate, batchCalls: 1_000, batchMaxMs: 1_000, onBatch });
+          await client.close();
+        }
+        stopBusy();
         await writer.close();
-        await client.close();
         const h = health.stop();
         if (PROFILE) {
           const { profile } = await session.post('Profiler.stop');

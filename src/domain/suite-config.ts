@@ -54,6 +54,7 @@ const thresholdFields = {
   missed_heads_max_pct: z.number().min(0).max(100),
   stall_max_s: z.number().min(0).max(86_400),
   capacity_min_rps: z.number().min(0).max(10_000),
+  sweep_send_lag_max_pct: z.number().min(0).max(10_000),
 };
 
 export const thresholdsSchema = z.strictObject({
@@ -71,6 +72,8 @@ export const thresholdsSchema = z.strictObject({
   stall_max_s: thresholdFields.stall_max_s.optional(),
   // Judged only by a capacity sweep (workload.sweep): absent, the sweep's lowest rate is the minimum.
   capacity_min_rps: thresholdFields.capacity_min_rps.optional(),
+  // Absent: PROBER_LAG_SHARE_MAX (a tenth of the step's p95), src/domain/sweep.ts.
+  sweep_send_lag_max_pct: thresholdFields.sweep_send_lag_max_pct.optional(),
 });
 
 /**

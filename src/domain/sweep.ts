@@ -81,7 +81,8 @@ export const PROBER_LAG_P99_MAX_MS = 20;
  * PROBER_LAG_FLOOR_MS (a loopback endpoint answering in 0.3 ms cannot ask for a 30 µs sender, and a
  * worker on a shared machine is preempted for a few ms now and then).
  * Above it, the latency the step reports is largely our own lateness (latency counts from the
- * intended instant), so the step is prober_behind (prober_send_lag), not `within`.
+ * intended instant), so the step is prober_behind (prober_send_lag), not `within`. A suite may set
+ * its own share (thresholds.sweep_send_lag_max_pct), e.g. for workers on a machine it knows is busy.
  */
 export const PROBER_LAG_SHARE_MAX = 0.1;
 export const PROBER_LAG_FLOOR_MS = 5;
@@ -122,6 +123,8 @@ export interface StepJudgement {
 export interface Budget {
   latencyP95MaxMs: number;
   successRateMinPct: number;
+  /** The share of the step's p95 its send-lag p99 may be (thresholds.sweep_send_lag_max_pct); default PROBER_LAG_SHARE_MAX. */
+  sendLagMaxShare?: number;
 }
 
 /**
@@ -147,7 +150,7 @@ export function judgeStep(m: MeasuredStep, budget: Budget): StepJudgement {
     if (lagging) return { status: 'prober_behind', reason: 'prober_fell_behind', clearly: false, proberBehind };
     return { status: 'broken', reason: 'latency_above_max', clearly: m.p95.lower > budget.latencyP95MaxMs, proberBehind };
   }
-  const lagShareMaxMs = Math.max(PROBER_LAG_FLOOR_MS, PROBER_LAG_SHARE_MAX * m.p95.point);
+  const lagShareMaxMs = Math.max(PROBER_LAG_FLOOR_MS, (budget.sendLagMaxShare ?? PROBER_LAG_SHARE_MAX) * m.p95.point);
   if (m.sendLagP99Ms !== null && m.sendLagP99Ms > lagShareMaxMs) {
     return { status: 'prober_behind', reason: 'prober_send_lag', clearly: false, proberBehind: true };
   }

@@ -30,7 +30,8 @@ describe('a worker killed in the middle of a sweep step', () => {
       candidates: [node.url],
       config: {
         workload: { sweep, concurrency: 2, warmup_requests: 0 },
-        thresholds: { latency_p95_max_ms: 2_000 },
+        // The prober's stalls on a busy test machine (100 ms and more) may be a large part of the latency.
+        thresholds: { latency_p95_max_ms: 2_000, sweep_send_lag_max_pct: 100 },
         retry: { max_attempts: 3, initial_interval_ms: 200 },
       },
     });

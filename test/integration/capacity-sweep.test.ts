@@ -61,7 +61,9 @@ describe('a capacity sweep against a node whose capacity is known', () => {
       config: {
         workload: { sweep, concurrency: 4, warmup_requests: 0, timeout_ms: 2_000 },
         // A generous latency budget: on a shared machine the knee is the 429s', not a scheduler's hiccup.
-        thresholds: { latency_p95_max_ms: 1_000, success_rate_min_pct: 99, capacity_min_rps: 150 },
+        // The knee here is the node's 429s: the prober's own lag (judged in test/unit/sweep.test.ts and
+        // sweep-shards.test.ts) may be anything a test machine at load average 20 does to it.
+        thresholds: { latency_p95_max_ms: 1_000, success_rate_min_pct: 99, capacity_min_rps: 150, sweep_send_lag_max_pct: 10_000 },
       },
     });
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);

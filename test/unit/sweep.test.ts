@@ -109,6 +109,12 @@ describe('judgeStep', () => {
   });
 });
 
+it('takes the suite\'s own send-lag share (thresholds.sweep_send_lag_max_pct)', () => {
+  const m = step({ sendLagP99Ms: 35, p95: { point: 60, lower: 55, upper: 65 } });
+  expect(judgeStep(m, BUDGET).reason).toBe('prober_send_lag');
+  expect(judgeStep(m, { ...BUDGET, sendLagMaxShare: 0.6 }).reason).toBe('within_budget');
+});
+
 describe('sweepStops', () => {
   const within = judgeStep(step({}), BUDGET);
   const clearly = judgeStep(step({ successful: 100, successUpperPct: 40 }), BUDGET);

@@ -87,7 +87,11 @@ const worst = (statuses: readonly CheckStatus[]): CheckStatus =>
 
 /** The budget every step is held to: the run's latency_p95_max_ms and success_rate_min_pct. */
 export function sweepBudget(thresholds: VerdictInput['thresholds']): Budget {
-  return { latencyP95MaxMs: thresholds.latency_p95_max_ms, successRateMinPct: thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT };
+  return {
+    latencyP95MaxMs: thresholds.latency_p95_max_ms,
+    successRateMinPct: thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT,
+    ...(thresholds.sweep_send_lag_max_pct === undefined ? {} : { sendLagMaxShare: thresholds.sweep_send_lag_max_pct / 100 }),
+  };
 }
 
 /** Each candidate's knee against capacity_min_rps (default: the sweep's lowest rate): a sweep run only. */

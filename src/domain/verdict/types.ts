@@ -30,6 +30,8 @@ export interface Thresholds {
   stall_max_s?: number;
   /** capacity (a sweep run): the knee must be at least this many calls/s (default: the sweep's lowest rate). */
   capacity_min_rps?: number;
+  /** capacity: a step's send-lag p99 may be at most this percent of its p95 (default PROBER_LAG_SHARE_MAX × 100). */
+  sweep_send_lag_max_pct?: number;
 }
 
 export const DEFAULT_SUCCESS_RATE_MIN_PCT = 99;

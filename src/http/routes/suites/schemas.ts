@@ -22,6 +22,7 @@ export const Thresholds = component(
     missed_heads_max_pct: z.number().optional().describe('freshness_vs_reference: most a candidate may miss of the reference\'s heads, percent (default 1)'),
     stall_max_s: z.number().optional().describe('freshness_vs_reference: longest a candidate may announce no new head, seconds (default 30)'),
     capacity_min_rps: z.number().optional().describe('capacity (a sweep): the knee must be at least this many calls/s (0–10,000; default: the sweep\'s lowest rate)'),
+    sweep_send_lag_max_pct: z.number().optional().describe('a sweep step is credited only while the prober\'s send-lag p99 is at most this percent of the step\'s p95 latency (or 5 ms); else prober_behind (0–10,000; default 10)'),
   }),
 );
 
