@@ -294,8 +294,8 @@ function spawnWorker(env: Record<string, string>, nodeOptions?: string): ChildPr
 }
 
 /** One more worker process on the stack's queue and database, with some variables of its own. */
-export function startWorkerLike(stack: Pick<Stack, 'workerEnv'>, extra: Record<string, string> = {}): ChildProcess {
-  return spawnWorker({ ...stack.workerEnv, ...extra });
+export function startWorkerLike(stack: Pick<Stack, 'workerEnv'>, extra: Record<string, string> = {}, nodeOptions?: string): ChildProcess {
+  return spawnWorker({ ...stack.workerEnv, ...extra }, nodeOptions);
 }
 
 /**

@@ -26,6 +26,10 @@ const RATES = (process.env.BENCH_SWEEP_RATES ?? '500,1000,2000,3000,4000,6000').
 const STEP_S = Number(process.env.BENCH_SWEEP_STEP_S ?? 4);
 const WORKER_COUNTS = (process.env.BENCH_SWEEP_WORKERS ?? '1,2,4').split(',').map(Number);
 const LAG_P99_MAX_MS = 1;
+/** BENCH_SWEEP_CPU_PROFILE_DIR: each probing worker writes a CPU profile (node --cpu-prof) there when it stops. */
+const CPU_PROFILE_DIR = process.env.BENCH_SWEEP_CPU_PROFILE_DIR;
+/** A sweep's own limit (PROBER_LAG_P99_MAX_MS): printed too, as a busy machine may hold no step at 1 ms. */
+const SWEEP_LAG_P99_MAX_MS = 20;
 
 interface Step {
   offered_rps: number;
@@ -96,12 +100,14 @@ runBench('bench:sweep', 20 * 60_000, async (parts, aborted) => {
     config: {
       targets: [{ endpoint_id: endpoint.id }],
       workload: { methods: [{ method: 'eth_blockNumber' }], sweep: { rates: RATES, step_s: STEP_S, warmup_s: 1 }, warmup_requests: 0, timeout_ms: 5_000 },
-      thresholds: { latency_p95_max_ms: 1_000 },
+      // Every rate is offered: the sweep goes on past steps whose send lag it would not credit (this
+      // bench judges send-lag p99 ≤ 1 ms itself), and stops only once the prober is short of the rate.
+      thresholds: { latency_p95_max_ms: 1_000, sweep_send_lag_max_pct: 10_000 },
     },
   });
 
   const rows: string[][] = [];
-  const held = new Map<number, number>();
+  const held = new Map<number, { strict: number; sweep: number }>();
   const vegetaByRate = new Map<number, number>();
   let workers: ChildProcess[] = [];
   for (const count of WORKER_COUNTS) {
@@ -110,8 +116,8 @@ runBench('bench:sweep', 20 * 60_000, async (parts, aborted) => {
     // and the shards, every step split into 2 × count of them.
     for (const w of workers) await stopWorker(w);
     if (parts.worker) await stopWorker(parts.worker);
-    const env = { RVS_SWEEP_MAX_SHARDS: String(2 * count), RVS_SWEEP_SHARD_MAX_RPS: '1' };
-    workers = Array.from({ length: count }, () => startWorkerLike(stack, env));
+    const env = { RVS_SWEEP_MAX_SHARDS: String(2 * count), RVS_SWEEP_SHARD_MAX_RPS: '1', RVS_WORKER_METRICS_PORT: '0' };
+    workers = Array.from({ length: count }, () => startWorkerLike(stack, env, CPU_PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` : undefined));
     parts.closers.push(...workers.map((w) => ({ name: 'probing worker', close: () => stopWorker(w) })));
     await waitForPollers(stack, count);
     const run = await stack.call<{ id: string }>('POST', `/v1/suites/${suite.id}/runs`);
@@ -122,12 +128,13 @@ runBench('bench:sweep', 20 * 60_000, async (parts, aborted) => {
       else if (response.statusCode !== 409) throw new Error(`verdict: ${response.statusCode} ${response.body}`);
     }
     const steps = verdict?.capacity?.endpoints.find((e) => e.role === 'primary')?.steps ?? [];
-    let best = 0;
+    const best = { strict: 0, sweep: 0 };
     for (const s of steps) {
       if (vegeta && !vegetaByRate.has(s.offered_rps)) vegetaByRate.set(s.offered_rps, await vegetaP99(vegeta, node.url, s.offered_rps, dir));
       const lag = s.send_lag_p99_ms;
-      const kept = lag !== null && lag <= LAG_P99_MAX_MS && s.achieved_rps !== null && s.achieved_rps >= s.offered_rps * 0.99;
-      if (kept && s.offered_rps > best) best = s.offered_rps;
+      const sent = s.achieved_rps !== null && s.achieved_rps >= s.offered_rps * 0.99;
+      if (sent && lag !== null && lag <= LAG_P99_MAX_MS) best.strict = Math.max(best.strict, s.offered_rps);
+      if (sent && lag !== null && lag <= SWEEP_LAG_P99_MAX_MS) best.sweep = Math.max(best.sweep, s.offered_rps);
       const p99 = s.latency_ms?.p99.point ?? null;
       const vp99 = vegetaByRate.get(s.offered_rps);
       rows.push([
@@ -145,8 +152,12 @@ runBench('bench:sweep', 20 * 60_000, async (parts, aborted) => {
   }
   console.log(table(['workers', 'offered rps', 'achieved', 'status', 'send-lag p99 ms (worst shard)', 'step p99 ms', 'vegeta p99 ms', 'step / vegeta'], rows));
   console.log('');
-  for (const [count, best] of held) console.log(`highest step held with send-lag p99 ≤ 1 ms, ${count} worker process${count > 1 ? 'es' : ''}: ${best > 0 ? `${fmt(best)} calls/s` : 'none'}`);
-  const one = held.get(1) ?? 0;
-  for (const [count, best] of held) if (count > 1) console.log(`scale-out ${count} / 1: ${one > 0 ? fmt(best / one, 2) : 'n/a (one process held no step)'}`);
+  const rate = (r: number) => (r > 0 ? `${fmt(r)} calls/s` : 'none');
+  for (const [count, best] of held) {
+    console.log(`${count} worker process${count > 1 ? 'es' : ''}: highest step held with send-lag p99 ≤ 1 ms ${rate(best.strict)}; with p99 ≤ 20 ms (a sweep's own limit) ${rate(best.sweep)}`);
+  }
+  const one = held.get(1) ?? { strict: 0, sweep: 0 };
+  const ratio = (a: number, b: number) => (a > 0 ? fmt(b / a, 2) : 'n/a (one process held no step)');
+  for (const [count, best] of held) if (count > 1) console.log(`scale-out ${count} / 1: at ≤ 1 ms ${ratio(one.strict, best.strict)}; at ≤ 20 ms ${ratio(one.sweep, best.sweep)}`);
   if (!vegeta) console.log('vegeta not found: go install github.com/tsenart/vegeta/v12@v12.13.0, or set BENCH_VEGETA');
 });
