@@ -280,8 +280,8 @@ export async function startStack(parts: StackParts, options: { workerNodeOptions
  * loader, no tsx parent process. Only what the worker needs: PATH and HOME, and the service's own
  * variables.
  */
-function spawnWorker(env: Record<string, string>, nodeOptions?: string): ChildProcess {
-  return spawn(process.execPath, [...WORKER_NODE_ARGS, 'src/worker.ts'], {
+function spawnWorker(env: Record<string, string>, nodeOptions?: string, nodeArgs: readonly string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, ...WORKER_NODE_ARGS, 'src/worker.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -294,8 +294,8 @@ function spawnWorker(env: Record<string, string>, nodeOptions?: string): ChildPr
 }
 
 /** One more worker process on the stack's queue and database, with some variables of its own. */
-export function startWorkerLike(stack: Pick<Stack, 'workerEnv'>, extra: Record<string, string> = {}, nodeOptions?: string): ChildProcess {
-  return spawnWorker({ ...stack.workerEnv, ...extra }, nodeOptions);
+export function startWorkerLike(stack: Pick<Stack, 'workerEnv'>, extra: Record<string, string> = {}, nodeArgs: readonly string[] = []): ChildProcess {
+  return spawnWorker({ ...stack.workerEnv, ...extra }, undefined, nodeArgs);
 }
 
 /**

@@ -117,7 +117,7 @@ runBench('bench:sweep', 20 * 60_000, async (parts, aborted) => {
     for (const w of workers) await stopWorker(w);
     if (parts.worker) await stopWorker(parts.worker);
     const env = { RVS_SWEEP_MAX_SHARDS: String(2 * count), RVS_SWEEP_SHARD_MAX_RPS: '1', RVS_WORKER_METRICS_PORT: '0' };
-    workers = Array.from({ length: count }, () => startWorkerLike(stack, env, CPU_PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` : undefined));
+    workers = Array.from({ length: count }, () => startWorkerLike(stack, env, CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []));
     parts.closers.push(...workers.map((w) => ({ name: 'probing worker', close: () => stopWorker(w) })));
     await waitForPollers(stack, count);
     const run = await stack.call<{ id: string }>('POST', `/v1/suites/${suite.id}/runs`);
