@@ -45,10 +45,9 @@ function busyMainThread(): () => void {
 
 /** The open loop in a worker thread (first due 4 s from now: the thread loads tsx and its modules first); its batches come back here and go through onBatch. */
 async function probeInThread(url: string, rate: number, from: number, to: number, onBatch: (results: ProbedCall[], fromSeq: number, toSeq: number) => void): Promise<void> {
-  const thread = new Worker(path.join(__dirname, 'sweep-lag-sender.ts'), {
-    workerData: { url, rate, from, to, anchorEpochMs: Date.now() + 4_000 },
-    execArgv: ['--import', 'tsx'],
-  });
+  // A thread does not inherit tsx's loader: it registers tsx's CommonJS hook, then loads the sender.
+  const entry = `require('tsx/cjs/api').register(); require(${JSON.stringify(path.join(__dirname, 'sweep-lag-sender.ts'))});`;
+  const thread = new Worker(entry, { eval: true, workerData: { url, rate, from, to, anchorEpochMs: Date.now() + 4_000 } });
   await new Promise<void>((resolve, reject) => {
     thread.on('message', (m: { done?: true; results?: ProbedCall[]; fromSeq?: number; toSeq?: number }) => {
       if (m.done) resolve();
