@@ -5,7 +5,8 @@
  * sizing table computed from those figures.
  *
  * Each scenario writes two runs of a candidate and a reference, SAMPLES_PER_TARGET samples each,
- * through the service's own path: writeSampleChunk (COPY, what activities/probe-chunk.ts writes),
+ * through the service's own path: per chunk of CHUNK_MAX_CALLS what activities/probe-chunk.ts
+ * writes (a head read before and after, writeSampleChunk's COPY, the prober-health row),
  * finishTarget, the re-check and explanation steps and finalizeRun (which, correctness on, fills
  * matches_reference), then expireRunSamples (what the rvs-sample-expiry schedule runs). The first
  * run lands in an empty run_samples, the second on top of it: its index growth is the one a
@@ -23,9 +24,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { explainRunMismatches } from '../activities/explain-mismatches';
 import { finalizeRun } from '../activities/finalize-run';
+import { CHUNK_MAX_CALLS } from '../activities/probe-chunk';
 import { recheckHeadMoved } from '../activities/recheck-head-moved';
 import { SecretBox } from '../src/crypto/secret-box';
 import { createSql, type Sql } from '../src/db/client';
+import { recordProberHealth } from '../src/db/prober-health';
+import { recordHead } from '../src/db/run-heads';
 import { finishTarget } from '../src/db/run-targets';
 import { expireRunSamples } from '../src/db/sample-retention';
 import { writeSampleChunk, type SampleRow } from '../src/db/samples-ingest';
@@ -39,8 +43,8 @@ const SAMPLES_PER_TARGET = Math.floor(SAMPLES_PER_RUN / 2);
 /** Small runs whose aggregates are measured as file growth: enough of them that pages fill. */
 const AGGREGATE_RUNS = Number(process.env.BENCH_STORAGE_AGGREGATE_RUNS ?? 100);
 const AGGREGATE_RUN_SAMPLES_PER_TARGET = 250;
-/** A whole chunk of activities/probe-chunk.ts. */
-const WRITE_CHUNK = 5_000;
+/** A whole chunk (one probe activity) of activities/probe-chunk.ts. */
+const WRITE_CHUNK = CHUNK_MAX_CALLS;
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
 // Block-pinned or head-independent calls (nothing to re-check), with answers of their real shape.
 const WORKLOAD = [
@@ -189,7 +193,17 @@ async function oneRun(
     for (let from = 0; from < perTarget; from += WRITE_CHUNK) {
       const to = Math.min(perTarget, from + WRITE_CHUNK);
       const rows = Array.from({ length: to - from }, (_, i) => sample(runId, targetId, role, from + i, start, scenario.correctness));
+      // What one probe activity keeps besides its samples: a head read before and after the chunk
+      // (the suite has a reference) and the prober-health row of its attempt.
+      const head = BigInt(21_000_000 + from / WRITE_CHUNK);
+      await recordHead(sql, { runId, targetId, observedAt: new Date(start + from * 3), head });
       await writeSampleChunk(sql, { runId, targetId, fromSeq: from, toSeq: to }, rows);
+      await recordHead(sql, { runId, targetId, observedAt: new Date(start + to * 3), head: head + 1n });
+      await recordProberHealth(
+        sql,
+        { runId, targetId, activity: 'probeChunk', fromSeq: from, attempt: 1 },
+        { worker: `${os.hostname()}:${process.pid}`, loopDelayP99Us: 21_000, loopDelayMaxUs: 48_000, sendLagP99Us: null, cpuPct: 41.5, durationMs: 4_200 },
+      );
     }
     await finishTarget(sql, targetId, 'success', {});
   }
