@@ -20,6 +20,7 @@ import { workerNodeOptions } from './runtime/worker-heap';
 import { bootstrapDefaultTenant } from './services/bootstrap';
 import { resolveTemporalCli, TemporalCliMissingError } from './temporal/temporal-binary';
 import type { DevServerReady } from './temporal/dev-server-process';
+import { OPENAPI_TITLE } from './http/openapi/title';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const ROOT = path.resolve(__dirname, '..');
@@ -198,18 +199,35 @@ async function waitForApi(config: Config, api: ChildService): Promise<string> {
   while (performance.now() < deadline) {
     checkNotStopping();
     if (api.running) {
+      let answer: string | null = null;
       try {
         // Read to the end: a response left half-read keeps its connection busy, and a busy
         // connection holds the API's graceful shutdown for its whole drain time.
-        await (await fetch(probeUrl, { signal: AbortSignal.timeout(5_000) })).arrayBuffer();
-        return `http://${config.host === '0.0.0.0' ? 'localhost' : host}:${config.port}`;
+        const response = await fetch(probeUrl, { signal: AbortSignal.timeout(5_000) });
+        answer = isOurOpenApi(response.status, await response.text()) ? 'ours' : `HTTP ${response.status}`;
       } catch {
         // not listening yet
       }
+      if (answer === 'ours') return `http://${config.host === '0.0.0.0' ? 'localhost' : host}:${config.port}`;
+      // Our API answers its own document from the moment it listens, so any other answer is
+      // another server holding the port: our API cannot bind it, and saying "up" would send the
+      // user to that server.
+      if (answer !== null) throw new Error(`port ${config.port} is taken by another server (it answered ${answer} to GET ${probeUrl}): set PORT to a free port`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`the API did not answer on ${probeUrl} within ${API_READY_TIMEOUT_MS / 1000} s`);
+}
+
+/** Whether an answer to GET /v1/openapi.json is this service's document (an OpenAPI object with our title). */
+function isOurOpenApi(status: number, body: string): boolean {
+  if (status !== 200) return false;
+  try {
+    const document = JSON.parse(body) as { openapi?: unknown; info?: { title?: unknown } };
+    return typeof document.openapi === 'string' && document.info?.title === OPENAPI_TITLE;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createSql, type Sql } from '../../src/db/client';
-import { freePort } from '../helpers/free-port';
+import { freePortBelowEphemeral } from '../helpers/free-port';
 import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { getWithin, killGroup, spawnInGroup, until, type Spawned } from '../helpers/processes';
 
@@ -92,7 +93,8 @@ describe('npm start supervises its services as child processes', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'rvs-supervisor-'));
     dirs.push(dataDir);
     await chmod(dataDir, 0o755);
-    const port = await freePort();
+    // Below the ephemeral range: the Temporal dev server npm start may run binds random ports there.
+    const port = await freePortBelowEphemeral();
     const npm = spawnInGroup('npm', ['start'], {
       DATABASE_URL: await newDatabase(),
       TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -248,9 +250,44 @@ describe('npm start supervises its services as child processes', () => {
     expect(await exitWithin(stack.npm, 5_000)).not.toBe('running');
   });
 
+  it('does not say it is up when another server answers on its port: it exits naming the port', { timeout: 150_000 }, async () => {
+    // Another HTTP server on PORT (as the dev server's random HTTP port once took a test's port):
+    // npm start used to take any answer on the port for its API and print "up".
+    const foreign = createServer((_request, response) => {
+      response.statusCode = 404;
+      response.end('not the API');
+    });
+    const port = await freePortBelowEphemeral();
+    await new Promise<void>((resolve) => foreign.listen(port, '127.0.0.1', resolve));
+    try {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'rvs-supervisor-'));
+      dirs.push(dataDir);
+      const npm = spawnInGroup('npm', ['start'], {
+        DATABASE_URL: await newDatabase(),
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_TASK_QUEUE: `supervisor-${randomUUID()}`,
+        PORT: String(port),
+        RVS_DATA_DIR: dataDir,
+        RVS_API_METRICS_PORT: '0',
+        RVS_WORKER_METRICS_PORT: '0',
+        LOG_LEVEL: 'warn',
+      });
+      launched.push(npm);
+      const exit = await exitWithin(npm, 120_000);
+      expect(exit, npm.output()).not.toBe('running');
+      expect(npm.output()).not.toContain('Press Ctrl-C to stop.');
+      expect(npm.output()).toContain(`port ${port} is taken by another server (it answered HTTP 404`);
+      // Its API and worker children went with it.
+      const children = ['api', 'worker'].flatMap((name) => pidsOf(npm.output(), name));
+      await until(async () => (children.some(alive) ? undefined : true), 30_000, () => `children still alive: ${children.filter(alive).join(', ')}`);
+    } finally {
+      await new Promise((resolve) => foreign.close(resolve));
+    }
+  });
+
   it('starts the embedded PostgreSQL and the Temporal dev server, and a SIGTERM to every process at once (systemd) restarts nothing', { timeout: 240_000 }, async () => {
-    const postgresPort = await freePort();
-    const temporalPort = await freePort();
+    const postgresPort = await freePortBelowEphemeral();
+    const temporalPort = await freePortBelowEphemeral();
     const stack = await launch(
       {
         DATABASE_URL: '',
