@@ -163,10 +163,19 @@ export async function startCometNetwork(options: { chainId: string; full?: boole
     }
     const waitHeight = (node: CometNode, height: number, timeoutMs = 60_000) =>
       until(async () => ((await node.height().catch(() => 0)) >= height ? true : undefined), timeoutMs, `node at height ${height}`).then(() => undefined);
+    // Synced: the full node has left block sync for consensus (catching_up false) — while it block
+    // syncs it trails the validator by a block or two, which a run at the tip reads as a lagging
+    // node — and it holds the validator's height.
     const synced = async (): Promise<number> => {
       if (full === null) return validator.node.height();
+      const node = full.node;
+      await until(
+        async () => (((await node.rpc('status').catch(() => null)) as { sync_info?: { catching_up?: boolean } } | null)?.sync_info?.catching_up === false ? true : undefined),
+        60_000,
+        'the full node in consensus (catching_up false)',
+      );
       const target = await validator.node.height();
-      await waitHeight(full.node, target);
+      await waitHeight(node, target);
       return target;
     };
     if (full !== null) await synced();
