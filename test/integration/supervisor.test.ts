@@ -88,13 +88,11 @@ describe('npm start supervises its services as child processes', () => {
     return url.toString();
   }
 
-  /** `npm start` in a process group of its own, until its banner; external PostgreSQL and Temporal unless `env` unsets them. */
-  async function launch(env: Record<string, string> = {}, readyWithinMs = 90_000): Promise<Launched> {
+  /** `npm start` on `port` in a process group of its own, with a data directory and database of its own; not waited for. */
+  async function spawnStart(port: number, env: Record<string, string> = {}): Promise<Spawned> {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'rvs-supervisor-'));
     dirs.push(dataDir);
     await chmod(dataDir, 0o755);
-    // Below the ephemeral range: the Temporal dev server npm start may run binds random ports there.
-    const port = await freePortBelowEphemeral();
     const npm = spawnInGroup('npm', ['start'], {
       DATABASE_URL: await newDatabase(),
       TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -110,6 +108,14 @@ describe('npm start supervises its services as child processes', () => {
       ...env,
     });
     launched.push(npm);
+    return npm;
+  }
+
+  /** `npm start` in a process group of its own, until its banner; external PostgreSQL and Temporal unless `env` unsets them. */
+  async function launch(env: Record<string, string> = {}, readyWithinMs = 90_000): Promise<Launched> {
+    // Below the ephemeral range: the Temporal dev server npm start may run binds random ports there.
+    const port = await freePortBelowEphemeral();
+    const npm = await spawnStart(port, env);
     await until(() => (npm.output().includes('Press Ctrl-C to stop.') ? true : undefined), readyWithinMs, () => `npm start\n${npm.output()}`);
     const key = /API key:\s+(rvs_\S+)/.exec(npm.output())?.[1];
     expect(key, npm.output()).toBeDefined();
@@ -260,19 +266,7 @@ describe('npm start supervises its services as child processes', () => {
     const port = await freePortBelowEphemeral();
     await new Promise<void>((resolve) => foreign.listen(port, '127.0.0.1', resolve));
     try {
-      const dataDir = await mkdtemp(path.join(tmpdir(), 'rvs-supervisor-'));
-      dirs.push(dataDir);
-      const npm = spawnInGroup('npm', ['start'], {
-        DATABASE_URL: await newDatabase(),
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TEMPORAL_TASK_QUEUE: `supervisor-${randomUUID()}`,
-        PORT: String(port),
-        RVS_DATA_DIR: dataDir,
-        RVS_API_METRICS_PORT: '0',
-        RVS_WORKER_METRICS_PORT: '0',
-        LOG_LEVEL: 'warn',
-      });
-      launched.push(npm);
+      const npm = await spawnStart(port);
       const exit = await exitWithin(npm, 120_000);
       expect(exit, npm.output()).not.toBe('running');
       expect(npm.output()).not.toContain('Press Ctrl-C to stop.');
