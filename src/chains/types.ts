@@ -179,6 +179,60 @@ export interface WorkloadMethodDefault {
   weight: number;
 }
 
+/** A call of the run whose answer the integrity step verifies (DESIGN.md §15). */
+export interface IntegrityCall {
+  method: string;
+  params: unknown[];
+}
+
+/**
+ * The block the run trusts (DESIGN.md §15): the suite's or run's `integrity.trusted_block`, else
+ * the reference's hash of the pinned block; null: self-consistency only (the candidate's answers
+ * must agree with its own headers).
+ */
+export interface IntegrityAnchor {
+  number: bigint;
+  hash: string;
+  source: 'trusted_block' | 'reference';
+}
+
+/** What the integrity step needs of the run while verifying one endpoint's answers. */
+export interface IntegrityContext {
+  /** One call to the endpoint under verification; counted against the run's budget of extra requests, rejects once it is spent or when the call fails. */
+  call: PinCall;
+  anchor: IntegrityAnchor | null;
+  /** How many blocks a header may be from the anchor and still be linked to it by parent hashes. */
+  maxAnchorDistance: number;
+  /** The family's memo for this endpoint and run (headers already proven, …); the family owns its keys. */
+  memo: Map<string, unknown>;
+}
+
+/**
+ * What the integrity step learned of one answer. `wrong`: proven wrong, `path` names the field
+ * (`$.balance`, `$.transactions[2]`), `message` what the proof showed ("answered 5 ETH, the account
+ * proof against stateRoot 0x… says 3 ETH"). `not_provable`: why not (no commitment covers the
+ * method, too far from the anchor, the endpoint would not answer a proof …).
+ */
+export type IntegrityFinding =
+  | { kind: 'proven'; block: string | null }
+  | { kind: 'wrong'; block: string | null; path: string; message: string }
+  | { kind: 'not_provable'; reason: string };
+
+/**
+ * How a family proves its answers against the chain's own commitments (DESIGN.md §15). A family
+ * without proofs over RPC has none (the check is `not_applicable`, naming the family).
+ */
+export interface IntegrityVerifier {
+  /** Null when answers to `method` can be proven; else why not ("eth_call: not provable without executing the EVM"). */
+  notProvable(method: string): string | null;
+  /**
+   * Verifies `answer` (the endpoint's answer to `call`, untrusted bytes) against headers linked to
+   * the anchor, fetching what it needs through `context.call`. Never throws on what an endpoint
+   * sent: a malformed answer or proof is `wrong` or `not_provable`.
+   */
+  verify(call: IntegrityCall, answer: unknown, context: IntegrityContext): Promise<IntegrityFinding>;
+}
+
 export interface ChainAdapter {
   /** The chain resource's `family` this adapter serves. */
   family: string;
@@ -239,6 +293,8 @@ export interface ChainAdapter {
   rpcErrorOutcome(error: RpcErrorAnswer): RpcErrorOutcome;
   /** The levels a suite may read the family at (`config.commitment`), and the adapter at one (ReadLevels). */
   readLevels: ReadLevels;
+  /** Proofs of answers against the chain's commitments (the `integrity` check); none: the check is not applicable. */
+  integrity?: IntegrityVerifier;
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }
