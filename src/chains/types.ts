@@ -203,6 +203,8 @@ export interface IntegrityContext {
   anchor: IntegrityAnchor | null;
   /** How many blocks a header may be from the anchor and still be linked to it by parent hashes. */
   maxAnchorDistance: number;
+  /** The run's chain as the catalog names it (its slug): a family whose chains differ in their rules (Litecoin's scrypt proof of work beside Bitcoin's sha256d) reads which chain this is. */
+  chain: { slug: string | null };
   /** The family's memo for this endpoint and run (headers already proven, …); the family owns its keys. */
   memo: Map<string, unknown>;
 }
