@@ -19,7 +19,6 @@ export const plainPinContext: PinContextRead = { names: [], read: async () => ({
 export const plainComparison: AnswerComparison = {
   answerContext: () => null,
   mayNameContext: () => false,
-  historyErrorCodes: [],
   isHistoryList: () => false,
   isShorterHistory: () => false,
 };

@@ -120,15 +120,6 @@ export interface AnswerComparison {
   /** Whether answers to `method` may name an answer context: the engine looks for pairs at different contexts only in workloads with such a method. */
   mayNameContext(method: string): boolean;
   /**
-   * RPC error codes meaning the node no longer holds, or never kept, the history asked for
-   * (Solana: a block below its first available block, a slot missing after a ledger jump, no
-   * transaction history): the node's ledger is shorter, not its answer wrong. A pair where one
-   * side answers such an error and the other a value is `not_comparable` (reason
-   * `history_depth`): neither match nor mismatch. Both sides failing stays `skipped`. The samples
-   * stay `rpc_error` (failed calls, as availability counts them).
-   */
-  historyErrorCodes: readonly number[];
-  /**
    * Whether `method` answers a list that a node with less history answers shorter (Solana:
    * getSignaturesForAddress, newest first, ends at the node's first available block). A differing
    * pair of such a method is re-asked of both sides in the re-check step, whether a head moved or
@@ -170,8 +161,16 @@ export interface RpcErrorAnswer {
   data: unknown;
 }
 
-/** What an RPC error answer is as a sample (ChainAdapter.rpcErrorOutcome). */
-export type RpcErrorOutcome = Extract<SampleOutcome, 'behind' | 'rpc_error'>;
+/**
+ * What an RPC error answer is (ChainAdapter.rpcErrorOutcome): a sample's outcome, or
+ * `history_depth` — the node no longer holds, or never kept, the history asked for (Solana: a
+ * block below its first available block; CometBFT: "height H is not available, lowest height is
+ * B"): its ledger is shorter, not its answer wrong. Such a sample is stored `rpc_error` (a failed
+ * call, as availability counts it) with the reason RPC_ERROR_REASONS.historyDepth, and a pair where
+ * one side answers it and the other a value is `not_comparable` (reason `history_depth`): neither
+ * match nor mismatch. Both sides failing stays `skipped`.
+ */
+export type RpcErrorOutcome = Extract<SampleOutcome, 'behind' | 'rpc_error'> | 'history_depth';
 
 export interface WorkloadMethodDefault {
   method: string;
@@ -286,10 +285,11 @@ export interface ChainAdapter {
   /** The workload methods a suite gets when it names none. */
   defaultMethods: readonly WorkloadMethodDefault[];
   /**
-   * The sample outcome of an RPC error: `behind` when it means the node has not yet reached the
-   * state asked for (Solana: code -32016, a minContextSlot above its slot; CometBFT: "height H must
-   * be less than or equal to the current blockchain height" in `data`), a freshness matter rather
-   * than a failed call; else `rpc_error` (families without such errors: plainRpcErrorOutcome).
+   * What an RPC error is: `behind` when it means the node has not yet reached the state asked for
+   * (Solana: code -32016, a minContextSlot above its slot; CometBFT: "height H must be less than or
+   * equal to the current blockchain height" in `data`), a freshness matter rather than a failed
+   * call; `history_depth` when the data is beyond the node's history (RpcErrorOutcome); else
+   * `rpc_error` (families without such errors: plainRpcErrorOutcome).
    * Reads a node's answer: must not throw.
    */
   rpcErrorOutcome(error: RpcErrorAnswer): RpcErrorOutcome;

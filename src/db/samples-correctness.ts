@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { RPC_ERROR_REASONS } from '../domain/sample-outcome';
 import type { AnswerContextTotals, DifferingTotals, HistoryDepthTotals, MethodPairTotals } from '../domain/correctness';
 
 /*
@@ -358,26 +359,25 @@ export async function contextConfirmedExamples(
 }
 
 /**
- * Per method, the pairs where one side answered a value and the other an RPC error in
- * `historyErrorCodes` (the family's "not in my ledger" errors, AnswerComparison.historyErrorCodes):
- * counted as `skipped` by compareWithReference (a side failed), they are `not_comparable` for
- * history depth instead. Either side may be the shorter one. Only methods with such pairs.
+ * Per method, the pairs where one side answered a value and the other an RPC error its family read
+ * as "beyond my history" (ChainAdapter.rpcErrorOutcome `history_depth`, stored as reason
+ * RPC_ERROR_REASONS.historyDepth): counted as `skipped` by compareWithReference (a side failed),
+ * they are `not_comparable` for history depth instead. Either side may be the shorter one. Only
+ * methods with such pairs.
  */
 export async function historyDepthPairs(
   sql: postgres.TransactionSql,
   runId: string,
   candidateTargetIds: readonly string[],
   referenceTargetId: string,
-  historyErrorCodes: readonly number[],
 ): Promise<HistoryDepthTotals[]> {
-  if (historyErrorCodes.length === 0) return [];
-  const codes = historyErrorCodes as number[];
+  const beyond = RPC_ERROR_REASONS.historyDepth;
   return sql<HistoryDepthTotals[]>`
     select c.method, count(*)::int as not_comparable
     from run_samples c
     join run_samples r on r.run_id = c.run_id and r.target_id = ${referenceTargetId}::uuid and r.seq = c.seq and r.region = c.region and r.method = c.method
     where c.run_id = ${runId} and c.target_id = any(${candidateTargetIds as string[]}::uuid[])
-      and ((c.ok and not r.ok and r.outcome = 'rpc_error' and r.rpc_error_code = any(${codes}::int[]))
-        or (r.ok and not c.ok and c.outcome = 'rpc_error' and c.rpc_error_code = any(${codes}::int[])))
+      and ((c.ok and not r.ok and r.outcome = 'rpc_error' and r.reason = ${beyond})
+        or (r.ok and not c.ok and c.outcome = 'rpc_error' and c.reason = ${beyond}))
     group by c.method order by c.method`;
 }

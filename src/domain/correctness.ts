@@ -185,7 +185,7 @@ export type CorrectnessDetails = {
   /**
    * `not_comparable` by reason: `context_slot` (answered at different context slots, above) and
    * `history_depth` (one side answered a value, the other an error saying the history asked for is
-   * beyond its ledger: AnswerComparison.historyErrorCodes). Absent from verdicts judged before it.
+   * beyond its ledger: ChainAdapter.rpcErrorOutcome `history_depth`). Absent from verdicts judged before it.
    */
   not_comparable_reasons: NotComparableReasons;
   /** Pairs at different context slots re-asked at one slot (context_resolved + context_confirmed + the re-asked ones still not comparable). */

@@ -5,3 +5,9 @@
  */
 export const SAMPLE_OUTCOMES = ['ok', 'http_error', 'rpc_error', 'timeout', 'connection_error', 'invalid_response', 'behind'] as const;
 export type SampleOutcome = (typeof SAMPLE_OUTCOMES)[number];
+
+/** Why an rpc_error sample failed, where its family says more than the code (ChainAdapter.rpcErrorOutcome): stored as its `reason`. */
+export const RPC_ERROR_REASONS = {
+  historyDepth: "beyond the node's history",
+} as const;
+export type RpcErrorReason = (typeof RPC_ERROR_REASONS)[keyof typeof RPC_ERROR_REASONS];

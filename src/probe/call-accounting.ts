@@ -1,6 +1,6 @@
 import type { SampleOutcome } from '../domain/sample-outcome';
 import type { PlannedCall } from '../domain/workload';
-import type { Classified, InvalidReason } from './classify-response';
+import type { Classified, SampleReason } from './classify-response';
 
 /*
  * How every call client (HTTP, HTTP batches, WebSocket) accounts for a call: when its latency
@@ -22,7 +22,7 @@ export interface CallResult {
   /** An ok scalar answer's value as shown (Classified.scalarAnswer); absent or null: none. */
   scalarAnswer?: string | null;
   /** Why the answer was invalid_response: a fixed text, never bytes of the answer. */
-  reason: InvalidReason | null;
+  reason: SampleReason | null;
 }
 
 /**
@@ -79,7 +79,7 @@ export function failedResult(
   planned: Pick<PlannedCall, 'seq' | 'method'>,
   timing: CallTiming,
   outcome: SampleOutcome,
-  reason: InvalidReason | null,
+  reason: SampleReason | null,
 ): CallResult {
   return {
     seq: planned.seq,

@@ -1,4 +1,4 @@
-import type { SampleOutcome } from '../domain/sample-outcome';
+import { RPC_ERROR_REASONS, type RpcErrorReason, type SampleOutcome } from '../domain/sample-outcome';
 import { jsonShape, MAX_RESULT_DEPTH, MAX_RESULT_VALUES } from '../domain/canonical-json';
 import { fingerprintWith } from '../domain/correctness';
 import { scalarAnswer } from '../domain/answer-diff';
@@ -26,6 +26,9 @@ export const INVALID_REASONS = {
 } as const;
 export type InvalidReason = (typeof INVALID_REASONS)[keyof typeof INVALID_REASONS];
 
+/** A sample's `reason`: a fixed text of the probe's, never bytes of the answer. */
+export type SampleReason = InvalidReason | RpcErrorReason;
+
 export interface Classified {
   outcome: SampleOutcome;
   rpcErrorCode: number | null;
@@ -37,8 +40,8 @@ export interface Classified {
    * (scalarAnswer — bounded, URLs redacted), kept so a listed mismatch can show both values.
    */
   scalarAnswer?: string | null;
-  /** Set for invalid_response only. */
-  reason: InvalidReason | null;
+  /** invalid_response: why; rpc_error: RPC_ERROR_REASONS.historyDepth or null; else null. */
+  reason: SampleReason | null;
 }
 
 const invalid = (reason: InvalidReason): Classified => ({ outcome: 'invalid_response', rpcErrorCode: null, responseHash: null, reason });
@@ -140,12 +143,10 @@ function rpcError(rules: AnswerRules, message: Record<string, unknown>): Classif
   const error = message.error as { code?: unknown; message?: unknown; data?: unknown };
   const code = error.code;
   const rpcErrorCode = typeof code === 'number' && Number.isInteger(code) ? code : null;
-  return {
-    outcome: rules.rpcErrorOutcome({ code: rpcErrorCode, message: error.message, data: error.data }),
-    rpcErrorCode,
-    responseHash: null,
-    reason: null,
-  };
+  const outcome = rules.rpcErrorOutcome({ code: rpcErrorCode, message: error.message, data: error.data });
+  return outcome === 'history_depth'
+    ? { outcome: 'rpc_error', rpcErrorCode, responseHash: null, reason: RPC_ERROR_REASONS.historyDepth }
+    : { outcome, rpcErrorCode, responseHash: null, reason: null };
 }
 
 function ok(rules: AnswerRules, result: unknown, method: string | null): Classified {

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMET_WORKLOAD_PRESETS } from '../../src/chains/cometbft/presets';
 import { get, post, waitForRun } from '../helpers/api';
@@ -15,6 +17,37 @@ import { startWsLagProxy, type WsLagProxy } from '../helpers/ws-lag-proxy';
 
 type Json = Record<string, any>;
 type Auth = { authorization: string };
+
+/**
+ * A node that pruned its blocks below `lowest`, as CometBFT answers it: a proxy in front of a real
+ * node that answers `header` below that height with the node's own error text (rpc/core/env.go
+ * getHeight) and forwards every other request.
+ */
+async function startPruningProxy(target: string, lowest: number): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const call = JSON.parse(body) as { id: unknown; method: string; params: unknown };
+      const height = Array.isArray(call.params) ? Number(call.params[0]) : NaN;
+      if (call.method === 'header' && height < lowest) {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'Internal error', data: `height ${height} is not available, lowest height is ${lowest}` } }));
+        return;
+      }
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (answer) => {
+          res.statusCode = answer.status;
+          res.setHeader('content-type', 'application/json');
+          res.end(await answer.text());
+        })
+        .catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
 
 const STANDARD = COMET_WORKLOAD_PRESETS.find((p) => p.slug === 'cometbft-standard')!.workload.methods as Json[];
 const PINNED_METHODS = ['block', 'header', 'block_results', 'commit', 'validators', 'header_by_hash', 'block_by_hash'];
@@ -155,6 +188,32 @@ describe('runs of a cometbft chain against a real local network', () => {
     expect(candidate.judged).toBeGreaterThanOrEqual(8);
     expect(candidate.missed).toBe(0);
     expect(Math.abs(candidate.lag_ms.p50.point - 300)).toBeLessThanOrEqual(20);
+  });
+
+  it('a node that pruned the blocks asked for: its "height H is not available, lowest height is B" is history depth (not comparable), never a mismatch nor skipped', { timeout: 180_000 }, async () => {
+    const { auth } = await stack.newTenant();
+    const lowest = (await network.validator.height()) - 1;
+    const pruned = await startPruningProxy(network.validator.url, lowest);
+    try {
+      const methods = [
+        { method: 'header', params: ['1'], weight: 1 },
+        { method: 'header', params: [String(lowest)], weight: 1 },
+      ];
+      const { samples, correctness, run } = await runSuite(auth, { url: pruned.url }, network.validator, workload(methods, 40, 0));
+      const candidate = await samples('primary');
+      const below = candidate.filter((s) => s.method === 'header' && s.outcome === 'rpc_error');
+      expect(below.length).toBeGreaterThan(0);
+      // A failed call (availability counts it), told apart by its stored reason.
+      const reasons = await stack.sql<{ reason: string | null }[]>`select distinct reason from run_samples where run_id = ${run.id} and outcome = 'rpc_error'`;
+      expect(reasons).toEqual([{ reason: "beyond the node's history" }]);
+      const { details } = correctness;
+      expect(details.not_comparable_reasons, JSON.stringify(details)).toEqual({ context_slot: 0, history_depth: below.length });
+      expect(details.mismatched).toBe(0);
+      expect(details.matched).toBe(candidate.filter((s) => s.outcome === 'ok').length);
+      expect(correctness.status).toBe('pass');
+    } finally {
+      await pruned.close();
+    }
   });
 
   // Last: the full node is cut off from its peer for good.

@@ -41,6 +41,13 @@ describe('classifyResponse', () => {
     expect(classifyResponse(CHAINS.evm, 200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: code, responseHash: null, reason: null });
   });
 
+  it.each([
+    { family: 'cometbft' as const, error: { code: -32603, message: 'Internal error', data: 'height 3 is not available, lowest height is 100' } },
+    { family: 'solana' as const, error: { code: -32001, message: 'Block 3 cleaned up, does not exist on node. First available block: 100' } },
+  ])('$family: an error saying the data is beyond the node\u2019s history → rpc_error with that reason (history depth)', ({ family, error }) => {
+    expect(classifyResponse(CHAINS[family], 200, rpc({ error }), METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: error.code, responseHash: null, reason: "beyond the node's history" });
+  });
+
   it('an error wins over a result in the same message', () => {
     const body = rpc({ result: '0x1', error: { code: -32005, message: 'limit exceeded' } });
     expect(classifyResponse(CHAINS.evm, 200, body, METHOD)).toEqual({ outcome: 'rpc_error', rpcErrorCode: -32005, responseHash: null, reason: null });

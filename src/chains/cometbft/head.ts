@@ -80,17 +80,19 @@ export const cometHeadSubscription: HeadSubscription = {
 /** CometBFT's text for a height above the node's latest block (rpc/core/env.go getHeight). */
 const ABOVE_LATEST = /^height \d{1,20} must be less than or equal to the current blockchain height \d{1,20}$/;
 
-/**
- * Every CometBFT RPC error is -32603 "Internal error" with the reason in `data`: a height above the
- * node's latest block is a node that has not reached it yet (the outcome `behind`, never a wrong
- * answer). Only short texts are read.
- */
-export function cometRpcErrorOutcome(error: RpcErrorAnswer): RpcErrorOutcome {
-  return typeof error.data === 'string' && error.data.length <= 160 && ABOVE_LATEST.test(error.data) ? 'behind' : 'rpc_error';
-}
-
 /** "height H is not available, lowest height is B": the node pruned or never had that block (history depth). */
 export const BELOW_HISTORY = /^height \d{1,20} is not available, lowest height is \d{1,20}$/;
+
+/**
+ * Every CometBFT RPC error is -32603 "Internal error" with the reason in `data`: a height above the
+ * node's latest block is a node that has not reached it yet (`behind`, never a wrong answer); a
+ * height below its lowest block is beyond its history (`history_depth`: not comparable, never a
+ * mismatch). Only short texts are read.
+ */
+export function cometRpcErrorOutcome(error: RpcErrorAnswer): RpcErrorOutcome {
+  if (typeof error.data !== 'string' || error.data.length > 160) return 'rpc_error';
+  return ABOVE_LATEST.test(error.data) ? 'behind' : BELOW_HISTORY.test(error.data) ? 'history_depth' : 'rpc_error';
+}
 
 /** "{{pinned_block_hash}}": the pinned block's hash in hex, as CometBFT writes it (header_by_hash takes hex). */
 export const PINNED_BLOCK_HASH = 'pinned_block_hash';

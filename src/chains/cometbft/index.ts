@@ -22,8 +22,7 @@ export const cometbftAdapter: ChainAdapter = {
   pinForRecheck: pinCometParams,
   normalize: normalizeCometResult,
   rpcErrorOutcome: cometRpcErrorOutcome,
-  // Answers name no context, and the node's history-depth error ("height H is not available,
-  // lowest height is B") shares -32603 with every other error: compared as any pair (docs/chains.md).
+  // Answers name no context; the node's history-depth error is read by rpcErrorOutcome (docs/chains.md).
   comparison: plainComparison,
   // rpc/core/routes.go: snake_case names (status, block_results, abci_query, tx_search, …).
   methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a CometBFT RPC method name (snake_case)' },

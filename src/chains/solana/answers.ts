@@ -46,8 +46,12 @@ export const SOLANA_HISTORY_ERROR_CODES: readonly number[] = [-32001, -32007, -3
 /** "Minimum context slot has not been reached": the node's slot is below the call's minContextSlot (agave -32016). */
 export const SOLANA_BEHIND_ERROR_CODE = -32016;
 
-/** The adapter's rpcErrorOutcome: -32016 is the node behind (a freshness matter), any other code a failed call. */
-export const solanaRpcErrorOutcome = ({ code }: RpcErrorAnswer): RpcErrorOutcome => (code === SOLANA_BEHIND_ERROR_CODE ? 'behind' : 'rpc_error');
+/**
+ * The adapter's rpcErrorOutcome: -32016 is the node behind (a freshness matter), the history codes
+ * data beyond its ledger (history depth), any other code a failed call.
+ */
+export const solanaRpcErrorOutcome = ({ code }: RpcErrorAnswer): RpcErrorOutcome =>
+  code === SOLANA_BEHIND_ERROR_CODE ? 'behind' : code !== null && SOLANA_HISTORY_ERROR_CODES.includes(code) ? 'history_depth' : 'rpc_error';
 
 /** Lists a node with less history answers shorter: signatures newest first, down to the node's first available block. */
 export const HISTORY_LIST_METHODS: readonly string[] = ['getSignaturesForAddress'];
@@ -116,7 +120,6 @@ export function normalizeSolanaResult(method: string, result: unknown, options: 
 export const solanaComparison: AnswerComparison = {
   answerContext: solanaContextSlot,
   mayNameContext: () => true,
-  historyErrorCodes: SOLANA_HISTORY_ERROR_CODES,
   isHistoryList: (method) => HISTORY_LIST_METHODS.includes(method),
   isShorterHistory: isShorterSolanaHistory,
 };

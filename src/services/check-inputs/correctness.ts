@@ -58,8 +58,7 @@ async function tallyCorrectness(
   // Pairs answered at different answer contexts: only workloads whose answers may name one.
   const atSlots = !mayNameAnswerContext(chain, workload) ? [] : await answerContextPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
   // A side answering "beyond my ledger" while the other answers a value: history depth, not a failure to compare.
-  const historyCodes = chain.comparison.historyErrorCodes;
-  const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id, historyCodes);
+  const shortHistory = await historyDepthPairs(sql, run.id, candidates.map((t) => t.id), reference.id);
   if (counts.every((c) => c.differing === 0) && atSlots.every((c) => c.confirmed === 0)) return tallyFromCounts(counts, [], [], atSlots, shortHistory);
   const { classified, listed } = await listMismatches(sql, run, runPlanOf(run), candidates, reference);
   const stored = await storedExplanations(sql, run.id);

@@ -68,14 +68,15 @@ describe('the NewBlock subscription: events are answers with the subscribe reque
 
 describe('errors told apart by their text (every CometBFT error is -32603)', () => {
   it.each([
-    { data: 'height 999999 must be less than or equal to the current blockchain height 8', behind: true },
-    { data: 'height 3 is not available, lowest height is 100', behind: false },
-    { data: 'height must be greater than 0, but got -1', behind: false },
-    { data: `height 1 must be less than or equal to the current blockchain height 8${' '.repeat(200)}`, behind: false },
-    { data: null, behind: false },
-    { data: 42, behind: false },
-  ])('$data → behind $behind', ({ data, behind }) => {
-    expect(cometRpcErrorOutcome({ code: -32603, message: 'Internal error', data })).toBe(behind ? 'behind' : 'rpc_error');
+    { data: 'height 999999 must be less than or equal to the current blockchain height 8', outcome: 'behind' },
+    { data: 'height 3 is not available, lowest height is 100', outcome: 'history_depth' },
+    { data: 'height must be greater than 0, but got -1', outcome: 'rpc_error' },
+    { data: `height 1 must be less than or equal to the current blockchain height 8${' '.repeat(200)}`, outcome: 'rpc_error' },
+    { data: `height 3 is not available, lowest height is 100 (and more)`, outcome: 'rpc_error' },
+    { data: null, outcome: 'rpc_error' },
+    { data: 42, outcome: 'rpc_error' },
+  ])('$data → $outcome', ({ data, outcome }) => {
+    expect(cometRpcErrorOutcome({ code: -32603, message: 'Internal error', data })).toBe(outcome);
   });
 });
 

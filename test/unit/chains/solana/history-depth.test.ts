@@ -18,11 +18,14 @@ import {
  */
 
 describe('the Solana history-depth errors', () => {
-  it('are agave\u2019s "not in this ledger" codes, at every commitment level, and no other family has any', () => {
+  it('are agave\u2019s "not in this ledger" codes, read as history depth at every commitment level; EVM reads none so', () => {
     expect(SOLANA_HISTORY_ERROR_CODES).toEqual([-32001, -32007, -32009, -32011]);
-    expect(solanaAdapter.comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(atCommitment(solanaAdapter, 'finalized').comparison.historyErrorCodes).toBe(SOLANA_HISTORY_ERROR_CODES);
-    expect(evmAdapter.comparison.historyErrorCodes).toEqual([]);
+    for (const code of SOLANA_HISTORY_ERROR_CODES) {
+      const error = { code, message: 'x', data: undefined };
+      expect(solanaAdapter.rpcErrorOutcome(error)).toBe('history_depth');
+      expect(atCommitment(solanaAdapter, 'finalized').rpcErrorOutcome(error)).toBe('history_depth');
+      expect(evmAdapter.rpcErrorOutcome(error)).toBe('rpc_error');
+    }
   });
 
   it.each([
