@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { formatMarkdown, type VerdictReport } from './format';
 import { main, type CliIo } from './main';
+import { urlSecrets, workflowCommand } from './workflow-commands';
 
 /**
  * The GitHub Action's entry point (action.yml runs it with node): its inputs come as INPUT_*
@@ -176,8 +177,8 @@ export async function runAction(io: Pick<CliIo, 'env' | 'stdout' | 'stderr' | 'f
   try {
     inputs = readInputs(io.env);
     // The runner hides these in every later log line of the job; first, before anything can print them.
-    secrets.push(inputs.apiKey, ...Object.values(inputs.targetHeaders));
-    for (const secret of secrets) if (secret) io.stdout.write(`::add-mask::${secret}\n`);
+    secrets.push(inputs.apiKey, ...Object.values(inputs.targetHeaders), ...urlSecrets(inputs.targetUrl));
+    for (const secret of secrets) if (secret) io.stdout.write(workflowCommand('add-mask', secret));
     const args = actionArgs(inputs);
     // The last "rvs: …" line rvs wrote is why there is no verdict (rvs has taken the secrets out of it).
     const stderr = {
@@ -211,7 +212,7 @@ export async function runAction(io: Pick<CliIo, 'env' | 'stdout' | 'stderr' | 'f
     if (!(error instanceof ActionInputError)) throw error;
     problem = error.message;
     inputError = true;
-    io.stdout.write(`::error::${error.message}\n`);
+    io.stdout.write(workflowCommand('error', error.message));
     code = 3;
   }
   outputs['exit-code'] = String(code);
@@ -243,9 +244,9 @@ export async function runAction(io: Pick<CliIo, 'env' | 'stdout' | 'stderr' | 'f
       io.stderr.write(`rvs: warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}\n`);
     }
   }
-  if (code === 1) io.stdout.write(`::error title=rvs verdict fail::${redact(seen.report?.verdict.summary ?? '')}\n`);
+  if (code === 1) io.stdout.write(workflowCommand('error', redact(seen.report?.verdict.summary ?? ''), { title: 'rvs verdict fail' }));
   else if (code !== 0 && !inputError) {
-    io.stdout.write(`::error title=rvs::no pass verdict (exit code ${code})${problem ? `: ${redact(problem)}` : '; see the log above'}\n`);
+    io.stdout.write(workflowCommand('error', `no pass verdict (exit code ${code})${problem ? `: ${redact(problem)}` : '; see the log above'}`, { title: 'rvs' }));
   }
   return code;
 }

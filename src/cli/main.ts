@@ -9,6 +9,7 @@ import { ConfigOutputError, runApply, runExport } from './config-commands';
 import { formatMarkdown, formatRun, formatText, formatVerdict, type VerdictReport } from './format';
 import { ProgressReporter, type ProgressStream } from './progress';
 import { RvsFileError } from './rvs-file';
+import { workflowCommand } from './workflow-commands';
 
 /** Set by the CLI package's build (packages/cli/build.mjs); absent when run from the checkout through tsx. */
 declare const RVS_CLI_VERSION: string | undefined;
@@ -188,7 +189,7 @@ export async function main(io: CliIo): Promise<number> {
     for (const token of dashboardTokens(url)) {
       if (masked.has(token)) continue;
       masked.add(token);
-      stream.write(`::add-mask::${token}\n`);
+      stream.write(workflowCommand('add-mask', token));
     }
   };
   const client = new RvsClient({

@@ -202,6 +202,7 @@ describe('the Action run as a runner runs it (pull_request event), against a rea
   });
 
   const HEADER_SECRET = 'preview-token-7f3a9c1e5b';
+  const URL_KEY = 'k3y0f7h3pr3v13w00000000000000042';
 
   it('pass: the suite by name, the pull request head commit, target headers masked and never printed, metadata; outputs and a summary line', async () => {
     const { key, auth } = await stack.newTenant();
@@ -211,7 +212,7 @@ describe('the Action run as a runner runs it (pull_request event), against a rea
       'api-url': baseUrl,
       'api-key': key,
       suite: 'suite under test',
-      'target-url': fast.url,
+      'target-url': `${fast.url}/v2/${URL_KEY}`,
       'target-headers': `x-preview-token: ${HEADER_SECRET}\nx-team=ops`,
       metadata: '{"pr": 42, "labels": ["perf"]}',
       timeout: '2m',
@@ -229,8 +230,11 @@ describe('the Action run as a runner runs it (pull_request event), against a rea
 
     // Masked before anything else is printed; printed nowhere else, written to no file.
     const stdoutLines = result.stdout.split('\n');
-    expect(stdoutLines.slice(0, 3)).toEqual([`::add-mask::${key}`, `::add-mask::${HEADER_SECRET}`, '::add-mask::ops']);
-    expect(stdoutLines.slice(3).join('\n') + result.stderr + result.summary + JSON.stringify(result.outputs)).not.toContain(HEADER_SECRET);
+    // The target URL's key (a path segment a provider's key would be) is masked too.
+    expect(stdoutLines.slice(0, 4)).toEqual([`::add-mask::${key}`, `::add-mask::${HEADER_SECRET}`, '::add-mask::ops', `::add-mask::${URL_KEY}`]);
+    const printed = stdoutLines.slice(4).join('\n') + result.stderr + result.summary + JSON.stringify(result.outputs);
+    expect(printed).not.toContain(HEADER_SECRET);
+    expect(printed).not.toContain(URL_KEY);
 
     const run = (await stack.app.inject({ method: 'GET', url: `/v1/runs/${result.outputs['run-id']}`, headers: auth })).json<Record<string, any>>();
     expect(run.test_suite_id).toBe(suiteId);

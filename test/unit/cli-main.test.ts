@@ -217,7 +217,8 @@ describe('rvs run', () => {
     );
     expect(await h.run()).toBe(0);
     const stderr = h.stderr().split('\n');
-    expect(stderr[0]).toBe('::add-mask::live.Tok%2Ben');
+    // Escaped as a workflow command (`%` → %25): the runner unescapes it to the token as the link shows it.
+    expect(stderr[0]).toBe('::add-mask::live.Tok%252Ben');
     expect(stderr[1]).toBe('::add-mask::live.Tok+en');
     expect(stderr.findIndex((l) => l.includes('token=live'))).toBeGreaterThan(1);
     const stdout = h.stdout().split('\n');
@@ -227,7 +228,7 @@ describe('rvs run', () => {
     // Without --wait the run's link is on stdout, masked there first; outside Actions nothing is masked.
     const once = harness(['run', SUITE], { [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: live } }] }, { ...ENV, GITHUB_ACTIONS: 'true' });
     expect(await once.run()).toBe(0);
-    expect(once.stdout()).toMatch(/^::add-mask::live\.Tok%2Ben\n::add-mask::live\.Tok\+en\nrun /);
+    expect(once.stdout()).toMatch(/^::add-mask::live\.Tok%252Ben\n::add-mask::live\.Tok\+en\nrun /);
     const local = harness(['run', SUITE], { [`POST /suites/${SUITE}/runs`]: [{ status: 201, body: { ...runBody('queued'), dashboard_url: live } }] });
     expect(await local.run()).toBe(0);
     expect(local.stdout()).not.toContain('::add-mask::');

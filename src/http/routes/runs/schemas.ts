@@ -243,7 +243,7 @@ export const Check = component(
         not_comparable_reasons: z
           .object({
             context_slot: count.describe('answered at different context slots, never at one'),
-            history_depth: count.describe('one side answered a value, the other an error saying the data is beyond its ledger (Solana: -32001, -32007, -32009, -32011)'),
+            history_depth: count.describe('one side answered a value, the other an error saying the data is beyond its ledger (Solana: -32001, -32007, -32009, -32011; CometBFT: "height H is not available, lowest height is B")'),
           })
           .optional()
           .describe('not_comparable by reason (absent from verdicts judged before it)'),
