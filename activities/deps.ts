@@ -3,6 +3,7 @@ import type { Config } from '../src/config';
 import type { Sql } from '../src/db/client';
 import type { SecretBox } from '../src/crypto/secret-box';
 import { CampaignPacer } from '../src/probe/campaign-pacer';
+import { watchCampaignPacer } from '../src/metrics/pacer-metrics';
 import type { LoopBurn } from '../src/probe/prober-health';
 
 /** What the worker builds the activities from (createActivities). */
@@ -46,8 +47,14 @@ export function activityDepsFromConfig(config: Config, sql: Sql, box: SecretBox,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     publicUrl: config.publicUrl,
     tenantMaxProbeActivities: config.tenantMaxProbeActivities,
-    pacer: new CampaignPacer({ maxLoopDelayMs: config.campaignMaxLoopDelayMs }),
+    pacer: watchedPacer(new CampaignPacer({ maxLoopDelayMs: config.campaignMaxLoopDelayMs })),
     config,
     temporal,
   };
+}
+
+/** The worker's pacer, read by its metrics (rvs_campaign_pacer_*). */
+function watchedPacer(pacer: CampaignPacer): CampaignPacer {
+  watchCampaignPacer(pacer);
+  return pacer;
 }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../src/db/client';
 import { releaseProbeLease, renewProbeLease, takeProbeLease } from '../src/db/tenant-probe-cap';
+import { tenantProbeCapWaits } from '../src/metrics/pacer-metrics';
 import { pacingRoleOf } from '../src/domain/run-priority';
 import type { CampaignPacer, PaceGate } from '../src/probe/campaign-pacer';
 import { endAttemptWaiting } from './retry-recording';
@@ -42,6 +43,7 @@ export async function withProbeAdmission<T>(deps: ProbeAdmissionDeps, input: { r
     () => ({ taken: true, tenantId: null }),
   );
   if (!lease.taken) {
+    tenantProbeCapWaits.inc();
     endAttemptWaiting(
       ApplicationFailure.create({
         message: 'the tenant has its cap of probe activities in flight; this one waits',

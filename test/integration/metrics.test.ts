@@ -70,6 +70,11 @@ const WORKER_FAMILIES = [
   'rvs_runs_finished_total',
   'rvs_webhook_deliveries_total',
   'rvs_schedule_fires_total',
+  'rvs_campaign_pacer_limit',
+  'rvs_campaign_pacer_in_flight',
+  'rvs_campaign_pacer_campaigns',
+  'rvs_campaign_pacer_interactive',
+  'rvs_tenant_probe_cap_waits_total',
 ];
 /** Families only the API counts; never on the worker's port. */
 const API_FAMILIES = ['rvs_http_requests_total', 'rvs_http_request_duration_seconds', 'rvs_http_long_poll_duration_seconds', 'rvs_runs'];
@@ -336,6 +341,10 @@ describe('Prometheus /metrics of the worker process', () => {
       expect(valueOf(sample(families, 'rvs_activity_attempts_total', { activity })), activity).toBeGreaterThanOrEqual(1);
     }
     expect(valueOf(sample(families, 'rvs_runs_finished_total', { status: 'success', verdict }))).toBe(1);
+    // The worker's campaign pacing, read from its pacer: no campaign ran, nothing in flight, unthrottled; no tenant at its cap.
+    expect(valueOf(sample(families, 'rvs_campaign_pacer_limit', {}))).toBe(100_000);
+    expect(valueOf(sample(families, 'rvs_campaign_pacer_in_flight', {}))).toBe(0);
+    expect(valueOf(sample(families, 'rvs_tenant_probe_cap_waits_total', {}))).toBe(0);
     expect(families.families.get('rvs_activity_failures_total')!.type).toBe('COUNTER');
     expect(families.families.get('rvs_webhook_deliveries_total')!.type).toBe('COUNTER');
     // No failure of any kind in a run that went well.
