@@ -71,7 +71,8 @@ export async function withProbeAdmission<T>(deps: ProbeAdmissionDeps, input: { r
 /**
  * Runs a bookkeeping activity of a run (claim, plan, the steps after probing, finalize); one of an
  * interactive or scheduled run makes the worker's campaigns yield while it runs (CampaignPacer),
- * so a small run's whole path, not only its probing, finds the worker quiet.
+ * so a small run's whole path, not only its probing, finds the worker quiet. An attempt that
+ * throws (a claim over its tenant's run cap, asked again every 2 s) lets them resume at once.
  */
 export async function withInteractiveYield<T>(deps: Pick<ProbeAdmissionDeps, 'pacer'>, body: () => Promise<T>): Promise<T> {
   // No pacing, nothing to look up (tests call these activities outside an activity context too).
@@ -79,8 +80,11 @@ export async function withInteractiveYield<T>(deps: Pick<ProbeAdmissionDeps, 'pa
   const role = pacingRoleOf(Context.current().info.priority?.priorityKey);
   const entered = role === 'interactive' ? deps.pacer.enter(role) : undefined;
   try {
-    return await body();
-  } finally {
-    entered?.leave();
+    const result = await body();
+    entered?.leave('done');
+    return result;
+  } catch (error) {
+    entered?.leave('failed');
+    throw error;
   }
 }

@@ -13,7 +13,12 @@ export interface PaceGate {
 export interface PacedProbe {
   /** Set for campaign-class activities: the gate their closed-loop calls pass. */
   pace: PaceGate | undefined;
-  leave(): void;
+  /**
+   * The attempt ended. `failed`: it threw (a claim over its tenant's cap, a failure Temporal
+   * retries): no run step follows it at once, so an interactive one's campaigns resume without
+   * the linger — else a queued run asking every 2 s would pause the campaigns half the time.
+   */
+  leave(ended?: 'done' | 'failed'): void;
 }
 
 export interface CampaignPacerOptions {
@@ -77,10 +82,11 @@ export class CampaignPacer {
     if (role === 'campaign' && this.campaigns++ === 0) this.startSampling();
     return {
       pace: role === 'campaign' ? this.gate : undefined,
-      leave: () => {
+      leave: (ended = 'done') => {
         if (left) return;
         left = true;
-        if (role === 'interactive') {
+        if (role === 'interactive' && ended === 'failed') this.interactive--;
+        else if (role === 'interactive') {
           // The campaigns resume only after a short linger: the run's next activity (its finalize
           // after its probe) follows within a workflow task, and should find the worker as quiet.
           setTimeout(() => {

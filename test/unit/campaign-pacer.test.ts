@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
+import { withInteractiveYield } from '../../activities/probe-admission';
 import type { CallResult, JsonRpcClient } from '../../src/probe/json-rpc-client';
 import { CampaignPacer } from '../../src/probe/campaign-pacer';
 import { probeRange } from '../../src/probe/probe-range';
@@ -100,5 +102,24 @@ describe('CampaignPacer', () => {
     expect(nextSeq).toBe(20);
     expect(seen.sent).toBe(20);
     sweep.leave();
+  });
+});
+
+describe('withInteractiveYield: a bookkeeping activity of an interactive run', () => {
+  const interactiveInfo = { priority: { priorityKey: 1 } } as const;
+
+  it('makes the campaigns yield while it runs and a linger after it succeeds (its next step follows at once)', async () => {
+    const pacer = new CampaignPacer({ maxLoopDelayMs: 20, sampleLoop: false, interactiveLingerMs: 60_000 });
+    const env = new MockActivityEnvironment(interactiveInfo);
+    await env.run(() => withInteractiveYield({ pacer }, async () => expect(pacer.state.interactive).toBe(1)));
+    expect(pacer.state.interactive).toBe(1);
+  });
+
+  it('lets the campaigns resume at once when the attempt throws (a claim over its tenant\u2019s run cap, asked again every 2 s)', async () => {
+    const pacer = new CampaignPacer({ maxLoopDelayMs: 20, sampleLoop: false, interactiveLingerMs: 60_000 });
+    const env = new MockActivityEnvironment(interactiveInfo);
+    await expect(env.run(() => withInteractiveYield({ pacer }, async () => Promise.reject(new Error('the tenant has its cap of running runs'))))).rejects.toThrow('cap of running runs');
+    // Without this a queued run's claims (every 2 s, each with a 1 s linger) paused the campaigns half the time.
+    expect(pacer.state.interactive).toBe(0);
   });
 });
