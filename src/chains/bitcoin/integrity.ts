@@ -276,17 +276,19 @@ async function verifyBlockAnswer(call: IntegrityCall, answer: unknown, context: 
   const verbosity = call.params[1] ?? 1;
   if (verbosity === 0 || verbosity === false) throw new NotProvable('getblock verbosity 0 (a raw block): its transactions are not split out of the raw bytes here; ask verbosity 1 or 2');
   if (!isRecord(answer)) throw new ProvenWrong('$', 'a verbose block is an object');
-  if (!Array.isArray(answer.tx) || answer.tx.length === 0) throw new ProvenWrong('$.tx', 'a block lists at least its coinbase transaction');
-  if (answer.tx.length > MAX_BLOCK_TRANSACTIONS) throw new NotProvable(`the block lists ${answer.tx.length} transactions, more than the ${MAX_BLOCK_TRANSACTIONS} read`);
-  const entries: unknown[] = answer.tx;
-  const txids = entries.map((entry, i) => (typeof entry === 'string' ? entry : proveDecodedTransaction(entry, `$.tx[${i}]`).txid));
+  // btcd answers verbosity 2 with the transactions under `rawtx` (Core's old name) and no `tx`.
+  const listed = answer.tx === undefined && Array.isArray(answer.rawtx) ? 'rawtx' : 'tx';
+  const entries = answer[listed];
+  if (!Array.isArray(entries) || entries.length === 0) throw new ProvenWrong(`$.${listed}`, 'a block lists at least its coinbase transaction');
+  if (entries.length > MAX_BLOCK_TRANSACTIONS) throw new NotProvable(`the block lists ${entries.length} transactions, more than the ${MAX_BLOCK_TRANSACTIONS} read`);
+  const txids = (entries as unknown[]).map((entry, i) => (typeof entry === 'string' ? entry : proveDecodedTransaction(entry, `$.${listed}[${i}]`).txid));
   txids.forEach((txid, i) => {
-    if (!isHashHex(txid)) throw new ProvenWrong(`$.tx[${i}]`, 'not a txid');
+    if (!isHashHex(txid)) throw new ProvenWrong(`$.${listed}[${i}]`, 'not a txid');
   });
   const lower = txids.map((txid) => txid.toLowerCase());
   // Core refuses a block whose txid list repeats one (CVE-2012-2459: duplicated trailing
   // transactions leave the merkle root unchanged).
-  if (new Set(lower).size !== lower.length) throw new ProvenWrong('$.tx', 'the block lists a transaction twice');
+  if (new Set(lower).size !== lower.length) throw new ProvenWrong(`$.${listed}`, 'the block lists a transaction twice');
   if (answer.nTx !== undefined && answer.nTx !== lower.length) throw new ProvenWrong('$.nTx', `answered ${JSON.stringify(answer.nTx)}, the block lists ${lower.length} transactions`);
   const root = merkleRoot(lower);
   const fields = headerFromFields(answer);
@@ -296,7 +298,7 @@ async function verifyBlockAnswer(call: IntegrityCall, answer: unknown, context: 
     throw new ProvenWrong('$.merkleroot', `answered ${fields.merkleroot}, the block's ${lower.length} txids build merkle root ${root}, and the header with that root hashes to block ${hash}`);
   }
   await verifyVerboseHeader(hash, answer, context);
-  if (fields.merkleroot !== root) throw new ProvenWrong('$.tx', `the block's ${lower.length} listed txids build merkle root ${root}, not the proven header's ${fields.merkleroot}`);
+  if (fields.merkleroot !== root) throw new ProvenWrong(`$.${listed}`, `the block's ${lower.length} listed txids build merkle root ${root}, not the proven header's ${fields.merkleroot}`);
   context.memo.set(MEMO.txids(hash), lower);
   return hash;
 }
