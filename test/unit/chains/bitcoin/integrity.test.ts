@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { headerHash, powFunctionOf, serializeHeader, targetOf, type BlockHeader } from '../../src/chains/bitcoin/block-header';
-import { bitcoinIntegrity } from '../../src/chains/bitcoin/integrity';
-import { merkleBranch, merkleRoot, rootFromBranch } from '../../src/chains/bitcoin/merkle';
-import type { IntegrityAnchor, IntegrityCall, IntegrityContext, IntegrityFinding } from '../../src/chains/types';
+import { headerHash, powFunctionOf, serializeHeader, targetOf, type BlockHeader } from '../../../../src/chains/bitcoin/block-header';
+import { bitcoinIntegrity } from '../../../../src/chains/bitcoin/integrity';
+import { merkleBranch, merkleRoot, rootFromBranch } from '../../../../src/chains/bitcoin/merkle';
+import type { IntegrityAnchor, IntegrityCall, IntegrityContext, IntegrityFinding } from '../../../../src/chains/types';
 
 /*
  * The Bitcoin verifier on fixed vectors: the Bitcoin and Litecoin genesis blocks (their published
@@ -407,5 +407,76 @@ describe('links to the anchor by parent hashes', () => {
     endpoint.answers.set(`getblock ${JSON.stringify([other, 1])}`, { ...verboseHeader(at(2).header, other, 2), tx: [at(2).header.merkleroot] });
     const finding = await bitcoinIntegrity.verify({ method: 'getrawtransaction', params: [BITCOIN_GENESIS.merkleroot, true] }, { ...genesisCoinbaseVerbose(), blockhash: other }, ctx);
     expect(finding).toMatchObject({ kind: 'wrong', path: '$.blockhash', block: other });
+  });
+});
+
+describe('untrusted answers never make verify throw', () => {
+  const answers: unknown[] = [
+    null,
+    0,
+    -1,
+    'x',
+    'zz'.repeat(40),
+    [],
+    [[[]]],
+    {},
+    { hash: BITCOIN_GENESIS_HASH },
+    { ...verboseHeader(BITCOIN_GENESIS, BITCOIN_GENESIS_HASH, 0), height: -1 },
+    { ...verboseHeader(BITCOIN_GENESIS, BITCOIN_GENESIS_HASH, 0), version: 2 ** 40 },
+    { ...verboseHeader(BITCOIN_GENESIS, BITCOIN_GENESIS_HASH, 0), nonce: 1.5 },
+    { ...verboseHeader(BITCOIN_GENESIS, BITCOIN_GENESIS_HASH, 0), bits: '00000000' },
+    genesisBlock({ tx: 5 }),
+    genesisBlock({ tx: [] }),
+    genesisBlock({ tx: [BITCOIN_GENESIS.merkleroot, BITCOIN_GENESIS.merkleroot] }),
+    genesisBlock({ tx: [{ hex: 42 }] }),
+    genesisBlock({ tx: [{ ...genesisCoinbaseVerbose(), vin: 'no' }] }),
+    genesisBlock({ tx: [{ ...genesisCoinbaseVerbose(), vout: [{ value: 'fifty' }] }] }),
+    genesisBlock({ tx: [{ ...genesisCoinbaseVerbose(), vout: [{ value: 1e300, scriptPubKey: null }] }] }),
+    { ...genesisCoinbaseVerbose(), vin: [null] },
+    { ...genesisCoinbaseVerbose(), vin: [{ coinbase: 'ab', sequence: 4294967295, txinwitness: 'x' }] },
+    { ...genesisCoinbaseVerbose(), blockhash: 12 },
+    { ...genesisCoinbaseVerbose(), blockhash: BITCOIN_GENESIS_HASH },
+  ];
+  const calls: IntegrityCall[] = [
+    { method: 'getblockheader', params: [BITCOIN_GENESIS_HASH, true] },
+    { method: 'getblockheader', params: [BITCOIN_GENESIS_HASH, false] },
+    { method: 'getblockheader', params: [42] },
+    { method: 'getblock', params: [BITCOIN_GENESIS_HASH, 2] },
+    { method: 'getblock', params: [BITCOIN_GENESIS_HASH] },
+    { method: 'getblockhash', params: [0] },
+    { method: 'getblockhash', params: ['zero'] },
+    { method: 'getrawtransaction', params: [BITCOIN_GENESIS.merkleroot, true] },
+    { method: 'getrawtransaction', params: [BITCOIN_GENESIS.merkleroot, false] },
+    { method: 'getrawtransaction', params: [] },
+  ];
+
+  it('answers a finding for every malformed answer, with and without an anchor, when every proof call fails', async () => {
+    const kinds = new Set<string>();
+    for (const call of calls) {
+      for (const answer of answers) {
+        for (const anchor of [null, genesisAnchor]) {
+          const finding = await bitcoinIntegrity.verify(call, answer, context(emptyEndpoint(), { anchor }));
+          // Some are answers to another method that still prove (a header answer with extra members).
+          expect(['proven', 'wrong', 'not_provable']).toContain(finding.kind);
+          kinds.add(finding.kind);
+        }
+      }
+    }
+    expect(kinds).toEqual(new Set(['proven', 'wrong', 'not_provable']));
+  });
+
+  it('says a proof the endpoint would not give makes the answer not provable, without repeating the call\'s error', async () => {
+    const finding = await bitcoinIntegrity.verify({ method: 'getblockhash', params: [0] }, BITCOIN_GENESIS_HASH, context(emptyEndpoint()));
+    expect(finding).toEqual({
+      kind: 'not_provable',
+      reason: `the endpoint did not answer getblockheader "${BITCOIN_GENESIS_HASH}" false (to check the answered block exists), or the run's budget of extra requests is spent`,
+    });
+  });
+
+  it('does not prove a merged-mined Dogecoin header without an anchor (its work is in a parent block)', async () => {
+    const merged = { ...BITCOIN_GENESIS, version: 0x00620104 };
+    const hash = headerHash(serializeHeader(merged));
+    const finding = await bitcoinIntegrity.verify({ method: 'getblockheader', params: [hash, true] }, verboseHeader(merged, hash, 0), context(emptyEndpoint(), { slug: 'dogecoin' }));
+    expect(finding).toMatchObject({ kind: 'not_provable', reason: expect.stringMatching(/AuxPoW/) });
   });
 });
