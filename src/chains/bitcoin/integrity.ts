@@ -15,7 +15,7 @@ import {
 } from './block-header';
 import { NotProvable, ProvenWrong } from './integrity-findings';
 import { merkleBranch, merkleRoot, rootFromBranch } from './merkle';
-import { proveDecodedTransaction, proveRawTransaction } from './transaction-proof';
+import { proveDecodedTransaction, proveRawTransaction, splitRawTransactions } from './transaction-proof';
 
 /*
  * The Bitcoin family's integrity verifier (DESIGN.md §15). A block hash is the double SHA-256 of
@@ -60,6 +60,9 @@ const NOT_PROVABLE: Readonly<Record<string, string>> = {
 
 /** Longest `tx` list of a getblock answer read (a 4 MB block of the smallest transactions holds fewer). */
 export const MAX_BLOCK_TRANSACTIONS = 100_000;
+
+/** Longest raw block read, in hex digits: 4 MB, the largest block of the family's chains (Bitcoin's weight limit), twice over. */
+export const MAX_BLOCK_HEX = 16_000_000;
 
 const MEMO = {
   header: (hash: string) => `bitcoin:header:${hash}`,
@@ -241,21 +244,27 @@ async function proveHeader(bytes: Buffer, hash: string, height: bigint | null, c
   await linkToAnchor(hash, height, context, paths.height);
 }
 
+/**
+ * A raw header (getblockheader false, the first 80 bytes of a raw block) names no height: it is
+ * proven by its hash (the block asked for) and its work, and linked to the anchor at the height the
+ * endpoint's own verbose header gives it.
+ */
+async function proveRawHeader(bytes: Buffer, hash: string, context: IntegrityContext): Promise<void> {
+  await proveHeader(bytes, hash, null, context, { hash: '$', height: '$' }).catch(async (error: unknown) => {
+    if (!(error instanceof NotProvable) || context.anchor === null) throw error;
+    const described = await fetchProof(context, 'getblockheader', [hash, true], 'to learn the height of the block asked for');
+    const height = isRecord(described) ? heightOf(described.height, '$.height (getblockheader verbose, fetched for its height)') : null;
+    if (height === null) throw new NotProvable(`the endpoint's verbose header of ${hash} names no height`);
+    await linkToAnchor(hash, height, context, '$');
+  });
+}
+
 async function verifyHeaderAnswer(call: IntegrityCall, answer: unknown, context: IntegrityContext): Promise<string> {
   const hash = requestedHash(call);
   const verbose = call.params[1] ?? true;
   if (verbose === false || verbose === 0) {
     if (typeof answer !== 'string' || answer.length !== 2 * HEADER_BYTES || !/^[0-9a-f]+$/i.test(answer)) throw new ProvenWrong('$', `a header is ${HEADER_BYTES} bytes of hex`);
-    // A raw header names no height: it is proven by its hash (the block asked for) and its work,
-    // and linked through the endpoint's own header of it.
-    const bytes = Buffer.from(answer, 'hex');
-    await proveHeader(bytes, hash, null, context, { hash: '$', height: '$' }).catch(async (error: unknown) => {
-      if (!(error instanceof NotProvable) || context.anchor === null) throw error;
-      const described = await fetchProof(context, 'getblockheader', [hash, true], 'to learn the height of the block asked for');
-      const height = isRecord(described) ? heightOf(described.height, '$.height (getblockheader verbose, fetched for its height)') : null;
-      if (height === null) throw new NotProvable(`the endpoint's verbose header of ${hash} names no height`);
-      await linkToAnchor(hash, height, context, '$');
-    });
+    await proveRawHeader(Buffer.from(answer, 'hex'), hash, context);
     return hash;
   }
   if (!isRecord(answer)) throw new ProvenWrong('$', 'a verbose header is an object');
@@ -271,10 +280,32 @@ async function verifyVerboseHeader(hash: string, answer: Record<string, unknown>
   await proveHeader(bytes, hash, height, context, { hash: '$ (version, previousblockhash, merkleroot, time, bits, nonce)', height: '$.height' });
 }
 
+/** getblock verbosity 0: the header (its first 80 bytes) proven, and the transactions split out of the rest building its merkle root. */
+async function verifyRawBlockAnswer(hash: string, answer: unknown, context: IntegrityContext): Promise<string> {
+  if (typeof answer !== 'string' || !/^(?:[0-9a-f]{2})*$/i.test(answer)) throw new ProvenWrong('$', 'a raw block is hex');
+  if (answer.length > MAX_BLOCK_HEX) throw new NotProvable(`the raw block is ${answer.length.toLocaleString('en-US')} hex digits, more than the ${MAX_BLOCK_HEX.toLocaleString('en-US')} read`);
+  const bytes = Buffer.from(answer, 'hex');
+  if (bytes.length < HEADER_BYTES) throw new ProvenWrong('$', `a raw block starts with its ${HEADER_BYTES}-byte header`);
+  const headerBytes = bytes.subarray(0, HEADER_BYTES);
+  await proveRawHeader(headerBytes, hash, context);
+  const { txids, rest } = splitRawTransactions(bytes.subarray(HEADER_BYTES), MAX_BLOCK_TRANSACTIONS, '$');
+  if (rest > 0) {
+    // Litecoin's MWEB blocks carry their extension block after the transactions.
+    if (powFunctionOf(context.chain.slug) === 'scrypt') throw new NotProvable(`the raw block has ${rest} bytes after its transactions (an extension block such as Litecoin's MWEB), which are not read`);
+    throw new ProvenWrong('$', `the raw block has ${rest} bytes after its last transaction`);
+  }
+  if (new Set(txids).size !== txids.length) throw new ProvenWrong('$', 'the block holds a transaction twice');
+  const root = merkleRoot(txids);
+  const { merkleroot } = parseHeader(headerBytes);
+  if (root !== merkleroot) throw new ProvenWrong('$', `the block's ${txids.length} transactions build merkle root ${root}, not the proven header's ${merkleroot}`);
+  context.memo.set(MEMO.txids(hash), txids);
+  return hash;
+}
+
 async function verifyBlockAnswer(call: IntegrityCall, answer: unknown, context: IntegrityContext): Promise<string> {
   const hash = requestedHash(call);
   const verbosity = call.params[1] ?? 1;
-  if (verbosity === 0 || verbosity === false) throw new NotProvable('getblock verbosity 0 (a raw block): its transactions are not split out of the raw bytes here; ask verbosity 1 or 2');
+  if (verbosity === 0 || verbosity === false) return verifyRawBlockAnswer(hash, answer, context);
   if (!isRecord(answer)) throw new ProvenWrong('$', 'a verbose block is an object');
   // btcd answers verbosity 2 with the transactions under `rawtx` (Core's old name) and no `tx`.
   const listed = answer.tx === undefined && Array.isArray(answer.rawtx) ? 'rawtx' : 'tx';

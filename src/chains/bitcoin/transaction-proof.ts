@@ -1,4 +1,4 @@
-import { RawTx } from '@scure/btc-signer';
+import { CompactSize, RawTx } from '@scure/btc-signer';
 import { isRecord } from '../../domain/json-shape';
 import { displayHex, sha256d } from './block-header';
 import { NotProvable, ProvenWrong } from './integrity-findings';
@@ -32,20 +32,66 @@ export function proveRawTransaction(raw: unknown, path: string): ProvenTransacti
   if (raw.length > MAX_TRANSACTION_HEX) throw new ProvenWrong(path, `the raw transaction is ${raw.length.toLocaleString('en-US')} hex digits, longer than any transaction a block holds`);
   if (!HEX.test(raw)) throw new ProvenWrong(path, 'the raw transaction is not hex');
   const bytes = Buffer.from(raw, 'hex');
-  // Marker 0x00 then a flag other than segwit's 0x01: an extended serialization (Litecoin's MWEB
-  // flag 0x08) the parser does not read; honest, so not proven wrong.
-  const flag = bytes[5];
-  if (flag !== undefined && bytes[4] === 0x00 && flag !== 0x01) {
-    throw new NotProvable(`${path}: a transaction serialized with flag 0x${flag.toString(16).padStart(2, '0')} (an extension such as Litecoin's MWEB), which the parser does not read`);
-  }
+  refuseExtendedSerialization(bytes, path);
   let parsed: ParsedTx;
   try {
     parsed = RawTx.decode(bytes);
   } catch (error) {
-    throw new ProvenWrong(path, `the raw transaction does not parse: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`);
+    throw new ProvenWrong(path, `the raw transaction does not parse: ${parseFailure(error)}`);
   }
+  return hashed(parsed, bytes);
+}
+
+const parseFailure = (error: unknown): string => (error instanceof Error ? error.message.slice(0, 200) : 'malformed');
+
+/**
+ * Marker 0x00 then a flag other than segwit's 0x01: an extended serialization (Litecoin's MWEB
+ * flag 0x08) the parser does not read; honest, so not proven wrong.
+ */
+function refuseExtendedSerialization(bytes: Uint8Array, path: string): void {
+  const flag = bytes[5];
+  if (flag !== undefined && bytes[4] === 0x00 && flag !== 0x01) {
+    throw new NotProvable(`${path}: a transaction serialized with flag 0x${flag.toString(16).padStart(2, '0')} (an extension such as Litecoin's MWEB), which the parser does not read`);
+  }
+}
+
+function hashed(parsed: ParsedTx, bytes: Uint8Array): ProvenTransaction {
   const nonWitness = RawTx.encode({ ...parsed, segwitFlag: false, witnesses: undefined });
   return { txid: displayHex(sha256d(nonWitness)), wtxid: displayHex(sha256d(bytes)), bytes: bytes.length, parsed };
+}
+
+/**
+ * The txids of the transactions a raw block lists after its header (a CompactSize count, then each
+ * transaction), each parsed by the library's coders and its extent known by encoding it again (a
+ * serialization the coder would not write byte for byte is refused); `rest`: bytes after the last.
+ */
+export function splitRawTransactions(bytes: Uint8Array, maxCount: number, path: string): { txids: string[]; rest: number } {
+  let count: bigint;
+  try {
+    count = CompactSize.decode(bytes, { allowUnreadBytes: true });
+  } catch (error) {
+    throw new ProvenWrong(path, `the raw block's transaction count does not parse: ${parseFailure(error)}`);
+  }
+  if (count === 0n) throw new ProvenWrong(path, 'a block holds at least its coinbase transaction');
+  if (count > BigInt(maxCount)) throw new NotProvable(`the raw block holds ${count} transactions, more than the ${maxCount} read`);
+  let offset = CompactSize.encode(count).length;
+  const txids: string[] = [];
+  for (let i = 0; i < Number(count); i++) {
+    const at = `${path} (transaction ${i})`;
+    const rest = bytes.subarray(offset);
+    refuseExtendedSerialization(rest, at);
+    let parsed: ParsedTx;
+    try {
+      parsed = RawTx.decode(rest, { allowUnreadBytes: true });
+    } catch (error) {
+      throw new ProvenWrong(at, `the transaction does not parse: ${parseFailure(error)}`);
+    }
+    const encoded = RawTx.encode(parsed);
+    if (!Buffer.from(encoded).equals(Buffer.from(rest.subarray(0, encoded.length)))) throw new ProvenWrong(at, 'the transaction is not in its canonical serialization');
+    txids.push(hashed(parsed, encoded).txid);
+    offset += encoded.length;
+  }
+  return { txids, rest: bytes.length - offset };
 }
 
 const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

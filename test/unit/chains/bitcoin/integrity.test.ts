@@ -35,6 +35,9 @@ const LITECOIN_GENESIS: BlockHeader = {
   nonce: 2084524493,
 };
 
+const GENESIS_RAW_BLOCK = `${serializeHeader(BITCOIN_GENESIS).toString('hex')}01${BITCOIN_GENESIS_COINBASE}`;
+const TAMPERED_COINBASE_TXID = headerHash(Buffer.from(BITCOIN_GENESIS_COINBASE.replace('0100f2052a01', '0100f3052a01'), 'hex'));
+
 const bitsHex = (bits: number) => bits.toString(16).padStart(8, '0');
 
 /** A verbose header answer (getblockheader true) of `header` at `height`, as Core writes it. */
@@ -279,7 +282,30 @@ const cases: Case[] = [
   { name: 'gettxout', call: { method: 'gettxout', params: [BITCOIN_GENESIS.merkleroot, 0] }, answer: {}, expected: { kind: 'not_provable', reason: /UTXO set/ } },
   { name: 'getmempoolinfo', call: { method: 'getmempoolinfo', params: [] }, answer: {}, expected: { kind: 'not_provable', reason: /mempool/ } },
   { name: 'estimatesmartfee', call: { method: 'estimatesmartfee', params: [6] }, answer: {}, expected: { kind: 'not_provable', reason: /fee estimates/ } },
-  { name: 'getblock verbosity 0', call: { method: 'getblock', params: [BITCOIN_GENESIS_HASH, 0] }, answer: 'ab', expected: { kind: 'not_provable', reason: /raw block/ } },
+  {
+    name: 'Bitcoin genesis raw block (verbosity 0)',
+    call: { method: 'getblock', params: [BITCOIN_GENESIS_HASH, 0] },
+    answer: GENESIS_RAW_BLOCK,
+    expected: { kind: 'proven', block: BITCOIN_GENESIS_HASH },
+  },
+  {
+    name: 'a raw block with a tampered transaction',
+    call: { method: 'getblock', params: [BITCOIN_GENESIS_HASH, 0] },
+    answer: GENESIS_RAW_BLOCK.replace('0100f2052a01', '0100f3052a01'),
+    expected: { kind: 'wrong', path: '$', message: `getblock: the block's 1 transactions build merkle root ${merkleRoot([TAMPERED_COINBASE_TXID])}, not the proven header's ${BITCOIN_GENESIS.merkleroot}` },
+  },
+  {
+    name: 'a raw block with bytes after its transactions',
+    call: { method: 'getblock', params: [BITCOIN_GENESIS_HASH, 0] },
+    answer: `${GENESIS_RAW_BLOCK}00`,
+    expected: { kind: 'wrong', path: '$', message: 'getblock: the raw block has 1 bytes after its last transaction' },
+  },
+  {
+    name: 'a raw block cut inside its transaction',
+    call: { method: 'getblock', params: [BITCOIN_GENESIS_HASH, 0] },
+    answer: GENESIS_RAW_BLOCK.slice(0, 300),
+    expected: { kind: 'wrong', path: '$ (transaction 0)' },
+  },
 ];
 
 describe('bitcoinIntegrity.verify on fixed answers', () => {
