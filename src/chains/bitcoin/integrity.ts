@@ -35,6 +35,11 @@ import { proveDecodedTransaction, proveRawTransaction, splitRawTransactions } fr
  *
  * What no commitment covers (the UTXO set, mempools, fee estimates, the node's own state) is not
  * provable, and says why.
+ *
+ * `bits` is the header's own claim: it is not held to the chain's difficulty schedule (retargets,
+ * the network's proof-of-work limit; a catalog slug does not say mainnet from regtest). The
+ * anchor link is what rules out a side chain of easy headers; with no anchor, the work check only
+ * shows that the header is one the claimed difficulty admits.
  */
 
 const PROVABLE = new Set(['getblockheader', 'getblock', 'getblockhash', 'getrawtransaction']);
