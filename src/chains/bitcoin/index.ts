@@ -1,6 +1,7 @@
 import type { ChainAdapter } from '../types';
 import { plainComparison, plainHeightBesideHead, plainReadLevels, plainRpcErrorOutcome } from '../plain';
 import { isBitcoinHeadDependent, normalizeBitcoinResult, pinBitcoinParams } from './answers';
+import { bitcoinIntegrity } from './integrity';
 import { BITCOIN_CHAIN_PRESETS, BITCOIN_WORKLOAD_PRESETS } from './presets';
 import { bitcoinHead, bitcoinPinContext, btcdHeadSubscription, PINNED_HEIGHT_TEMPLATE, renderBitcoinHeight } from './head';
 
@@ -29,5 +30,6 @@ export const bitcoinAdapter: ChainAdapter = {
   methodName: { pattern: /^[a-z][a-z0-9_]*$/, message: 'must be a Bitcoin Core RPC method name (lower case)' },
   defaultMethods: [{ method: 'getblockcount', params: [], weight: 1 }],
   readLevels: plainReadLevels,
+  integrity: bitcoinIntegrity,
   presets: { chains: BITCOIN_CHAIN_PRESETS, workloads: BITCOIN_WORKLOAD_PRESETS },
 };
