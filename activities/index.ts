@@ -32,7 +32,7 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     probeSweepStep: (input) => withProbeAdmission(deps, input, () => probeSweepStep(probeDeps, input)),
     judgeSweepStep: (input) => judgeSweepStep(probeDeps, input),
     planSweepShards: (input) => planSweepShards(probeDeps, input),
-    probeSweepShard: (input) => probeSweepShard(probeDeps, input),
+    probeSweepShard: (input) => withProbeAdmission(deps, input, () => probeSweepShard(probeDeps, input)),
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => withInteractiveYield(deps, () => recheckHeadMoved(deps, input)),
     explainMismatches: (input) => withInteractiveYield(deps, () => explainRunMismatches(deps, input)),
