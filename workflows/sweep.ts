@@ -18,10 +18,17 @@ export const SWEEP_SHARDS_PATCH = 'sweep-shards';
  * start (and, on the first step, open its pool). The step's warm-up absorbs what is left.
  */
 export const SWEEP_STEP_LEAD_MS = 1_000;
+/**
+ * The lead of a step split into shards: also time to hand its shards out over the workers (a
+ * worker gives back a shard beyond its share until SPREAD_UNTIL_BEFORE_ANCHOR_MS before the anchor).
+ */
+export const SWEEP_SHARDED_STEP_LEAD_MS = 3_000;
 
 // The run workflow's options: a sweep's chunks are retried and heartbeated like its probe chunks.
 const sweepProbes = proxyActivities<Activities>(PROBE_OPTIONS);
 const sweepBookkeeping = proxyActivities<Activities>(BOOKKEEPING_OPTIONS);
+// Shards go through the queue's matching, never eagerly to the worker that completed the workflow task.
+const sweepShards = proxyActivities<Activities>({ ...PROBE_OPTIONS, allowEagerDispatch: false });
 
 /**
  * A capacity sweep (DESIGN §14): step by step, every target (candidates and the reference alike)
@@ -40,8 +47,8 @@ export async function runSweep(input: {
   const { runId, retry } = input;
   const shardsOfStep = patched(SWEEP_SHARDS_PATCH) ? (await sweepBookkeeping.planSweepShards({ runId })).shards : null;
   for (let step = 0; step < input.steps.length; step++) {
-    const anchorMs = Date.now() + SWEEP_STEP_LEAD_MS;
     const shards = shardsOfStep?.[step] ?? 1;
+    const anchorMs = Date.now() + (shards > 1 ? SWEEP_SHARDED_STEP_LEAD_MS : SWEEP_STEP_LEAD_MS);
     const stepFromSeq = input.steps[step]!;
     await Promise.all(
       input.targetIds.flatMap((targetId) => {
@@ -61,7 +68,7 @@ export async function runSweep(input: {
         return Array.from({ length: shards }, async (_, shard) => {
           let fromSeq = firstSeqOfShard(stepFromSeq, shard, shards);
           for (;;) {
-            const chunk = await sweepProbes.probeSweepShard({ runId, targetId, retry, step, fromSeq, anchorMs, shard, shards });
+            const chunk = await sweepShards.probeSweepShard({ runId, targetId, retry, step, fromSeq, anchorMs, shard, shards });
             if (chunk.done) return;
             fromSeq = chunk.nextSeq;
           }

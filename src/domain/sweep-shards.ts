@@ -28,6 +28,27 @@ export function shardCount(rate: number, limits: ShardLimits): number {
   return Math.max(1, Math.min(Math.max(1, Math.floor(limits.maxShards)), needed));
 }
 
+/**
+ * Shards per step within the tenant's cap on probe activities in flight (tenants.max_probe_activities,
+ * RVS_TENANT_MAX_PROBE_ACTIVITIES): a step runs `shards` activities on each of `targets` targets at
+ * once, and a shard over the cap would wait for a place until the others ended, so the step would
+ * not send its rate together. The step is sized to the cap instead (at least 1 shard per target):
+ * fewer shards, each sending more, its send lag judged as always.
+ */
+export function shardsWithinCap(shards: number, targets: number, tenantCap: number): number {
+  return Math.max(1, Math.min(shards, Math.floor(tenantCap / Math.max(1, targets))));
+}
+
+/**
+ * Shards of one step a worker process runs at once while the step's shards are being handed out:
+ * its share of them over the worker processes polling the queue (at least 1). Temporal gives a
+ * burst of tasks to whichever polls wait, in their order, and one process keeps up to ten polls
+ * per queue waiting: left alone, the first process to poll takes every shard of the step.
+ */
+export function shardsPerWorker(shards: number, workers: number): number {
+  return Math.max(1, Math.ceil(shards / Math.max(1, Math.floor(workers))));
+}
+
 /** The first seq at or after `fromSeq` that belongs to shard `shard` of `shards` (seq ≡ shard mod shards). */
 export function firstSeqOfShard(fromSeq: number, shard: number, shards: number): number {
   return fromSeq + ((((shard - fromSeq) % shards) + shards) % shards);

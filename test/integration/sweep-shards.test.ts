@@ -20,9 +20,10 @@ interface ShardRecord {
  * DESIGN §17: a sweep step above what one shard may send is split into shards (seq ≡ i mod K),
  * each its own activity on the task queue, and two worker processes polling it both run some.
  * The per-shard ceiling is lowered (RVS_SWEEP_SHARD_MAX_RPS) so a rate a 2-core test machine
- * sends easily already needs eight shards. The run starts once both workers poll: the step's
- * eight tasks are then matched at once to the polls waiting, and one worker holds only a few
- * (its pollers), so both get shards.
+ * sends easily already needs eight shards. The run starts once both workers poll. Temporal hands
+ * the step's eight tasks to the polls waiting in their order, and one worker keeps up to ten
+ * waiting: the workers spread them themselves (a worker gives back a shard beyond its share, ⌈8 ÷ 2⌉).
+ * Without that, one worker took 6 or 7 of them here, and all 8 in the run where this test timed out.
  */
 describe('a sweep step split into shards over two worker processes', () => {
   let stack: Stack;
@@ -83,6 +84,8 @@ describe('a sweep step split into shards over two worker processes', () => {
     );
     const before = await shardRecords();
     expect(new Set(before.map((r) => r.worker_pid))).toEqual(new Set(workers.map((w) => w.pid)));
+    // Each worker took its share of the step's shards, no more.
+    for (const worker of workers) expect(before.filter((r) => r.worker_pid === worker.pid).length, `shards on ${worker.pid}`).toBe(SHARDS / 2);
     const victim = workers[0]!;
     const survivor = workers[1]!;
     await killHard(victim);

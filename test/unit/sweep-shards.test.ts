@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstSeqOfShard, shardCount, shardOfSeq } from '../../src/domain/sweep-shards';
+import { firstSeqOfShard, shardCount, shardOfSeq, shardsPerWorker, shardsWithinCap } from '../../src/domain/sweep-shards';
 
 describe('shardCount', () => {
   it.each([
@@ -12,6 +12,33 @@ describe('shardCount', () => {
     { rate: 300, shardMaxRps: 100, maxShards: 2, k: 2 },
   ])('$rate calls/s, ≤ $shardMaxRps per shard, ≤ $maxShards shards → $k', ({ rate, shardMaxRps, maxShards, k }) => {
     expect(shardCount(rate, { shardMaxRps, maxShards })).toBe(k);
+  });
+});
+
+describe('shardsWithinCap: every shard of every target of a step holds a probe-activity place at once', () => {
+  it.each([
+    { shards: 8, targets: 1, cap: 10, k: 8 },
+    { shards: 8, targets: 2, cap: 10, k: 5 },
+    { shards: 8, targets: 3, cap: 10, k: 3 },
+    { shards: 4, targets: 2, cap: 10, k: 4 },
+    { shards: 8, targets: 2, cap: 16, k: 8 },
+    { shards: 8, targets: 4, cap: 3, k: 1 },
+    { shards: 1, targets: 11, cap: 10, k: 1 },
+  ])('$shards shards × $targets targets, cap $cap → $k', ({ shards, targets, cap, k }) => {
+    expect(shardsWithinCap(shards, targets, cap)).toBe(k);
+  });
+});
+
+describe('shardsPerWorker: the most shards of a step one worker takes while they are handed out', () => {
+  it.each([
+    { shards: 8, workers: 2, share: 4 },
+    { shards: 8, workers: 3, share: 3 },
+    { shards: 5, workers: 2, share: 3 },
+    { shards: 8, workers: 1, share: 8 },
+    { shards: 2, workers: 4, share: 1 },
+    { shards: 8, workers: 0, share: 8 },
+  ])('$shards shards over $workers workers → $share each at most', ({ shards, workers, share }) => {
+    expect(shardsPerWorker(shards, workers)).toBe(share);
   });
 });
 
