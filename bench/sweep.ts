@@ -4,9 +4,10 @@
  * processes (as `npm run worker` starts them) and their sample writes, against one fast loopback
  * JSON-RPC server (bench/rpc-server.ts, its own process), beside vegeta on the same server in the
  * same run. Each phase restarts the workers so that every step is split into two shards per worker
- * process (RVS_SWEEP_MAX_SHARDS = 2 × workers, a per-shard ceiling of 1 call/s); a step's shards
- * are matched at once to the polls waiting, so they spread over the processes (not exactly evenly:
- * Temporal decides).
+ * process (RVS_SWEEP_MAX_SHARDS = 2 × workers, a per-shard ceiling of 1 call/s); each process takes
+ * its share of a step's shards and hands the rest back (docs/sweeps.md), so they spread evenly —
+ * except that a process stopped in the last minute (the previous phase's) still counts as polling,
+ * and the shards beyond the live processes' shares are then taken half a second before the anchor.
  *
  * Printed per phase and rate: the step's status, achieved rate, send-lag p99 (its worst shard's),
  * latency p99, vegeta's p99 at that rate and the ratio; then the highest step held with send-lag
