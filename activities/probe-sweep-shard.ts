@@ -32,7 +32,7 @@ const SPREAD_RETRY = '100 milliseconds';
  */
 export const SPREAD_UNTIL_BEFORE_ANCHOR_MS = 500;
 /** A worker whose last poll of the queue is older than this is not counted (Temporal keeps a dead one's for minutes). */
-const POLLED_WITHIN_MS = 75_000;
+export const POLLED_WITHIN_MS = 75_000;
 
 /** Shards of each step (run, target, step) running on this worker process now. */
 const runningShards = new Map<string, number>();

@@ -5,9 +5,8 @@
  * JSON-RPC server (bench/rpc-server.ts, its own process), beside vegeta on the same server in the
  * same run. Each phase restarts the workers so that every step is split into two shards per worker
  * process (RVS_SWEEP_MAX_SHARDS = 2 × workers, a per-shard ceiling of 1 call/s); each process takes
- * its share of a step's shards and hands the rest back (docs/sweeps.md), so they spread evenly —
- * except that a process stopped in the last minute (the previous phase's) still counts as polling,
- * and the shards beyond the live processes' shares are then taken half a second before the anchor.
+ * its share of a step's shards and hands the rest back (docs/sweeps.md), so they spread evenly; a
+ * phase starts once the previous phase's stopped processes no longer count as polling.
  *
  * Printed per phase and rate: the step's status, achieved rate, send-lag p99 (its worst shard's),
  * latency p99, vegeta's p99 at that rate and the ratio; then the highest step held with send-lag
@@ -21,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { POLLED_WITHIN_MS } from '../activities/probe-sweep-shard';
 import { fmt, runBench, startRpcServer, startStack, startWorkerLike, stopWorker, table } from './lib';
 
 const RATES = (process.env.BENCH_SWEEP_RATES ?? '500,1000,2000,3000,4000,6000').split(',').map(Number);
@@ -69,7 +69,7 @@ async function vegetaP99(vegeta: string, url: string, rate: number, dir: string)
 
 /** Waits until `count` worker processes poll the activity queue (each bundles the workflows first). */
 async function waitForPollers(stack: Awaited<ReturnType<typeof startStack>>, count: number): Promise<void> {
-  const readyBy = Date.now() + 180_000;
+  const readyBy = Date.now() + 240_000;
   const started = Date.now();
   for (;;) {
     const queue = await stack.client.workflowService.describeTaskQueue({
@@ -79,8 +79,10 @@ async function waitForPollers(stack: Awaited<ReturnType<typeof startStack>>, cou
     });
     // Pollers seen in the last minute: the previous phase's may still be listed, so only new ones count.
     const fresh = (queue.pollers ?? []).filter((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= started - 1_000);
-    if (new Set(fresh.map((p) => p.identity)).size >= count) return;
-    if (Date.now() > readyBy) throw new Error(`${count} workers did not poll within 180 s`);
+    // And until the stopped ones no longer count as polling for the shards' spread (POLLED_WITHIN_MS).
+    const counted = (queue.pollers ?? []).filter((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= Date.now() - POLLED_WITHIN_MS);
+    if (new Set(fresh.map((p) => p.identity)).size >= count && new Set(counted.map((p) => p.identity)).size === count) return;
+    if (Date.now() > readyBy) throw new Error(`${count} workers did not poll (alone) within 240 s`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
