@@ -8,6 +8,7 @@ import { planRun } from './plan-run';
 import { probeChunk } from './probe-chunk';
 import { withInteractiveYield, withProbeAdmission } from './probe-admission';
 import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
+import { planSweepShards, probeSweepShard } from './probe-sweep-shard';
 import { recheckHeadMoved } from './recheck-head-moved';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { recordVantageUnavailable } from '../src/db/vantage';
@@ -30,6 +31,8 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     probeChunk: (input) => withProbeAdmission(deps, input, (pace) => probeChunk({ ...probeDeps, pace }, input)),
     probeSweepStep: (input) => withProbeAdmission(deps, input, () => probeSweepStep(probeDeps, input)),
     judgeSweepStep: (input) => judgeSweepStep(probeDeps, input),
+    planSweepShards: (input) => planSweepShards(probeDeps, input),
+    probeSweepShard: (input) => withProbeAdmission(deps, input, () => probeSweepShard(probeDeps, input)),
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => withInteractiveYield(deps, () => recheckHeadMoved(deps, input)),
     explainMismatches: (input) => withInteractiveYield(deps, () => explainRunMismatches(deps, input)),

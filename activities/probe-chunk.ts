@@ -11,6 +11,7 @@ import type { SampleRow } from '../src/db/samples-ingest';
 import { aggregateLatency } from '../src/db/samples-stats';
 import { OutboundAddressRefusedError } from '../src/net/guarded-lookup';
 import { recordProberHealth } from '../src/db/prober-health';
+import type { ProberHealthSample } from '../src/domain/verdict';
 import type { JsonRpcClient } from '../src/probe/json-rpc-client';
 import { performanceTimeAt, probeRange, type ProbedCall } from '../src/probe/probe-range';
 import { startProberHealth, type LoopBurn, type ProberHealthMonitor } from '../src/probe/prober-health';
@@ -60,9 +61,10 @@ export function measureProber(deps: ProbeDeps, key: { runId: string; targetId: s
     observe(results: readonly ProbedCall[]): void {
       for (const r of results) if (r.sendLagUs !== null) monitor.observeSendLag(r.sendLagUs);
     },
-    async finish(failed: boolean): Promise<void> {
+    async finish(failed: boolean): Promise<ProberHealthSample> {
       const sample = monitor.stop();
       if (!failed) await recordProberHealth(deps.sql, { ...key, attempt }, sample);
+      return sample;
     },
   };
 }

@@ -48,10 +48,32 @@ function sweepPlanOrFail(workload: Parameters<typeof sweepPlanOf>[0]): SweepPlan
  * loses nor doubles one.
  */
 export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput): Promise<ProbeSweepStepResult> {
+  return probeStepSeqs(deps, input, null);
+}
+
+/** What a shard adds to a step's chunk: it sends every `count`-th seq, and says where it ran. */
+export interface ShardOfStep {
+  index: number;
+  count: number;
+  /** Called once the attempt knows where it resumes (after the run and step were found). */
+  started(attempt: number, resumedSeq: number): Promise<void>;
+  finished(attempt: number, end: { nextSeq: number; sendLagP99Us: number | null }): Promise<void>;
+}
+
+/**
+ * The chunk of a step (shard null), or of one shard of it: the same probing, the shard sending
+ * only its seqs (stride) on the step's anchor and writing only those.
+ */
+export async function probeStepSeqs(deps: ProbeDeps, input: ProbeSweepStepInput, shard: ShardOfStep | null): Promise<ProbeSweepStepResult> {
   const { sql } = deps;
+  const activity = shard ? 'probeSweepShard' : 'probeSweepStep';
+  const stride = shard?.count ?? 1;
+  // A shard keeps a pool of its own: two shards of one target on one worker neither share its
+  // connections nor close them under each other (a failed chunk drops its pool).
+  const clientKey = shard ? `${input.targetId}#shard${shard.index}` : input.targetId;
   return withRetryRecording(
     sql,
-    { runId: input.runId, targetId: input.targetId, endpointId: null, activity: 'probeSweepStep', chunkSeq: input.fromSeq, retry: input.retry },
+    { runId: input.runId, targetId: input.targetId, endpointId: null, activity, chunkSeq: input.fromSeq, retry: input.retry },
     async (heartbeat) => {
       const context = Context.current();
       const targets = await findRunTargets(sql, input.runId);
@@ -68,7 +90,10 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
       await markTargetRunning(sql, target.id);
 
       const resumed = (context.info.heartbeatDetails as ProbeProgress | undefined)?.nextSeq ?? 0;
+      // A shard's seqs are input.fromSeq + k × stride: what it committed ends on one of them.
       const progress: ProbeProgress = { nextSeq: Math.max(input.fromSeq, resumed, step.fromSeq) };
+      const attempt = context.info.attempt;
+      await shard?.started(attempt, progress.nextSeq);
       const intervalMs = 1000 / step.rate;
       // Seq i of the step is due at anchor + (i − fromSeq) / rate, unless this chunk starts too late for that.
       const dueEpochMs = input.anchorMs + (progress.nextSeq - step.fromSeq) * intervalMs;
@@ -77,12 +102,17 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
       const deadlineMs = Date.now() + CHUNK_MAX_MS;
       const signal = context.cancellationSignal;
       const heartbeatTimer = setInterval(() => heartbeat({ ...progress }), HEARTBEAT_EVERY_MS);
-      const prober = measureProber(deps, { runId: run.id, targetId: target.id, activity: 'probeSweepStep', fromSeq: input.fromSeq });
+      const prober = measureProber(deps, {
+        runId: run.id,
+        targetId: target.id,
+        activity: shard ? `probeSweepShard/${input.step}.${shard.index}` : 'probeSweepStep',
+        fromSeq: input.fromSeq,
+      });
       let failed = true;
       try {
         const transport = workload.transport ?? 'http';
         const observeReference = targets.some((t) => t.role === 'reference');
-        const { client } = deps.clients.get(target.id, endpointClientVersion(endpoint, transport), () =>
+        const { client } = deps.clients.get(clientKey, endpointClientVersion(endpoint, transport), () =>
           openEndpointClient(deps, endpoint, {
             timeoutMs: workload.timeout_ms,
             connections: Math.max(workload.concurrency, SWEEP_CONNECTIONS),
@@ -109,6 +139,7 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
               plan: requestAt,
               from: progress.nextSeq,
               to: step.toSeq,
+              stride,
               concurrency: SWEEP_IN_FLIGHT_CONCURRENCY,
               batchSize: workload.batch_size ?? 1,
               ratePerSecond: step.rate,
@@ -119,7 +150,7 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
               batchMaxMs: BATCH_MAX_MS,
               onBatch: (results, fromSeq, toSeq) => {
                 prober.observe(results);
-                return writer.write({ runId: run.id, targetId: target.id, fromSeq, toSeq }, results.map(toRow));
+                return writer.write({ runId: run.id, targetId: target.id, fromSeq, toSeq, stride }, results.map(toRow));
               },
             });
           }
@@ -128,14 +159,15 @@ export async function probeSweepStep(deps: ProbeDeps, input: ProbeSweepStepInput
         }
         failed = false;
       } catch (error) {
-        await deps.clients.drop(target.id);
+        await deps.clients.drop(clientKey);
         throw asActivityFailure(error, endpoint.name);
       } finally {
         clearInterval(heartbeatTimer);
-        await prober.finish(failed);
+        const health = await prober.finish(failed);
+        if (!failed) await shard?.finished(attempt, { nextSeq: progress.nextSeq, sendLagP99Us: health.sendLagP99Us });
       }
       if (signal.aborted) {
-        await deps.clients.drop(target.id);
+        await deps.clients.drop(clientKey);
         await finishTarget(sql, target.id, 'cancelled', { stats: await aggregateLatency(sql, run.id, [target.id]) });
         throw signal.reason ?? new Error('cancelled');
       }

@@ -38,6 +38,17 @@ export interface ProbeSweepStepInput {
   anchorMs: number;
 }
 
+/** One chunk of one shard of a sharded sweep step (seq ≡ shard mod shards) on one target. */
+export interface ProbeSweepShardInput extends ProbeSweepStepInput {
+  shard: number;
+  shards: number;
+}
+
+/** How many shards each step of a run's sweep is split into (1: one activity per target, as unsharded). */
+export interface SweepShardsPlan {
+  shards: number[];
+}
+
 export interface ProbeSweepStepResult {
   nextSeq: number;
   /** The target has probed the whole step. */
@@ -151,6 +162,10 @@ export interface Activities {
   probeChunk(input: ProbeChunkInput): Promise<ProbeChunkResult>;
   /** Probes one chunk of one capacity-sweep step on one target (heartbeating, resumable). */
   probeSweepStep(input: ProbeSweepStepInput): Promise<ProbeSweepStepResult>;
+  /** Splits each step of the run's sweep into shards by its rate and the worker's shard limits. */
+  planSweepShards(input: { runId: string }): Promise<SweepShardsPlan>;
+  /** Probes one chunk of one shard of a sharded sweep step on one target (heartbeating, resumable). */
+  probeSweepShard(input: ProbeSweepShardInput): Promise<ProbeSweepStepResult>;
   /** Judges a probed sweep step and says whether the sweep stops (then finishes the targets). */
   judgeSweepStep(input: { runId: string; step: number }): Promise<SweepStepJudged>;
   /** Watches every target's and the reference's head at once for the suite's freshness.duration_s (heartbeating, resumable). */

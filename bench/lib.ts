@@ -177,6 +177,8 @@ export interface Stack {
   db: FreshDatabase;
   /** The worker's node process, started as `npm run worker` starts it. */
   worker: ChildProcess;
+  /** The service's variables the worker was started with (startWorkerLike starts more of them). */
+  workerEnv: Record<string, string>;
   /** The API's config, set up like the worker's. */
   config: Config;
   sql: Sql;
@@ -216,18 +218,7 @@ export async function startStack(parts: StackParts, options: { workerNodeOptions
     RVS_ALLOW_PRIVATE_TARGETS: 'true',
     LOG_LEVEL: 'warn',
   };
-  // As `npm run worker` starts it (package.json): node itself, with tsx as a loader, no tsx parent
-  // process. Only what the worker needs: PATH and HOME, and the service's own variables.
-  const worker = spawn(process.execPath, [...WORKER_NODE_ARGS, 'src/worker.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? os.homedir(),
-      ...env,
-      NODE_OPTIONS: workerNodeOptions(options.workerNodeOptions),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const worker = spawnWorker(env, options.workerNodeOptions);
   parts.worker = worker;
   const workerExit = new Promise<string>((resolve) =>
     worker.once('exit', (code, signal) => resolve(`worker exited (code ${code}, signal ${signal})`)),
@@ -256,6 +247,7 @@ export async function startStack(parts: StackParts, options: { workerNodeOptions
     temporal: temporalServer,
     db,
     worker,
+    workerEnv: env,
     config,
     sql,
     client,
@@ -284,11 +276,34 @@ export async function startStack(parts: StackParts, options: { workerNodeOptions
 }
 
 /**
+ * A worker process as `npm run worker` starts it (package.json): node itself, with tsx as a
+ * loader, no tsx parent process. Only what the worker needs: PATH and HOME, and the service's own
+ * variables.
+ */
+function spawnWorker(env: Record<string, string>, nodeOptions?: string, nodeArgs: readonly string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, ...WORKER_NODE_ARGS, 'src/worker.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.homedir(),
+      ...env,
+      NODE_OPTIONS: workerNodeOptions(nodeOptions),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+/** One more worker process on the stack's queue and database, with some variables of its own. */
+export function startWorkerLike(stack: Pick<Stack, 'workerEnv'>, extra: Record<string, string> = {}, nodeArgs: readonly string[] = []): ChildProcess {
+  return spawnWorker({ ...stack.workerEnv, ...extra }, undefined, nodeArgs);
+}
+
+/**
  * Stops the worker: one SIGTERM to its node process (a second SIGTERM would make the worker exit at
  * once instead of draining); SIGKILL to it and any child it still has after 15 s.
  * Only processes the benchmark started.
  */
-async function stopWorker(worker: ChildProcess): Promise<void> {
+export async function stopWorker(worker: ChildProcess): Promise<void> {
   if (worker.exitCode !== null || worker.signalCode !== null) return;
   const tree = [worker.pid!, ...descendants(worker.pid!)];
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_REGION, regionName } from './domain/vantage';
+import { DEFAULT_MAX_SHARDS, DEFAULT_SHARD_MAX_RPS, type ShardLimits } from './domain/sweep-shards';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -133,6 +134,10 @@ const envSchema = z.object({
   // while probes hold the rest; the limit is the prober's overload threshold (PROBER_OVERLOAD).
   RVS_WORKER_MIN_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(6),
   RVS_WORKER_MAX_LOOP_DELAY_MS: z.coerce.number().min(1).max(10_000).default(50),
+  // A sweep step above this many calls/s is split into shards, each its own activity, spread over
+  // every worker polling the probe queue (DESIGN §17); at most RVS_SWEEP_MAX_SHARDS of them.
+  RVS_SWEEP_SHARD_MAX_RPS: z.coerce.number().min(1).max(1_000_000).default(DEFAULT_SHARD_MAX_RPS),
+  RVS_SWEEP_MAX_SHARDS: z.coerce.number().int().min(1).max(64).default(DEFAULT_MAX_SHARDS),
   // Both metrics servers listen here, not on HOST: loopback unless the operator opens it to the
   // scraper's network (docker-compose.yml does, for Prometheus in the compose network).
   RVS_METRICS_HOST: listenHost.default('127.0.0.1'),
@@ -276,6 +281,8 @@ export interface Config {
   campaignMaxLoopDelayMs: number;
   /** Activity slots of one worker process (src/runtime/event-loop-slots.ts). */
   workerSlots: { minActivities: number; maxActivities: number; maxLoopDelayMs: number };
+  /** How a sweep step is split into shards (src/domain/sweep-shards.ts). */
+  sweepShards: ShardLimits;
   /** The address both metrics servers listen on (127.0.0.1 unless configured). */
   metricsHost: string;
   /** OpenTelemetry traces over OTLP/HTTP (protobuf) to this URL; null: off, at no cost (src/telemetry/tracing.ts). */
@@ -374,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxActivities: e.RVS_WORKER_MAX_ACTIVITIES,
       maxLoopDelayMs: e.RVS_WORKER_MAX_LOOP_DELAY_MS,
     },
+    sweepShards: { shardMaxRps: e.RVS_SWEEP_SHARD_MAX_RPS, maxShards: e.RVS_SWEEP_MAX_SHARDS },
     metricsHost: e.RVS_METRICS_HOST,
     tracing: tracingSettings(e),
     jwt: {

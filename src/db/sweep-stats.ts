@@ -10,6 +10,8 @@ import { orderStatistics } from './samples-stats';
 /** A pause between two sends of a step longer than this is an interruption (as probe-sweep-step re-anchors after 1 s). */
 export const INTERRUPTION_S = 1;
 
+const nullableNumber = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
 /** One target's step, as measured. */
 export interface SweepStepRow {
   step: number;
@@ -24,6 +26,7 @@ export interface SweepStepRow {
   /** Pauses longer than INTERRUPTION_S between two sends: a lost worker's step resumed by another. */
   interruptions: number;
   send_lag_p50_us: number | null;
+  /** A sharded step's: its worst shard's p99 (run_sweep_shards gives the shard count). */
   send_lag_p99_us: number | null;
   send_lag_max_us: number | null;
   /** Sorted successful latencies, µs, sparse: only the ranks `ranksFor(successful)` asked for. */
@@ -39,7 +42,6 @@ interface CountRow {
   sent_span_s: number | null;
   interruptions: number;
   lag_p50: number | null;
-  lag_p99: number | null;
   lag_max: number | null;
 }
 
@@ -56,6 +58,7 @@ export async function sweepStepRows(
 ): Promise<Map<string, SweepStepRow[]>> {
   const ids = targetIds as string[];
   const onlyStep = step === null ? sql`` : sql`and sweep_step = ${step}`;
+  const onlyStepOf = (alias: string) => (step === null ? sql`` : sql`and ${sql(alias)}.sweep_step = ${step}`);
   // A call's send time: its intended instant plus its send lag (started_at is the intended
   // instant when the call went out late, the send itself when a timer fired early).
   // The send rate is over the time the step was being sent: a pause longer than a re-anchor
@@ -77,11 +80,22 @@ export async function sweepStepRows(
       sum(gap_s) filter (where gap_s <= ${INTERRUPTION_S})::float8 as sent_span_s,
       (count(*) filter (where gap_s > ${INTERRUPTION_S}))::int as interruptions,
       percentile_disc(0.5) within group (order by send_lag_us) as lag_p50,
-      percentile_disc(0.99) within group (order by send_lag_us) as lag_p99,
       max(send_lag_us) as lag_max
     from gaps
     group by target_id, sweep_step
     order by target_id, sweep_step`;
+  // Send lag is judged per shard (DESIGN §17): a sharded step's p99 is its worst shard's, so one
+  // late worker is not averaged away by the others. An unsharded step is one shard.
+  const lags = await sql<{ target_id: string; step: number; lag_p99: number | null }[]>`
+    with shards as (
+      select target_id, step, max(shards) as k from run_sweep_shards where run_id = ${runId} group by target_id, step
+    ), per_shard as (
+      select s.target_id, s.sweep_step, percentile_disc(0.99) within group (order by s.send_lag_us) as p99
+      from run_samples s left join shards k on k.target_id = s.target_id and k.step = s.sweep_step
+      where s.run_id = ${runId} and s.target_id = any(${ids}::uuid[]) and s.sweep_step is not null and s.warmup = false ${onlyStepOf('s')}
+      group by s.target_id, s.sweep_step, mod(s.seq, coalesce(k.k, 1))
+    )
+    select target_id, sweep_step::int as step, max(p99) as lag_p99 from per_shard group by target_id, sweep_step`;
   const errorRows = await sql<{ target_id: string; step: number; class: string; n: number }[]>`
     select target_id, sweep_step::int as step, case when http_status = 429 then 'http_429' else outcome end as class, count(*)::int as n
     from run_samples
@@ -94,6 +108,7 @@ export async function sweepStepRows(
     classes[e.class] = e.n;
     errors.set(key(e.target_id, e.step), classes);
   }
+  const lagP99 = new Map(lags.map((l) => [key(l.target_id, l.step), l.lag_p99]));
   const byTarget = new Map<string, SweepStepRow[]>(ids.map((id) => [id, []]));
   for (const c of counts) {
     const successful = sql`run_id = ${runId} and target_id = ${c.target_id} and sweep_step = ${c.step} and warmup = false and ok`;
@@ -107,7 +122,7 @@ export async function sweepStepRows(
       interruptions: c.interruptions,
       achieved_rps: c.calls >= 2 && c.sent_span_s !== null && c.sent_span_s > 0 ? (c.calls - 1) / c.sent_span_s : null,
       send_lag_p50_us: c.lag_p50 === null ? null : Number(c.lag_p50),
-      send_lag_p99_us: c.lag_p99 === null ? null : Number(c.lag_p99),
+      send_lag_p99_us: nullableNumber(lagP99.get(key(c.target_id, c.step))),
       send_lag_max_us: c.lag_max === null ? null : Number(c.lag_max),
       latencies,
     });

@@ -75,6 +75,17 @@ export function stepOfSeq(plan: SweepPlan, seq: number): { step: number; warmup:
  */
 export const PROBER_ACHIEVED_MIN_SHARE = 0.9;
 export const PROBER_LAG_P99_MAX_MS = 20;
+/**
+ * A step within budget is credited only when the prober's own send lag stayed a small part of
+ * what it measured: send-lag p99 at most this share of the step's p95 latency, or at most
+ * PROBER_LAG_FLOOR_MS (a loopback endpoint answering in 0.3 ms cannot ask for a 30 µs sender, and a
+ * worker on a shared machine is preempted for a few ms now and then).
+ * Above it, the latency the step reports is largely our own lateness (latency counts from the
+ * intended instant), so the step is prober_behind (prober_send_lag), not `within`. A suite may set
+ * its own share (thresholds.sweep_send_lag_max_pct), e.g. for workers on a machine it knows is busy.
+ */
+export const PROBER_LAG_SHARE_MAX = 0.1;
+export const PROBER_LAG_FLOOR_MS = 5;
 
 /** A measured step of one endpoint, as finalize reads it (warm-up excluded). */
 export interface MeasuredStep {
@@ -93,7 +104,7 @@ export interface MeasuredStep {
 
 export const STEP_STATUSES = ['within', 'broken', 'prober_behind', 'no_calls'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
-export const STEP_REASONS = ['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'no_calls'] as const;
+export const STEP_REASONS = ['within_budget', 'success_rate_below_min', 'latency_above_max', 'no_successful_calls', 'prober_fell_behind', 'prober_send_lag', 'no_calls'] as const;
 export type StepReason = (typeof STEP_REASONS)[number];
 
 export interface StepJudgement {
@@ -107,14 +118,17 @@ export interface StepJudgement {
 export interface Budget {
   latencyP95MaxMs: number;
   successRateMinPct: number;
+  /** The share of the step's p95 its send-lag p99 may be (thresholds.sweep_send_lag_max_pct); default PROBER_LAG_SHARE_MAX. */
+  sendLagMaxShare?: number;
 }
 
 /**
  * One step against the budget. Errors the endpoint answered (429s, timeouts, refusals) break the
  * step whatever the prober did. A prober that sent too few calls per second is never credited
  * with the rate. Latency is measured from each call's intended instant, so the prober's own send
- * lag is inside it: a step within budget despite that lag held (the lag is reported), but a step
- * over the latency budget while the prober lagged cannot be blamed on the endpoint.
+ * lag is inside it: a step over the latency budget while the prober lagged cannot be blamed on the
+ * endpoint, and a step within budget whose send lag was more than a small part of its latency
+ * (PROBER_LAG_SHARE_MAX) is not credited either: what it measured was largely the prober.
  */
 export function judgeStep(m: MeasuredStep, budget: Budget): StepJudgement {
   if (m.calls === 0) return { status: 'no_calls', reason: 'no_calls', clearly: false, proberBehind: false };
@@ -130,6 +144,10 @@ export function judgeStep(m: MeasuredStep, budget: Budget): StepJudgement {
   if (m.p95.point > budget.latencyP95MaxMs) {
     if (lagging) return { status: 'prober_behind', reason: 'prober_fell_behind', clearly: false, proberBehind };
     return { status: 'broken', reason: 'latency_above_max', clearly: m.p95.lower > budget.latencyP95MaxMs, proberBehind };
+  }
+  const lagShareMaxMs = Math.max(PROBER_LAG_FLOOR_MS, (budget.sendLagMaxShare ?? PROBER_LAG_SHARE_MAX) * m.p95.point);
+  if (m.sendLagP99Ms !== null && m.sendLagP99Ms > lagShareMaxMs) {
+    return { status: 'prober_behind', reason: 'prober_send_lag', clearly: false, proberBehind: true };
   }
   return { status: 'within', reason: 'within_budget', clearly: false, proberBehind };
 }

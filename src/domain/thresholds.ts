@@ -55,6 +55,11 @@ export const THRESHOLDS = defs({
     schema: z.number().min(0).max(10_000),
     doc: 'capacity (a sweep): the knee must be at least this many calls/s (0–10,000; default: the sweep\'s lowest rate)',
   },
+  // Absent: PROBER_LAG_SHARE_MAX (a tenth of the step's p95), src/domain/sweep.ts.
+  sweep_send_lag_max_pct: {
+    schema: z.number().min(0).max(10_000),
+    doc: 'capacity (a sweep): most a step\'s send-lag p99 may be, percent of its p95 latency, before the step is prober_behind (prober_send_lag); default 10 (0–10,000)',
+  },
 });
 
 type Defs = typeof THRESHOLDS;

@@ -15,6 +15,12 @@ export interface ProbeRangeOptions {
   from: number;
   /** Exclusive upper bound; Infinity for campaigns bound by time only. */
   to: number;
+  /**
+   * Every how many seqs this range sends one (default 1): a shard of a sweep step sends from,
+   * from + stride, … (seq ≡ from mod stride), each at its own instant on the whole step's
+   * schedule, while the other shards send the seqs between. Results and batches hold only its seqs.
+   */
+  stride?: number;
   concurrency: number;
   /**
    * Calls the client sends as one batch (default 1). The calls of a batch are made in one turn:
@@ -60,6 +66,8 @@ export interface ProbeRangeResult {
   results: ProbedCall[];
   nextSeq: number;
 }
+
+const stride = (o: ProbeRangeOptions) => Math.max(1, Math.floor(o.stride ?? 1));
 
 const stopped = (o: ProbeRangeOptions, seq: number) =>
   seq >= o.to || o.signal?.aborted === true || (o.deadlineMs !== undefined && Date.now() >= o.deadlineMs);
@@ -109,12 +117,13 @@ class Prefix {
     private readonly batchCalls: number,
     private readonly onBatch: ProbeRangeOptions['onBatch'],
     private readonly batchMaxMs = Number.POSITIVE_INFINITY,
+    private readonly stride = 1,
   ) {
     this.base = from;
   }
 
   put(result: ProbedCall): void {
-    this.pending[result.seq - this.base] = result;
+    this.pending[(result.seq - this.base) / this.stride] = result;
     while (this.pending[this.ready] !== undefined) this.ready++;
     // One late answer can complete several batches at once.
     while (this.onBatch && this.ready >= this.batchCalls) this.emit(this.batchCalls);
@@ -130,7 +139,7 @@ class Prefix {
     const batch = this.pending.splice(0, count) as ProbedCall[];
     this.lastEmitMs = performance.now();
     const from = this.base;
-    this.base += count;
+    this.base += count * this.stride;
     this.ready -= count;
     if (this.onBatch) this.onBatch(batch, from, this.base);
     else for (const r of batch) this.collected.push(r);
@@ -142,7 +151,7 @@ class Prefix {
  * request that was started is awaited, so the results are always a gap-free prefix.
  */
 export async function probeRange(o: ProbeRangeOptions): Promise<ProbeRangeResult> {
-  const prefix = new Prefix(o.from, o.onBatch ? (o.batchCalls ?? 1_000) : Number.POSITIVE_INFINITY, o.onBatch, o.batchMaxMs);
+  const prefix = new Prefix(o.from, o.onBatch ? (o.batchCalls ?? 1_000) : Number.POSITIVE_INFINITY, o.onBatch, o.batchMaxMs, stride(o));
   const nextSeq = o.ratePerSecond ? await openLoop(o, o.ratePerSecond, prefix) : await closedLoop(o, prefix);
   prefix.flush();
   return { results: prefix.collected, nextSeq };
@@ -158,7 +167,8 @@ async function closedLoop(o: ProbeRangeOptions, prefix: Prefix): Promise<number>
     while (!halted()) {
       const release = o.pace ? await o.pace.acquire(halted) : null;
       if (o.pace && !release) break;
-      const seq = next++;
+      const seq = next;
+      next += stride(o);
       try {
         const result = (await o.client.call(o.plan(seq))) as ProbedCall;
         result.sendLagUs = null;
@@ -192,10 +202,11 @@ export const CATCH_UP_FACTOR = 2;
  */
 async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Prefix): Promise<number> {
   const batchSize = Math.max(1, o.batchSize ?? 1);
+  const every = stride(o);
   const slots = new Slots(o.concurrency * 16 * batchSize);
   const intervalMs = 1000 / ratePerSecond;
-  // A batch goes out at its first member's instant, the next batchSize intervals later.
-  const catchUpMs = (intervalMs * batchSize) / CATCH_UP_FACTOR;
+  // A batch goes out at its first member's instant, the next batchSize × stride intervals later.
+  const catchUpMs = (intervalMs * batchSize * every) / CATCH_UP_FACTOR;
   // Seq 0's instant: the shared anchor, or (unpaired) whatever puts `from` at now.
   const originMs = o.scheduleOriginMs ?? performance.now() - o.from * intervalMs;
   // When the previous call was let go: the next goes no sooner than catchUpMs after it. Never
@@ -212,7 +223,10 @@ async function openLoop(o: ProbeRangeOptions, ratePerSecond: number, prefix: Pre
     if (slots.full()) await slots.free();
     if (failure || stopped(o, seq)) break;
     const sentMs = performance.now();
-    for (let member = 0; member < batchSize && !stopped(o, seq); member++) send(seq++, dueMs, sentMs);
+    for (let member = 0; member < batchSize && !stopped(o, seq); member++) {
+      send(seq, dueMs, sentMs);
+      seq += every;
+    }
   }
   await slots.allFree();
   if (failure) throw failure.error;

@@ -12,7 +12,9 @@ describe('a worker killed in the middle of a sweep step', () => {
   const workers: ChildProcess[] = [];
   beforeAll(async () => {
     stack = await startStack({ worker: false });
-    node = await startFakeNode(answers.delay(2));
+    // Answers in 500 ms: the prober's own send lag on a busy test machine (tens of ms) stays a small
+    // part of the latency (a step whose lag is not is prober_behind, not within).
+    node = await startFakeNode(answers.delay(500));
   });
   afterAll(async () => {
     for (const worker of workers) if (isRunning(worker)) await killHard(worker);
@@ -28,7 +30,8 @@ describe('a worker killed in the middle of a sweep step', () => {
       candidates: [node.url],
       config: {
         workload: { sweep, concurrency: 2, warmup_requests: 0 },
-        thresholds: { latency_p95_max_ms: 1_000 },
+        // The prober's stalls on a busy test machine (100 ms and more) may be a large part of the latency.
+        thresholds: { latency_p95_max_ms: 2_000, sweep_send_lag_max_pct: 100 },
         retry: { max_attempts: 3, initial_interval_ms: 200 },
       },
     });

@@ -41,8 +41,10 @@ describe('a capacity sweep against a node whose capacity is known', () => {
     stack = await startStack();
     // Capacity 300 calls/s: 50, 100 and 200 hold; 400 is refused a quarter of the time once the burst is spent.
     // The burst (half a second) absorbs the bunching a busy test process causes at lower rates.
-    candidate = await startCapacityNode({ ratePerSecond: 300, burst: 150 });
-    reference = await startFakeNode(answers.ok());
+    // Both answer in about 500 ms, so the prober's own send lag on a busy test machine (tens of ms)
+    // stays a small part of the latency (a step whose lag is not is prober_behind, not within).
+    candidate = await startCapacityNode({ ratePerSecond: 300, burst: 150, baseMs: 500 });
+    reference = await startFakeNode(answers.delay(500));
   });
   afterAll(async () => {
     await candidate.close();
@@ -59,7 +61,9 @@ describe('a capacity sweep against a node whose capacity is known', () => {
       config: {
         workload: { sweep, concurrency: 4, warmup_requests: 0, timeout_ms: 2_000 },
         // A generous latency budget: on a shared machine the knee is the 429s', not a scheduler's hiccup.
-        thresholds: { latency_p95_max_ms: 250, success_rate_min_pct: 99, capacity_min_rps: 150 },
+        // The knee here is the node's 429s: the prober's own lag (judged in test/unit/sweep.test.ts and
+        // sweep-shards.test.ts) may be anything a test machine at load average 20 does to it.
+        thresholds: { latency_p95_max_ms: 1_000, success_rate_min_pct: 99, capacity_min_rps: 150, sweep_send_lag_max_pct: 10_000 },
       },
     });
     const created = await post<{ id: string }>(stack.app, `/v1/suites/${setup.suiteId}/runs`, auth);

@@ -49,6 +49,7 @@ describe('loadConfig: defaults', () => {
       tenantMaxProbeActivities: 10,
       campaignMaxLoopDelayMs: 20,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
+      sweepShards: { shardMaxRps: 1_000, maxShards: 8 },
       metricsHost: '127.0.0.1',
       tracing: null,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
@@ -146,6 +147,7 @@ describe('loadConfig: valid values', () => {
       tenantMaxProbeActivities: 10,
       campaignMaxLoopDelayMs: 20,
       workerSlots: { minActivities: 6, maxActivities: 20, maxLoopDelayMs: 50 },
+      sweepShards: { shardMaxRps: 1_000, maxShards: 8 },
       metricsHost: '127.0.0.1',
       tracing: null,
       jwt: { jwksUrl: undefined, issuer: undefined, audience: undefined, tenantClaim: 'tenant_id', publicKey: undefined, secret: undefined },
@@ -223,6 +225,7 @@ describe('loadConfig: rate limits', () => {
     expect(loadConfig({ RVS_TENANT_MAX_PROBE_ACTIVITIES: '4' }).tenantMaxProbeActivities).toBe(4);
     expect(loadConfig({}).campaignMaxLoopDelayMs).toBe(20);
     expect(loadConfig({ RVS_CAMPAIGN_MAX_LOOP_DELAY_MS: '35' }).campaignMaxLoopDelayMs).toBe(35);
+    expect(loadConfig({ RVS_SWEEP_SHARD_MAX_RPS: '500', RVS_SWEEP_MAX_SHARDS: '2' }).sweepShards).toEqual({ shardMaxRps: 500, maxShards: 2 });
     expect(loadConfig({ RVS_WORKER_METRICS_PORT: '9100' }).workerMetricsPort).toBe(9100);
     expect(loadConfig({ RVS_API_METRICS_PORT: '0' }).apiMetricsPort).toBe(0);
   });

@@ -42,6 +42,45 @@ function fakeNode(answerAfterMs: (seq: number) => number = () => 1): { client: J
 
 const plan = (seq: number): PlannedCall => ({ seq, method: 'eth_chainId', params: [] });
 
+describe('probeRange: a shard of a step (stride)', () => {
+  it('sends only its residue, each seq at its instant on the whole step\'s schedule, batches gap-free within the shard', async () => {
+    const stride = 3;
+    const originMs = performance.now() + 20;
+    const shards = [0, 1, 2].map((shard) => ({ shard, node: fakeNode(), batches: [] as [number, number, number[]][] }));
+    const ends = await Promise.all(
+      shards.map(({ shard, node, batches }) =>
+        probeRange({
+          client: node.client,
+          plan,
+          from: 10 + shard,
+          to: 25,
+          stride,
+          concurrency: 2,
+          ratePerSecond: 200,
+          scheduleOriginMs: originMs,
+          batchCalls: 2,
+          onBatch: (results, fromSeq, toSeq) => batches.push([fromSeq, toSeq, results.map((r) => r.seq)]),
+        }),
+      ),
+    );
+    // Together the shards send every seq of [10, 25) once; each resumes at its next own seq.
+    expect(shards.flatMap((s) => s.node.sent.map((x) => x.seq)).sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => 10 + i));
+    expect(ends.map((e) => e.nextSeq)).toEqual([25, 26, 27]);
+    for (const { shard, node, batches } of shards) {
+      for (const x of node.sent) {
+        expect(x.seq % stride).toBe((10 + shard) % stride);
+        expect(x.intendedMs).toBeCloseTo(originMs + x.seq * 5, 6);
+      }
+      // Batches name their own range [fromSeq, toSeq) in the shard's seqs, one after the other.
+      expect(batches.flatMap(([, , seqs]) => seqs)).toEqual(node.sent.map((x) => x.seq).sort((a, b) => a - b));
+      for (const [fromSeq, toSeq, seqs] of batches) {
+        expect(seqs[0]).toBe(fromSeq);
+        expect(toSeq).toBe(seqs[seqs.length - 1]! + stride);
+      }
+    }
+  });
+});
+
 describe('probeRange: open loop on a shared anchor', () => {
   it.each([
     { name: 'a first chunk', from: 0, to: 8 },

@@ -95,7 +95,10 @@ describe('judgeStep', () => {
     { name: 'p95 above, interval straddles', m: { p95: { point: 110, lower: 95, upper: 130 } }, status: 'broken', reason: 'latency_above_max', clearly: false },
     { name: 'prober late (send lag)', m: { sendLagP99Ms: 35, p95: { point: 150, lower: 120, upper: 180 } }, status: 'prober_behind', reason: 'prober_fell_behind', clearly: false },
     { name: 'prober short of the rate', m: { achievedRps: 80 }, status: 'prober_behind', reason: 'prober_fell_behind', clearly: false },
-    { name: 'prober late, yet within budget with its lag counted', m: { sendLagP99Ms: 35 }, status: 'within', reason: 'within_budget', clearly: false },
+    { name: 'prober late, within budget only with its own lag counted', m: { sendLagP99Ms: 35 }, status: 'prober_behind', reason: 'prober_send_lag', clearly: false },
+    { name: 'prober send lag above a tenth of the latency', m: { sendLagP99Ms: 7, p95: { point: 60, lower: 55, upper: 65 } }, status: 'prober_behind', reason: 'prober_send_lag', clearly: false },
+    { name: 'send lag a tenth of the latency holds', m: { sendLagP99Ms: 6, p95: { point: 60, lower: 55, upper: 65 } }, status: 'within', reason: 'within_budget', clearly: false },
+    { name: 'send lag under the 5 ms floor holds on a fast endpoint', m: { sendLagP99Ms: 4.9, p95: { point: 0.4, lower: 0.3, upper: 0.5 } }, status: 'within', reason: 'within_budget', clearly: false },
     { name: 'errors are the endpoint\'s even when the prober was late', m: { achievedRps: 80, successful: 100, successUpperPct: 40 }, status: 'broken', reason: 'success_rate_below_min', clearly: true },
     { name: 'nothing succeeded', m: { successful: 0, p95: null, successUpperPct: 1 }, status: 'broken', reason: 'success_rate_below_min', clearly: true },
     { name: 'p95 at the max holds', m: { p95: { point: 100, lower: 90, upper: 110 } }, status: 'within', reason: 'within_budget', clearly: false },
@@ -106,17 +109,25 @@ describe('judgeStep', () => {
   });
 });
 
+it('takes the suite\'s own send-lag share (thresholds.sweep_send_lag_max_pct)', () => {
+  const m = step({ sendLagP99Ms: 35, p95: { point: 60, lower: 55, upper: 65 } });
+  expect(judgeStep(m, BUDGET).reason).toBe('prober_send_lag');
+  expect(judgeStep(m, { ...BUDGET, sendLagMaxShare: 0.6 }).reason).toBe('within_budget');
+});
+
 describe('sweepStops', () => {
   const within = judgeStep(step({}), BUDGET);
   const clearly = judgeStep(step({ successful: 100, successUpperPct: 40 }), BUDGET);
   const barely = judgeStep(step({ successful: 295, successUpperPct: 99.4 }), BUDGET);
   const behind = judgeStep(step({ achievedRps: 50 }), BUDGET);
   const lateButHeld = judgeStep(step({ sendLagP99Ms: 35 }), BUDGET);
+  const lagUnderItsLatency = judgeStep(step({ sendLagP99Ms: 6, p95: { point: 60, lower: 55, upper: 65 } }), BUDGET);
   it.each([
     { name: 'one candidate clearly broken', js: [clearly], stops: true },
     { name: 'broken by a hair: one more step', js: [barely], stops: false },
     { name: 'prober behind', js: [behind], stops: true },
-    { name: 'prober late but the step held', js: [lateButHeld], stops: false },
+    { name: 'prober late, the step held only with its lag counted', js: [lateButHeld], stops: true },
+    { name: 'send lag a small part of the latency', js: [lagUnderItsLatency], stops: false },
     { name: 'one of two candidates still holds', js: [clearly, within], stops: false },
     { name: 'both done', js: [clearly, behind], stops: true },
     { name: 'no candidates', js: [], stops: false },

@@ -26,6 +26,8 @@ export interface CapacityDetails {
 export type CapacityCheck = CheckOf<'capacity', CapacityDetails>;
 
 export const PROBER_BEHIND_NOTE = 'the prober, not the endpoint, fell behind: this step is neither credited nor blamed';
+export const PROBER_SEND_LAG_NOTE =
+  "the prober's send-lag p99 was more than a tenth of the step's p95 latency (and over 5 ms): the latency measured was largely the prober's own lateness, so the step is not credited; run more workers (shards) or fewer sweeps at once";
 export const PROBER_LATE_NOTE = 'the prober sent late (send-lag p99 above 20 ms); the endpoint held the budget with that lag counted in its latency';
 
 const ms = (us: number | null) => (us === null ? null : round1(us / 1000));
@@ -68,7 +70,7 @@ function capacityStep(s: SweepStepInput, budget: Budget): CapacityStep {
     reason: judged.reason,
     clearly_broken: judged.clearly,
     prober_behind: judged.proberBehind,
-    note: judged.status === 'prober_behind' ? PROBER_BEHIND_NOTE : judged.proberBehind ? PROBER_LATE_NOTE : null,
+    note: judged.reason === 'prober_send_lag' ? PROBER_SEND_LAG_NOTE : judged.status === 'prober_behind' ? PROBER_BEHIND_NOTE : judged.proberBehind ? PROBER_LATE_NOTE : null,
   };
 }
 
@@ -87,7 +89,11 @@ const worst = (statuses: readonly CheckStatus[]): CheckStatus =>
 
 /** The budget every step is held to: the run's latency_p95_max_ms and success_rate_min_pct. */
 export function sweepBudget(thresholds: VerdictInput['thresholds']): Budget {
-  return { latencyP95MaxMs: thresholds.latency_p95_max_ms, successRateMinPct: thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT };
+  return {
+    latencyP95MaxMs: thresholds.latency_p95_max_ms,
+    successRateMinPct: thresholds.success_rate_min_pct ?? DEFAULT_SUCCESS_RATE_MIN_PCT,
+    ...(thresholds.sweep_send_lag_max_pct === undefined ? {} : { sendLagMaxShare: thresholds.sweep_send_lag_max_pct / 100 }),
+  };
 }
 
 /** Each candidate's knee against capacity_min_rps (default: the sweep's lowest rate): a sweep run only. */
