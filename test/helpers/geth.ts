@@ -33,6 +33,8 @@ export interface GethOptions {
   periodS?: number;
   /** --rpc.batch-request-limit: batches above this many calls are refused as a whole (geth's default 1,000). */
   batchRequestLimit?: number;
+  /** --http.api: the namespaces served over HTTP (default eth,net,web3). */
+  httpApi?: string;
 }
 
 /** The geth binary, or an error saying how to build it (tests never skip for want of it). */
@@ -74,7 +76,7 @@ export async function startGeth(options: GethOptions = {}): Promise<GethNode> {
     '--http.port',
     String(httpPort),
     '--http.api',
-    'eth,net,web3',
+    options.httpApi ?? 'eth,net,web3',
     '--ws',
     '--ws.addr',
     '127.0.0.1',
