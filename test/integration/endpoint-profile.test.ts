@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '../../src/chains/registry';
 import { discoverProfile } from '../../src/chains/profile';
 import { startAnvil, type AnvilNode } from '../helpers/anvil';
-import { gethFixture } from '../helpers/geth';
+import { gethFixture, type GethNode } from '../helpers/geth';
+import { until } from '../helpers/processes';
 import { httpProfileTransport, startProfileProxy, type ProfileProxy, type ProxyRule } from '../helpers/profile-proxy';
 
 /*
@@ -178,4 +179,55 @@ describe('EVM endpoint profile on geth', () => {
     expect(withDebug!.methods.txpool_status!.support).toBe('supported');
     expect(without!.methods.txpool_status!.support).toBe('not_found');
   }, 120_000);
+});
+
+describe('EVM endpoint profile on a geth pair: recent state history only vs archive', () => {
+  const TXS = 220;
+  const pruned = gethFixture({ periodS: 0, extraArgs: ['--state.scheme', 'path', '--gcmode', 'archive', '--history.state', '20'] });
+  const archive = gethFixture({ periodS: 0, extraArgs: ['--state.scheme', 'hash', '--gcmode', 'archive'] });
+
+  /** One transaction a block (--dev.period 0 seals one per transaction), each waited for. */
+  async function fill(node: GethNode): Promise<string> {
+    const [account] = (await node.rpc('eth_accounts')) as string[];
+    for (let i = 0; i < TXS; i += 1) {
+      const hash = await node.rpc('eth_sendTransaction', [{ from: account, to: '0x000000000000000000000000000000000000dEaD', value: '0x1' }]);
+      // geth answers "transaction indexing is in progress" for a while after it starts: asked again.
+      const receipt = () => node.rpc('eth_getTransactionReceipt', [hash]).catch(() => null);
+      await until(async () => ((await receipt()) === null ? undefined : true), 30_000, () => `receipt of ${String(hash)}`);
+    }
+    return account!;
+  }
+
+  /** The oldest block whose state the node answers, measured block by block. */
+  async function measuredOldest(node: GethNode, account: string, head: number): Promise<number> {
+    for (let height = 0; height <= head; height += 1) {
+      const answered = await node.rpc('eth_getTransactionCount', [account, `0x${height.toString(16)}`]).then(
+        () => true,
+        () => false,
+      );
+      if (answered) return height;
+    }
+    throw new Error('no state answered');
+  }
+
+  beforeAll(async () => {
+    await pruned.start();
+    await archive.start();
+  }, 120_000);
+  afterAll(async () => {
+    await pruned.close();
+    await archive.close();
+  });
+
+  it('finds the window geth really keeps, exactly, and the archive node full', async () => {
+    const account = await fill(pruned.node);
+    await fill(archive.node);
+    const head = Number(await pruned.node.rpc('eth_blockNumber'));
+    const oldest = await measuredOldest(pruned.node, account, head);
+    expect(oldest).toBeGreaterThan(0);
+    const windowed = await discoverProfile(evm, { transport: httpProfileTransport(pruned.node.httpUrl), ratePerS: 1000 });
+    expect(windowed!.archive).toMatchObject({ kind: 'window', oldest_correct_block: oldest });
+    const full = await discoverProfile(evm, { transport: httpProfileTransport(archive.node.httpUrl), ratePerS: 1000 });
+    expect(full!.archive).toMatchObject({ kind: 'full', oldest_correct_block: 0 });
+  }, 240_000);
 });

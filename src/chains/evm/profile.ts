@@ -70,12 +70,16 @@ export const EVM_PROFILE_CATALOG: readonly { method: string; params: unknown[] }
 ];
 
 /**
- * Texts by which EVM nodes say the state of a block is not held (pruned or beyond their history):
- * geth's "missing trie node …", "header not found", "historical state … is not available" and
- * "required historical state unavailable"; "state … is not available"/"pruned" of other clients.
+ * Texts by which EVM nodes say the state of a block is not held (pruned or beyond their history),
+ * geth v1.16's among them: "missing trie node …" (hash scheme), "header not found", "historical
+ * state %x is not available", "state %#x is not available", "historical state has been pruned,
+ * first: …" and "metadata is not found, N" (path scheme, below the kept state history,
+ * triedb/pathdb), "required historical state unavailable" (tracers); "pruned" and "old data not
+ * available" of other clients and providers. geth's "state histories haven't been fully indexed
+ * yet" is not among them: the node is still indexing, which says nothing of its depth.
  */
 const NOT_HELD_TEXT =
-  /missing trie node|header not found|historical state|state[^.]{0,40}(not available|unavailable)|state histories|pruned|pruning|old data not available|not available in (the )?database|unknown block|block not found/i;
+  /missing trie node|header not found|historical state|state [^ ]{0,80} ?is not available|state[^.]{0,40}unavailable|metadata is not found|pruned|pruning|old data not available|not available in (the )?database|unknown block|block not found/i;
 
 /** Whether an answer says the state asked for is not held (an error with one of the not-held texts). */
 export function isNotHeld(answer: ProfileAnswer): boolean {
@@ -199,7 +203,7 @@ class Discovery {
    * Archive depth by value. The truth at height t comes from the chain itself: the first
    * transaction of the first non-empty block b > t names its sender S and nonce k, so S's nonce at
    * every height t..b-1 is exactly k (empty blocks change no nonce). The endpoint's
-   * eth_getTransactionCount(S, t) must answer k; an answer equal to S's latest nonce instead is the
+   * eth_getTransactionCount(S, t) must answer k (blocks b ≤ t + 6 are looked at); an answer equal to S's latest nonce instead is the
    * latest state served for history. With a reference, the transaction is read from the reference.
    */
   private async archive(): Promise<void> {
@@ -209,6 +213,16 @@ class Discovery {
       this.profile.inconclusive_reasons.push('archive: no head above genesis to check history below');
       return;
     }
+    // The top: the newest height below a block with a transaction (dev chains seal empty blocks).
+    let top: number | null = null;
+    for (let b = head; b >= Math.max(1, head - 7) && top === null; b -= 1) {
+      const tx = await this.firstTransaction(b);
+      if (tx !== null && typeof tx !== 'string') top = b - 1;
+    }
+    if (top === null) {
+      this.profile.inconclusive_reasons.push(`archive: no transaction in the ${Math.min(8, head)} newest blocks to check history by`);
+      return;
+    }
     let latestAnswered = false;
     const check = async (t: number): Promise<HeightCheck> => {
       const outcome = await this.checkHeight(t, head);
@@ -216,11 +230,11 @@ class Discovery {
       if (outcome.outcome === 'wrong' && outcome.detail.startsWith('the latest value')) latestAnswered = true;
       return outcome.outcome;
     };
-    const found = await oldestHeld(check, { floor: 0, top: head - 1, maxChecks: 40 });
+    const found = await oldestHeld(check, { floor: 0, top, maxChecks: 40 });
     archive.checked_blocks = found.checked;
     if (found.oldest === null) {
       archive.kind = latestAnswered ? 'latest_for_history' : 'unknown';
-      if (!latestAnswered) this.profile.inconclusive_reasons.push(`archive: the state one block below the head (${head - 1}) was not answered correctly`);
+      if (!latestAnswered) this.profile.inconclusive_reasons.push(`archive: the state at block ${top}, below the head's newest transaction, was not answered correctly`);
       return;
     }
     archive.oldest_correct_block = found.oldest;
@@ -232,17 +246,32 @@ class Discovery {
     archive.kind = found.oldest === 0 ? 'full' : 'window';
   }
 
+  /** Block b's first transaction's sender and nonce, from the reference when there is one (null: no transaction; a string: why not read). */
+  private readonly transactions = new Map<number, { sender: string; nonce: number } | null | string>();
+  private async firstTransaction(b: number): Promise<{ sender: string; nonce: number } | null | string> {
+    const known = this.transactions.get(b);
+    if (known !== undefined) return known;
+    const tx = await (this.reference ?? this.call)('eth_getTransactionByBlockNumberAndIndex', [hex(b), '0x0']);
+    let found: { sender: string; nonce: number } | null | string;
+    if (tx.kind !== 'result') found = `block ${b}'s first transaction not read: ${messageOf(tx)}`;
+    else if (tx.result === null) found = null;
+    else {
+      const body = tx.result as { from?: unknown; nonce?: unknown };
+      const nonce = quantity(body.nonce);
+      found = typeof body.from === 'string' && /^0x[0-9a-f]{40}$/i.test(body.from) && nonce !== null ? { sender: body.from, nonce } : `block ${b}'s first transaction has no sender and nonce`;
+    }
+    this.transactions.set(b, found);
+    return found;
+  }
+
   private async checkHeight(t: number, head: number): Promise<ArchiveCheck> {
-    const truthSource = this.reference ?? this.call;
     let sender: string | null = null;
     let nonce: number | null = null;
-    for (let b = t + 1; b <= Math.min(head, t + 3); b += 1) {
-      const tx = await truthSource('eth_getTransactionByBlockNumberAndIndex', [hex(b), '0x0']);
-      if (tx.kind !== 'result') return { height: t, outcome: 'error', detail: `block ${b}'s first transaction not read: ${messageOf(tx)}` };
-      if (tx.result === null) continue;
-      const body = tx.result as { from?: unknown; nonce?: unknown };
-      if (typeof body.from === 'string' && /^0x[0-9a-f]{40}$/i.test(body.from)) sender = body.from;
-      nonce = quantity(body.nonce);
+    for (let b = t + 1; b <= Math.min(head, t + 6); b += 1) {
+      const tx = await this.firstTransaction(b);
+      if (typeof tx === 'string') return { height: t, outcome: 'error', detail: tx };
+      if (tx === null) continue;
+      ({ sender, nonce } = tx);
       break;
     }
     if (sender === null || nonce === null) {
@@ -266,7 +295,7 @@ class Discovery {
   private async checkByAccounts(t: number): Promise<ArchiveCheck> {
     const account = this.input.accounts[0];
     if (this.reference === null || account === undefined) {
-      return { height: t, outcome: 'error', detail: 'no transaction within 3 blocks above and no reference account to check by' };
+      return { height: t, outcome: 'error', detail: 'no transaction within 6 blocks above and no reference account to check by' };
     }
     const truth = await this.reference('eth_getBalance', [account, hex(t)]);
     if (truth.kind !== 'result') return { height: t, outcome: 'error', detail: `reference: ${messageOf(truth)}` };
