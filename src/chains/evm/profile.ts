@@ -282,6 +282,7 @@ class Discovery {
       return { height: t, outcome: isNotHeld(answer) ? 'not_held' : 'error', detail: messageOf(answer) };
     }
     const said = quantity(answer.result);
+    if (said === nonce && nonce === 0) return this.checkFunded(t, sender);
     if (said === nonce) return { height: t, outcome: 'correct', detail: `nonce ${nonce} of ${sender}` };
     const latest = await this.call('eth_getTransactionCount', [sender, 'latest']);
     const latestNonce = latest.kind === 'result' ? quantity(latest.result) : null;
@@ -289,6 +290,21 @@ class Discovery {
       return { height: t, outcome: 'wrong', detail: `the latest value: nonce ${said} of ${sender} where the chain says ${nonce}` };
     }
     return { height: t, outcome: 'wrong', detail: `nonce ${String(said)} of ${sender} where the chain says ${nonce}` };
+  }
+
+  /**
+   * Nonce 0 is also what an empty (pruned, zero-filled) state answers for every account; the sender
+   * then paid for its transaction, so its balance at t is not 0 (chains without gas fees would
+   * read as wrong here).
+   */
+  private async checkFunded(t: number, sender: string): Promise<ArchiveCheck> {
+    const balance = await this.call('eth_getBalance', [sender, hex(t)]);
+    if (balance.kind !== 'result') return { height: t, outcome: isNotHeld(balance) ? 'not_held' : 'error', detail: messageOf(balance) };
+    const value = typeof balance.result === 'string' && /^0x[0-9a-f]+$/i.test(balance.result) ? BigInt(balance.result) : null;
+    if (value === null) return { height: t, outcome: 'error', detail: 'eth_getBalance answered no quantity' };
+    return value > 0n
+      ? { height: t, outcome: 'correct', detail: `nonce 0 and a funded balance of ${sender}` }
+      : { height: t, outcome: 'wrong', detail: `nonce 0 and balance 0 of ${sender}, which paid for a later transaction: an empty state` };
   }
 
   /** No transaction near t: the callers' accounts, compared by balance with the reference (none: no check). */
