@@ -2,6 +2,7 @@ import type { ChainPreset, WorkloadPreset } from '../domain/catalog-presets';
 import type { NormalizeOptions } from '../domain/correctness';
 import type { PinnedContext, PinnedTemplates } from '../domain/workload';
 import type { SampleOutcome } from '../domain/sample-outcome';
+import type { EndpointProfile, ProfileCall } from '../domain/endpoint-profile';
 
 /*
  * What differs by chain family (DESIGN.md §11, STYLE rule 15). Each family is one folder
@@ -297,6 +298,12 @@ export interface ChainAdapter {
   readLevels: ReadLevels;
   /** Proofs of answers against the chain's commitments (the `integrity` check); none: the check is not applicable. */
   integrity?: IntegrityVerifier;
+  /**
+   * What the family can discover about an endpoint within a request budget, with harmless calls
+   * only (issue 35, DESIGN.md §16): methods and namespaces, archive depth by value, log limits,
+   * finality tags. None: the family discovers nothing yet.
+   */
+  profile?: ProfileDiscovery;
   /** Built-in catalog rows of this family (the migrate step writes them: db/catalog.ts syncBuiltinPresets). */
   presets: { chains: readonly ChainPreset[]; workloads: readonly WorkloadPreset[] };
 }
@@ -304,3 +311,24 @@ export interface ChainAdapter {
 /** A registry: the adapters a process knows, by family. Functions take one so tests can add a family. */
 export type ChainRegistry = Readonly<Partial<Record<string, ChainAdapter>>>;
 
+
+export type { EndpointProfile, ProfileAnswer, ProfileCall } from '../domain/endpoint-profile';
+
+/** What a family's discovery is handed (ProfileDiscovery.discover). */
+export interface ProfileDiscoveryInput {
+  /** The endpoint profiled: budgeted and paced by the engine (rejects with ProfileBudgetSpent once spent). */
+  call: ProfileCall;
+  /** A reference to check values against (its own budget); null: the endpoint is checked against its own chain. */
+  reference: ProfileCall | null;
+  /** Addresses (or the family's equivalents) whose state changes over the chain, to check history by; may be empty. */
+  accounts: readonly string[];
+  /** The budget `call` has, reported in the profile. */
+  budget: number;
+  /** Calls made so far on the endpoint and the reference (the engine counts them). */
+  used(): { endpoint: number; reference: number };
+}
+
+/** A family's discovery of an endpoint's profile. Never throws for what the endpoint answers: what it could not learn is in `inconclusive_reasons`. */
+export interface ProfileDiscovery {
+  discover(input: ProfileDiscoveryInput): Promise<EndpointProfile>;
+}

@@ -33,6 +33,10 @@ export interface GethOptions {
   periodS?: number;
   /** --rpc.batch-request-limit: batches above this many calls are refused as a whole (geth's default 1,000). */
   batchRequestLimit?: number;
+  /** --http.api: the namespaces served over HTTP (default eth,net,web3). */
+  httpApi?: string;
+  /** More flags (e.g. --state.scheme path --gcmode archive --history.state 20). */
+  extraArgs?: readonly string[];
 }
 
 /** The geth binary, or an error saying how to build it (tests never skip for want of it). */
@@ -74,7 +78,7 @@ export async function startGeth(options: GethOptions = {}): Promise<GethNode> {
     '--http.port',
     String(httpPort),
     '--http.api',
-    'eth,net,web3',
+    options.httpApi ?? 'eth,net,web3',
     '--ws',
     '--ws.addr',
     '127.0.0.1',
@@ -84,6 +88,7 @@ export async function startGeth(options: GethOptions = {}): Promise<GethNode> {
     'eth,net,web3',
     '--verbosity',
     '2',
+    ...(options.extraArgs ?? []),
     ...(options.batchRequestLimit === undefined ? [] : ['--rpc.batch-request-limit', String(options.batchRequestLimit)]),
   ];
   const spawned: Spawned = spawnInGroup(binary, args, {});
@@ -99,7 +104,8 @@ export async function startGeth(options: GethOptions = {}): Promise<GethNode> {
       async () => {
         if (spawned.child.exitCode !== null) throw new Error(`geth exited: ${spawned.output().slice(-2000)}`);
         const block = await anvilRpc(httpUrl, 'eth_blockNumber').catch(() => undefined);
-        return typeof block === 'string' && Number(block) >= 1 ? true : undefined;
+        // --dev.period 0 seals only when a transaction comes: answering is enough.
+        return typeof block === 'string' && Number(block) >= (options.periodS === 0 ? 0 : 1) ? true : undefined;
       },
       60_000,
       () => `geth sealing blocks on ${httpUrl} (${spawned.output().slice(-2000)})`,

@@ -4,6 +4,7 @@ import { plainComparison, plainHeightBesideHead, plainPinContext, plainReadLevel
 import { normalizeEvmResult } from './answers';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
+import { evmProfile } from './profile';
 
 /** Ethereum and every chain that speaks its JSON-RPC (execution-apis) over JSON-RPC 2.0. */
 export const evmAdapter: ChainAdapter = {
@@ -26,6 +27,7 @@ export const evmAdapter: ChainAdapter = {
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
   defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],
   readLevels: plainReadLevels,
+  profile: evmProfile,
   presets: {
     chains: EVM_CHAIN_PRESETS,
     workloads: EVM_WORKLOAD_PRESETS,
