@@ -2,6 +2,7 @@ import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
 import { plainComparison, plainHeightBesideHead, plainPinContext, plainReadLevels, plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
+import { evmIntegrity } from './integrity';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
 
@@ -26,6 +27,7 @@ export const evmAdapter: ChainAdapter = {
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
   defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],
   readLevels: plainReadLevels,
+  integrity: evmIntegrity,
   presets: {
     chains: EVM_CHAIN_PRESETS,
     workloads: EVM_WORKLOAD_PRESETS,
