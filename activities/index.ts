@@ -9,6 +9,7 @@ import { probeChunk } from './probe-chunk';
 import { withInteractiveYield, withProbeAdmission } from './probe-admission';
 import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
 import { recheckHeadMoved } from './recheck-head-moved';
+import { verifyIntegrity } from './verify-integrity';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { recordVantageUnavailable } from '../src/db/vantage';
 import { TenantAttempts } from './tenant-attempts';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => withInteractiveYield(deps, () => recheckHeadMoved(deps, input)),
     explainMismatches: (input) => withInteractiveYield(deps, () => explainRunMismatches(deps, input)),
+    verifyIntegrity: (input) => withInteractiveYield(deps, () => verifyIntegrity(deps, input)),
     finalizeRun: (input) => withInteractiveYield(deps, () => finalizeRun(deps, input)),
     recordVantageUnavailable: (input) => recordVantageUnavailable(deps.sql, input),
     enqueueWebhooks: (input) => enqueueWebhooks(deps, input),

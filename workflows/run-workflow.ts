@@ -279,6 +279,6 @@ async function endShielded(runId: string, outcome: { status: FinalizeRunResult['
 }
 
 /** Every check's steps before finalize (CHECK_STEPS), one after the other. */
-async function beforeFinalize(activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches'>, runId: string): Promise<void> {
+async function beforeFinalize(activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches' | 'verifyIntegrity'>, runId: string): Promise<void> {
   for (const step of Object.values(CHECK_STEPS)) await step.beforeFinalize?.(activities, runId);
 }

@@ -1,6 +1,6 @@
 import { createMPT, createMPTFromProof } from '@ethereumjs/mpt';
 import { decode } from '@ethereumjs/rlp';
-import type { IntegrityCall, IntegrityContext, IntegrityFinding, IntegrityVerifier } from '../types';
+import type { IntegrityCall, IntegrityContext, IntegrityFinding, IntegrityVerifier, PinCall } from '../types';
 import {
   EMPTY_LIST_HASH,
   Malformed,
@@ -528,8 +528,21 @@ async function verifyAnswer(call: IntegrityCall, answer: unknown, context: Integ
   }
 }
 
+/** The reference's hash of block `number`, its header self-consistent (null: it has no such block). */
+async function anchorAt(call: PinCall, number: bigint): Promise<string | null> {
+  const answer = await call('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
+  if (answer === null) return null;
+  try {
+    const header = selfConsistentHeader(record(answer, '$'), '$');
+    return header.number === number ? header.hash : null;
+  } catch {
+    return null;
+  }
+}
+
 export const evmIntegrity: IntegrityVerifier = {
   notProvable,
+  anchorAt,
   async verify(call, answer, context): Promise<IntegrityFinding> {
     const reason = notProvable(call.method);
     if (reason !== null) return { kind: 'not_provable', reason };
