@@ -98,7 +98,11 @@ describe('the integrity check in a run', () => {
   }
 
   /** A chain, an endpoint per url, a suite with the given candidates and reference, one run; its verdict. */
-  async function runWith(candidateUrls: string[], referenceUrl: string): Promise<{ verdict: Json; runId: string; endpointNames: string[] }> {
+  async function runWith(
+    candidateUrls: string[],
+    referenceUrl: string,
+    options: { suiteIntegrity?: boolean; runBody?: Json } = {},
+  ): Promise<{ verdict: Json; runId: string; endpointNames: string[] }> {
     const { auth } = await stack.newTenant();
     const chain = await post<{ id: string }>(stack.app, '/v1/chains', auth, { name: 'Integrity', slug: `integrity-${Date.now()}-${Math.random().toString(36).slice(2)}`, chain_id: 31337 });
     expect(chain.status, JSON.stringify(chain.body)).toBe(201);
@@ -117,7 +121,7 @@ describe('the integrity check in a run', () => {
       config: {
         targets: ids.slice(0, -1).map((endpoint_id) => ({ endpoint_id })),
         reference_endpoint_id: ids.at(-1),
-        integrity: {},
+        ...(options.suiteIntegrity === false ? {} : { integrity: {} }),
         workload: {
           methods: [
             { method: 'eth_getBalance', params: [to, '{{pinned_block}}'] },
@@ -139,8 +143,8 @@ describe('the integrity check in a run', () => {
       },
     });
     expect(suite.status, JSON.stringify(suite.body)).toBe(201);
-    expect(suite.body.config.integrity).toEqual({ enabled: true, trusted_block: null, max_requests: 200, max_anchor_distance: 256 });
-    const created = await post<{ id: string }>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth);
+    expect(suite.body.config.integrity).toEqual(options.suiteIntegrity === false ? undefined : { enabled: true, trusted_block: null, max_requests: 200, max_anchor_distance: 256 });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${suite.body.id}/runs`, auth, options.runBody);
     expect(created.status).toBe(201);
     const run = await waitForRun(stack.app, auth, created.body.id, 90_000);
     expect(run.status, JSON.stringify(run.retry_history)).toBe('success');
@@ -204,5 +208,24 @@ describe('the integrity check in a run', () => {
     expect(integrity.status).toBe('fail');
     expect(integrity.details.candidates[0].wrong_answers[0]).toMatchObject({ method: 'eth_getBalance', path: '$', message: expect.stringMatching(/answered 1000000000000000000 wei, the account proof/) });
     expect(verdict.verdict).toBe('fail');
+  });
+
+  it('a run\'s own trusted block anchors the proofs (on a suite without config.integrity); a trusted block the chain does not have fails them', async () => {
+    const block1 = (await anvil.rpc('eth_getBlockByNumber', ['0x1', false])) as Json;
+    const trusted = await runWith([anvil.httpUrl], anvil.httpUrl, { suiteIntegrity: false, runBody: { integrity: { trusted_block: { number: 1, hash: block1.hash } } } });
+    const integrity = check(trusted.verdict, 'integrity');
+    expect(integrity.status, integrity.message).toBe('pass');
+    expect(integrity.details.anchor).toEqual({ source: 'trusted_block', number: '1', hash: block1.hash });
+    expect(integrity.message).toMatch(/anchored on the trusted block \(block 1 0x[0-9a-f]{64}\)/);
+
+    const forged = await runWith([anvil.httpUrl], anvil.httpUrl, { suiteIntegrity: false, runBody: { integrity: { trusted_block: { number: 1, hash: `0x${'ab'.repeat(32)}` } } } });
+    const failed = check(forged.verdict, 'integrity');
+    expect(failed.status).toBe('fail');
+    expect(failed.details.candidates[0].wrong_answers[0].message).toMatch(/ancestry reaches block 1 at 0x[0-9a-f]{64}, the chain linked to the anchor \(trusted_block\) has 0x(ab){32} there/);
+  });
+
+  it('a suite without config.integrity has no integrity check', async () => {
+    const { verdict } = await runWith([anvil.httpUrl], anvil.httpUrl, { suiteIntegrity: false });
+    expect(check(verdict, 'integrity')).toBeUndefined();
   });
 });
