@@ -85,6 +85,9 @@ const calls = (): [string, IntegrityCall][] => [
   ['receipt with a log', { method: 'eth_getTransactionReceipt', params: [txHashes[2]] }],
   ['block receipts', { method: 'eth_getBlockReceipts', params: [txBlock] }],
   ['logs', { method: 'eth_getLogs', params: [{ fromBlock: txBlock, toBlock: txBlock }] }],
+  ['logs by topic over a range', { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: txBlock, topics: [`0x${'0'.repeat(62)}aa`] }] }],
+  ['logs by block hash and address', { method: 'eth_getLogs', params: [{ blockHash: txBlockHash, address: [contract] }] }],
+  ['no logs from an address that emitted none', { method: 'eth_getLogs', params: [{ fromBlock: txBlock, toBlock: txBlock, address: to }] }],
   ['balance', { method: 'eth_getBalance', params: [to, txBlock] }],
   ['balance of an absent account', { method: 'eth_getBalance', params: [`0x${'ab'.repeat(20)}`, txBlock] }],
   ['nonce', { method: 'eth_getTransactionCount', params: [from, txBlock] }],
@@ -167,6 +170,18 @@ describe('evmIntegrity against anvil', () => {
       () => ({ method: 'eth_getLogs', params: [{ fromBlock: txBlock, toBlock: txBlock }] }),
       (method, _params, result) => (method === 'eth_getLogs' ? (result as Record<string, unknown>[]).map((log) => ({ ...log, data: `0x${'0'.repeat(63)}8` })) : result),
       { path: '$[0].data', message: /answered data 0x0+8, the log at index 0 of block \d+ under receiptsRoot/ },
+    ],
+    [
+      'a log left out (eth_getLogs answered empty)',
+      () => ({ method: 'eth_getLogs', params: [{ fromBlock: txBlock, toBlock: txBlock }] }),
+      (method, _params, result) => (method === 'eth_getLogs' ? [] : result),
+      { path: '$', message: /the answer lacks the log at index 0 of block \d+ \(emitted by 0x[0-9a-f]{40}\) that the filter selects/ },
+    ],
+    [
+      'a log the filter does not select',
+      () => ({ method: 'eth_getLogs', params: [{ fromBlock: txBlock, toBlock: txBlock, topics: [`0x${'0'.repeat(62)}bb`] }] }),
+      (method, params, result) => (method === 'eth_getLogs' && (params[0] as { topics?: unknown }).topics ? anvil.rpc('eth_getLogs', [{ fromBlock: txBlock, toBlock: txBlock }]) : result),
+      { path: '$[0]', message: /is not one the filter selects/ },
     ],
     [
       'an account proof (a node changed)',

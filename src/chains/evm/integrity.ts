@@ -477,7 +477,80 @@ async function verifyBlockReceipts(call: IntegrityCall, answer: unknown, context
   return header.number.toString();
 }
 
-async function verifyLogs(answer: unknown, context: IntegrityContext): Promise<string | null> {
+/** What a log filter selects (eth_getLogs' first param); null: a filter whose selection this verifier does not read. */
+interface LogFilter {
+  /** The blocks the filter covers, by number (or one block by hash). */
+  blocks: { from: bigint; to: bigint } | { hash: string };
+  addresses: Set<string> | null;
+  /** Per position: null (any topic) or the topics allowed there. */
+  topics: (Set<string> | null)[];
+}
+
+function logFilter(param: unknown): LogFilter | null {
+  if (typeof param !== 'object' || param === null || Array.isArray(param)) return null;
+  const filter = param as Record<string, unknown>;
+  const number = (value: unknown) => (typeof value === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(value) ? BigInt(value) : null);
+  let blocks: LogFilter['blocks'];
+  if (typeof filter.blockHash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(filter.blockHash)) blocks = { hash: filter.blockHash.toLowerCase() };
+  else {
+    const [from, to] = [number(filter.fromBlock), number(filter.toBlock)];
+    // A tag (latest, safe, …) or an absent bound: which blocks it covered is not known.
+    if (from === null || to === null || to < from) return null;
+    blocks = { from, to };
+  }
+  const lowerSet = (value: unknown): Set<string> | null | undefined => {
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'string') return new Set([value.toLowerCase()]);
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.length === 0 ? null : new Set((value as string[]).map((v) => v.toLowerCase()));
+    return undefined;
+  };
+  const addresses = lowerSet(filter.address);
+  if (addresses === undefined) return null;
+  const topicsParam = filter.topics ?? [];
+  if (!Array.isArray(topicsParam) || topicsParam.length > 4) return null;
+  const topics = topicsParam.map(lowerSet);
+  if (topics.some((t) => t === undefined)) return null;
+  return { blocks, addresses, topics: topics as (Set<string> | null)[] };
+}
+
+function matchesFilter(filter: LogFilter, log: Record<string, unknown>): boolean {
+  if (filter.addresses && !filter.addresses.has(String(log.address).toLowerCase())) return false;
+  const topics = Array.isArray(log.topics) ? log.topics.map((t) => String(t).toLowerCase()) : [];
+  return filter.topics.every((allowed, i) => allowed === null || (topics[i] !== undefined && allowed.has(topics[i])));
+}
+
+/**
+ * For a filter over known blocks: every log of those blocks' proven receipts that the filter
+ * selects is in the answer (none missing), and every answered log is one the filter selects.
+ */
+async function checkLogsComplete(filter: LogFilter, logs: readonly Record<string, unknown>[], context: IntegrityContext): Promise<void> {
+  if ('from' in filter.blocks && filter.blocks.to - filter.blocks.from + 1n > BigInt(MAX_LOG_BLOCKS)) {
+    // Membership is proven; completeness over so many blocks is not read.
+    return;
+  }
+  const answered = new Set(logs.map((log, i) => `${toHex(data(log.blockHash, `$[${i}].blockHash`, 32))}:${Number(quantity(log.logIndex, `$[${i}].logIndex`))}`));
+  for (const [i, log] of logs.entries()) {
+    if (!matchesFilter(filter, log)) throw new Wrong(`$[${i}]`, `the log at index ${Number(quantity(log.logIndex, `$[${i}].logIndex`))} is not one the filter selects (address or topics)`, quantity(log.blockNumber, `$[${i}].blockNumber`).toString());
+  }
+  const headers: ProvenHeader[] = [];
+  if ('hash' in filter.blocks) headers.push(await headerAt(context, filter.blocks.hash));
+  else for (let n = filter.blocks.from; n <= filter.blocks.to; n += 1n) headers.push(await headerAt(context, `0x${n.toString(16)}`));
+  for (const header of headers) {
+    const receipts = await provenReceipts(context, header);
+    const flat = receipts.flatMap((receipt) => list(receipt.logs, '$.logs', 100_000).map((log) => record(log, '$.logs[]')));
+    for (const [logIndex, log] of flat.entries()) {
+      if (matchesFilter(filter, log) && !answered.has(`${header.hash}:${logIndex}`)) {
+        throw new Wrong('$', `the answer lacks the log at index ${logIndex} of block ${header.number} (emitted by ${String(log.address)}) that the filter selects, under receiptsRoot ${header.receiptsRoot}`, header.number.toString());
+      }
+    }
+  }
+  for (const [i, log] of logs.entries()) {
+    const number = quantity(log.blockNumber, `$[${i}].blockNumber`);
+    if (!headers.some((h) => h.number === number)) throw new Wrong(`$[${i}].blockNumber`, `the log is in block ${number}, outside the filter's blocks`, number.toString());
+  }
+}
+
+async function verifyLogs(call: IntegrityCall, answer: unknown, context: IntegrityContext): Promise<string | null> {
   const logs = list(answer, '$', MAX_LOGS).map((entry, i) => record(entry, `$[${i}]`));
   const blocks = [...new Set(logs.map((log, i) => toHex(data(log.blockHash, `$[${i}].blockHash`, 32))))];
   if (blocks.length > MAX_LOG_BLOCKS) throw new Unprovable(`eth_getLogs: the logs span ${blocks.length} blocks, more than the ${MAX_LOG_BLOCKS} read`);
@@ -508,6 +581,8 @@ async function verifyLogs(answer: unknown, context: IntegrityContext): Promise<s
       throw new Wrong(`$[${i}].transactionIndex`, `answered transaction ${Number(quantity(log.transactionIndex, `$[${i}].transactionIndex`))}, ${against} is of transaction ${proven.transactionIndex}`, number);
     }
   }
+  const filter = logFilter(call.params[0]);
+  if (filter !== null) await checkLogsComplete(filter, logs, context);
   return first;
 }
 
@@ -524,7 +599,7 @@ async function verifyAnswer(call: IntegrityCall, answer: unknown, context: Integ
     case 'eth_getBlockReceipts':
       return verifyBlockReceipts(call, answer, context);
     default:
-      return verifyLogs(answer, context);
+      return verifyLogs(call, answer, context);
   }
 }
 
