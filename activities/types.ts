@@ -24,6 +24,8 @@ export interface ClaimRunResult {
   vantageStartTimeoutMs?: number;
   /** A capacity sweep's steps (workload.sweep): the first seq of each; absent without one. */
   sweepSteps?: number[];
+  /** The suite enables the integrity step (config.integrity); absent without it. */
+  integrity?: true;
 }
 
 /** One chunk of one step of a capacity sweep on one target. */

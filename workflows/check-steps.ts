@@ -31,7 +31,7 @@ export interface CheckSteps {
    * On a run that probed successfully, after the probes and before finalize: asks the endpoints
    * what finalize then judges, through the activities of the run's ending path (cancellable or not).
    */
-  beforeFinalize?: (activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches' | 'verifyIntegrity'>, runId: string) => Promise<void>;
+  beforeFinalize?: (activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches' | 'verifyIntegrity'>, runId: string, claim: ClaimRunResult | null) => Promise<void>;
 }
 
 /** The checks that have steps, in the order the workflow runs them. */
@@ -48,10 +48,10 @@ export const CHECK_STEPS: Readonly<Partial<Record<CheckName, CheckSteps>>> = {
       await activities.explainMismatches({ runId });
     },
   },
-  // Ask each candidate the run's provable calls again and prove the answers; a no-op without config.integrity.
+  // Ask each candidate the run's provable calls again and prove the answers: runs whose suite enables it (config.integrity).
   integrity: {
-    beforeFinalize: async (activities, runId) => {
-      if (patched(INTEGRITY_PATCH)) await activities.verifyIntegrity({ runId });
+    beforeFinalize: async (activities, runId, claim) => {
+      if (claim?.integrity && patched(INTEGRITY_PATCH)) await activities.verifyIntegrity({ runId });
     },
   },
 };
