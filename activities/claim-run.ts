@@ -32,7 +32,7 @@ export async function claimRun(sql: Sql, input: { runId: string }, tenantCap = D
   const run = await findRun(sql, input.runId);
   if (!run) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'NotFound');
   const targets = await findRunTargets(sql, run.id);
-  const { retry, workload, freshness, vantagePoints, vantageStartTimeoutMs } = runSettingsOf(run);
+  const { retry, workload, freshness, vantagePoints, vantageStartTimeoutMs, integrity } = runSettingsOf(run);
   return {
     outcome: claimed ? 'claimed' : TERMINAL_RUN_STATUSES.includes(run.status) ? 'terminal' : 'already_claimed',
     targets: targets.map((t) => ({ targetId: t.id, role: t.role })),
@@ -49,5 +49,7 @@ export async function claimRun(sql: Sql, input: { runId: string }, tenantCap = D
     vantageStartTimeoutMs,
     // Only on sweep runs, so claims of other runs stay as they were recorded.
     ...(workload.sweep ? { sweepSteps: sweepPlanOf(workload.sweep)!.steps.map((s) => s.fromSeq) } : {}),
+    // Likewise only on runs that verify integrity.
+    ...(integrity ? { integrity: true as const } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { withInteractiveYield, withProbeAdmission } from './probe-admission';
 import { judgeSweepStep, probeSweepStep } from './probe-sweep-step';
 import { planSweepShards, probeSweepShard } from './probe-sweep-shard';
 import { recheckHeadMoved } from './recheck-head-moved';
+import { verifyIntegrity } from './verify-integrity';
 import { triggerScheduledRun } from './scheduled-trigger';
 import { recordVantageUnavailable } from '../src/db/vantage';
 import { TenantAttempts } from './tenant-attempts';
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps, clients: ClientCache = new 
     watchFreshness: (input) => watchFreshness(deps, input),
     recheckHeadMoved: (input) => withInteractiveYield(deps, () => recheckHeadMoved(deps, input)),
     explainMismatches: (input) => withInteractiveYield(deps, () => explainRunMismatches(deps, input)),
+    verifyIntegrity: (input) => withInteractiveYield(deps, () => verifyIntegrity(deps, input)),
     finalizeRun: (input) => withInteractiveYield(deps, () => finalizeRun(deps, input)),
     recordVantageUnavailable: (input) => recordVantageUnavailable(deps.sql, input),
     enqueueWebhooks: (input) => enqueueWebhooks(deps, input),

@@ -24,6 +24,8 @@ export interface ClaimRunResult {
   vantageStartTimeoutMs?: number;
   /** A capacity sweep's steps (workload.sweep): the first seq of each; absent without one. */
   sweepSteps?: number[];
+  /** The suite enables the integrity step (config.integrity); absent without it. */
+  integrity?: true;
 }
 
 /** One chunk of one step of a capacity sweep on one target. */
@@ -174,6 +176,8 @@ export interface Activities {
   recheckHeadMoved(input: { runId: string }): Promise<{ rechecked: number }>;
   /** Asks both sides the listed mismatches' calls once more and stores what differs. */
   explainMismatches(input: { runId: string }): Promise<{ explained: number }>;
+  /** Asks each candidate the run's provable calls again and proves the answers (config.integrity); stores the findings. */
+  verifyIntegrity(input: { runId: string }): Promise<{ verified: number }>;
   finalizeRun(input: FinalizeRunInput): Promise<FinalizeRunResult>;
   /** A region took none of a target's probe tasks within the schedule-to-start timeout: recorded as vantage_unavailable. */
   recordVantageUnavailable(input: { runId: string; region: string; targetId: string }): Promise<void>;

@@ -6,6 +6,9 @@ import { INFRASTRUCTURE_RETRY } from './activity-options';
 /** Marks executions that watch heads (config.freshness) beside the probes. */
 export const FRESHNESS_WATCH_PATCH = 'freshness-watch';
 
+/** Marks executions that run the integrity step (config.integrity) before finalize. */
+export const INTEGRITY_PATCH = 'integrity';
+
 // A head watch lasts its duration_s (at most an hour) and heartbeats every second it writes; a
 // lost worker is noticed within the heartbeat timeout and the watch resumes on another.
 const watching = proxyActivities<Activities>({
@@ -28,7 +31,7 @@ export interface CheckSteps {
    * On a run that probed successfully, after the probes and before finalize: asks the endpoints
    * what finalize then judges, through the activities of the run's ending path (cancellable or not).
    */
-  beforeFinalize?: (activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches'>, runId: string) => Promise<void>;
+  beforeFinalize?: (activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches' | 'verifyIntegrity'>, runId: string, claim: ClaimRunResult | null) => Promise<void>;
 }
 
 /** The checks that have steps, in the order the workflow runs them. */
@@ -43,6 +46,12 @@ export const CHECK_STEPS: Readonly<Partial<Record<CheckName, CheckSteps>>> = {
     beforeFinalize: async (activities, runId) => {
       await activities.recheckHeadMoved({ runId });
       await activities.explainMismatches({ runId });
+    },
+  },
+  // Ask each candidate the run's provable calls again and prove the answers: runs whose suite enables it (config.integrity).
+  integrity: {
+    beforeFinalize: async (activities, runId, claim) => {
+      if (claim?.integrity && patched(INTEGRITY_PATCH)) await activities.verifyIntegrity({ runId });
     },
   },
 };

@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { FinalizeRunResult, RetrySummary } from '../activities/types';
+import type { ClaimRunResult, FinalizeRunResult, RetrySummary } from '../activities/types';
 import { RETRIES_EXHAUSTED } from '../src/domain/retry-policy';
 import { probeTaskQueueForRegion, SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/constants';
 import { BOOKKEEPING_OPTIONS, INFRASTRUCTURE_RETRY, PROBE_OPTIONS } from './activity-options';
@@ -179,11 +179,14 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
     status: 'success',
     failureReason: null,
   };
+  // The claim of this execution, read by the checks' steps before finalize (null: the run was never claimed here).
+  let claimed: ClaimRunResult | null = null;
   try {
     // Everything up to finalizing is cancellable, the claim included: a run cancelled while
     // queued still ends as a cancelled run with a verdict.
     await CancellationScope.cancellable(async () => {
       const claim = await bookkeeping.claimRun({ runId });
+      claimed = claim;
       if (claim.outcome === 'terminal') throw ApplicationFailure.nonRetryable('run was already finished', 'RunFinished');
       setStatus({ status: 'running' });
       campaignEndsAtMs ??= claim.durationMs === null ? null : Date.now() + claim.durationMs;
@@ -240,8 +243,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
   }
   const result =
     outcome.status !== 'cancelled' && !CancellationScope.current().consideredCancelled && patched(CANCELLABLE_END_PATCH)
-      ? await endCancellably(runId, outcome)
-      : await endShielded(runId, outcome);
+      ? await endCancellably(runId, outcome, claimed)
+      : await endShielded(runId, outcome, claimed);
   setStatus(result);
   // Webhooks of the finished run (their own workflows deliver them); a cancelled run notifies too.
   if (patched(WEBHOOKS_PATCH)) await CancellationScope.nonCancellable(() => bookkeeping.enqueueWebhooks({ runId }));
@@ -252,10 +255,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<FinalizeRunR
  * Judges and ends a run that was not cancelled while probing; a cancel meanwhile stops the step
  * under way (each waits until its activity has stopped) and ends the run as cancelled instead.
  */
-async function endCancellably(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }): Promise<FinalizeRunResult> {
+async function endCancellably(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }, claim: ClaimRunResult | null): Promise<FinalizeRunResult> {
   try {
     return await CancellationScope.cancellable(async () => {
-      if (outcome.status === 'success') await beforeFinalize(ending, runId);
+      if (outcome.status === 'success') await beforeFinalize(ending, runId, claim);
       return ending.finalizeRun({ runId, ...outcome, ...(outcome.status === 'success' ? { stepsDone: true } : {}) });
     });
   } catch (error) {
@@ -265,20 +268,20 @@ async function endCancellably(runId: string, outcome: { status: FinalizeRunResul
 }
 
 /** Ends the run whatever happens to the workflow (executions before CANCELLABLE_END_PATCH, and cancelled runs). */
-async function endShielded(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }): Promise<FinalizeRunResult> {
+async function endShielded(runId: string, outcome: { status: FinalizeRunResult['status']; failureReason: string | null }, claim: ClaimRunResult | null): Promise<FinalizeRunResult> {
   // Finalizing must happen even when the workflow itself is being cancelled — and so must the
   // checks' steps of a successful run that talk to the endpoints before it, each an activity of
   // its own (finalize then only works on the database). Histories recorded before them take the
   // old path (finalize runs them).
   let stepsDone = false;
   if (outcome.status === 'success' && patched(RUN_STEPS_PATCH)) {
-    await CancellationScope.nonCancellable(() => beforeFinalize(finalizing, runId));
+    await CancellationScope.nonCancellable(() => beforeFinalize(finalizing, runId, claim));
     stepsDone = true;
   }
   return CancellationScope.nonCancellable(() => finalizing.finalizeRun({ runId, ...outcome, ...(stepsDone ? { stepsDone } : {}) }));
 }
 
 /** Every check's steps before finalize (CHECK_STEPS), one after the other. */
-async function beforeFinalize(activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches'>, runId: string): Promise<void> {
-  for (const step of Object.values(CHECK_STEPS)) await step.beforeFinalize?.(activities, runId);
+async function beforeFinalize(activities: Pick<Activities, 'recheckHeadMoved' | 'explainMismatches' | 'verifyIntegrity'>, runId: string, claim: ClaimRunResult | null): Promise<void> {
+  for (const step of Object.values(CHECK_STEPS)) await step.beforeFinalize?.(activities, runId, claim);
 }

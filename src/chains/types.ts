@@ -233,6 +233,12 @@ export interface IntegrityVerifier {
    * sent: a malformed answer or proof is `wrong` or `not_provable`.
    */
   verify(call: IntegrityCall, answer: unknown, context: IntegrityContext): Promise<IntegrityFinding>;
+  /**
+   * The hash of the block at `number` as the reference (a trusted endpoint) answers it, the run's
+   * anchor when the suite names no trusted block; null when it has none. A family without it
+   * anchors on a trusted block or its candidates' own headers only. Rejects when the call does.
+   */
+  anchorAt?(call: PinCall, number: bigint): Promise<string | null>;
 }
 
 export interface ChainAdapter {

@@ -196,7 +196,7 @@ export function endpointView(e: { url: string; ws_url?: string | null; header_na
  * Suite config fields a suite may leave out: absent, the service uses its default (and configs
  * stored before the field stay as they were), so the file and the request carry them only when set.
  */
-const OPTIONAL_SUITE_FIELDS = ['freshness', 'commitment', 'vantage_points', 'vantage_start_timeout_s'] as const;
+const OPTIONAL_SUITE_FIELDS = ['freshness', 'integrity', 'commitment', 'vantage_points', 'vantage_start_timeout_s'] as const;
 type OptionalSuiteFields = Partial<Pick<RvsFileSuite, (typeof OPTIONAL_SUITE_FIELDS)[number]>>;
 
 /** The suite config fields apply sends as one `config` (a change to any of them sends it whole). */

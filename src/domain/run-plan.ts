@@ -20,6 +20,8 @@ export interface RunSettings {
   pinnedBlock: number | null;
   /** The head watch, when the suite has one. */
   freshness: SuiteConfig['freshness'] | null;
+  /** The integrity step's settings, when the suite enables it (config.integrity). */
+  integrity: NonNullable<SuiteConfig['integrity']> | null;
   /** The regions each target is probed from; null: the main queue only (recorded as `local`). */
   vantagePoints: string[] | null;
   /** How long a region's probe may wait for a worker before the region is vantage_unavailable. */
@@ -44,6 +46,7 @@ export function runSettingsOf(run: RunSettingsSource): RunSettings {
     seed: Number(run.seed),
     pinnedBlock: run.pinned_block === null ? null : Number(run.pinned_block),
     freshness: config.freshness ?? null,
+    integrity: config.integrity?.enabled ? config.integrity : null,
     vantagePoints: config.vantage_points ?? null,
     vantageStartTimeoutMs: (config.vantage_start_timeout_s ?? DEFAULT_VANTAGE_START_TIMEOUT_S) * 1000,
   };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { chainIdSchema } from './chain-id';
 import { DEFAULT_VANTAGE_START_TIMEOUT_S } from './vantage';
-import { freshnessSchema, READ_LEVEL_NAMES, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
+import { freshnessSchema, integritySchema, READ_LEVEL_NAMES, retrySchema, suiteConfigSchema, thresholdsSchema, workloadSchema, WORKLOAD_LIMITS } from './suite-config';
 import { displayName } from './display-name';
 
 /**
@@ -92,6 +92,7 @@ export const rvsFileSuiteSchema = z
     thresholds: thresholdsSchema.prefault({}),
     retry: retrySchema.prefault({}),
     freshness: freshnessSchema.optional().describe('a head watch beside the workload (docs/freshness.md); left out: none'),
+    integrity: integritySchema.optional().describe('answers proven against the chain\'s commitments (docs/integrity.md); left out: no integrity check'),
     commitment: z.enum(READ_LEVEL_NAMES).optional().describe('the commitment level reads are made at, on families that have one (Solana); left out: the family\'s default'),
     vantage_points: suiteConfigSchema.shape.vantage_points.describe(
       'regions whose workers probe every target, each on its queue rvs-probe-<region> (DESIGN.md §14); left out: probed from the main queue only (region local)',

@@ -172,6 +172,31 @@ export const freshnessSchema = z.strictObject({
 
 export type FreshnessConfig = z.infer<typeof freshnessSchema>;
 
+/** Bounds of the integrity step (DESIGN.md §15): requests it may add per run, blocks a header may be from the anchor. */
+export const INTEGRITY_LIMITS = { maxRequests: 5_000, maxAnchorDistance: 10_000 } as const;
+
+/**
+ * The integrity check (DESIGN.md §15, docs/integrity.md): each answer of a provable method is
+ * proven against a header the run trusts — `trusted_block` when given, else the reference's hash
+ * of the pinned block, else the candidate's own headers (self-consistency).
+ */
+export const integritySchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  trusted_block: z
+    .strictObject({
+      number: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x-prefixed hash'),
+    })
+    .nullable()
+    .default(null),
+  /** Requests the step may send each candidate beyond the probes (the calls re-asked and their proofs). */
+  max_requests: z.number().int().min(1).max(INTEGRITY_LIMITS.maxRequests).default(200),
+  /** A header farther than this from the anchor is not linked to it: its answers are not provable. */
+  max_anchor_distance: z.number().int().min(0).max(INTEGRITY_LIMITS.maxAnchorDistance).default(256),
+});
+
+export type IntegrityConfig = z.infer<typeof integritySchema>;
+
 /**
  * The names `config.commitment` accepts (its public enum): every read level some chain family
  * declares (ChainAdapter.readLevels; a registry test checks this is their union). What a level
@@ -215,6 +240,8 @@ export const suiteConfigSchema = z
     retry: retrySchema.prefault({}),
     // Absent: no head watch (and configs stored before it stay byte for byte as they were).
     freshness: freshnessSchema.optional(),
+    // Absent: no integrity step (and configs stored before it stay byte for byte as they were).
+    integrity: integritySchema.optional(),
     // Absent: the family's default level (and configs stored before it stay as they were).
     commitment: z.enum(READ_LEVEL_NAMES).optional(),
     // Regions whose workers probe every target (DESIGN.md §14). Absent: probed from wherever a

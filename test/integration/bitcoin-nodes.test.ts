@@ -39,8 +39,10 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     endpoints: { candidate: { url: string; headers?: Record<string, string> }; reference: { url: string; headers?: Record<string, string> } },
     methods: Json[],
     requests: number,
+    options: { slugPrefix?: string; config?: Json } = {},
   ) {
-    const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Regtest', slug: `regtest-${Date.now()}-${Math.random().toString(36).slice(2)}`, family: 'bitcoin' });
+    const slug = `${options.slugPrefix ?? 'regtest'}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const chain = await post<Json>(stack.app, '/v1/chains', auth, { name: 'Regtest', slug, family: 'bitcoin' });
     expect(chain.status, JSON.stringify(chain.body)).toBe(201);
     const endpoint = async (name: string, e: { url: string; headers?: Record<string, string> }) => {
       const created = await post<Json>(stack.app, '/v1/endpoints', auth, { chain_id: chain.body.id, name, url: e.url, headers: e.headers ?? {}, timeout_ms: 5_000 });
@@ -58,6 +60,7 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
         workload: { methods, requests_per_target: requests, concurrency: 4, warmup_requests: 2, timeout_ms: 5_000, block_lag: BLOCK_LAG },
         retry: { max_attempts: 2, initial_interval_ms: 200 },
         thresholds: { correctness_enabled: true, correctness_min_pct: 100, latency_p95_max_ms: 5_000, latency_vs_reference_max_pct: 10_000 },
+        ...options.config,
       },
     });
     expect(suite.status, JSON.stringify(suite.body)).toBe(201);
@@ -85,6 +88,7 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
       pinnedContext: row!.pinned_context,
       samples,
       correctness: verdict.body.checks.find((c: Json) => c.name === 'correctness'),
+      integrity: verdict.body.checks.find((c: Json) => c.name === 'integrity'),
     };
   }
 
@@ -95,6 +99,45 @@ describe('runs of a bitcoin chain against real regtest nodes', () => {
     const txid = block.tx[0]!;
     return { hash, txid };
   }
+
+  it('integrity on litecoind (scrypt work: a litecoin- slug): every provable answer proven against the reference\'s hash of the pinned block; one output value changed in front of BOTH nodes: correctness passes, integrity fails naming it', async () => {
+    const { auth } = await stack.newTenant();
+    const { hash, txid } = await pinnedReads(litecoin, 100);
+    const methods = [
+      { method: 'getblockhash', params: ['{{pinned_height}}'], weight: 1 },
+      { method: 'getblockheader', params: [hash], weight: 1 },
+      { method: 'getblock', params: [hash, 2], weight: 1 },
+      { method: 'getrawtransaction', params: [txid, true], weight: 1 },
+      { method: 'gettxout', params: [txid, 0], weight: 1 },
+    ];
+    const integrity = { config: { integrity: {} }, slugPrefix: 'litecoin-regtest' };
+    const honest = await runSuite(auth, { candidate: { url: litecoin.b.authUrl }, reference: { url: litecoin.a.authUrl } }, methods, 20, integrity);
+    expect(honest.run.status).toBe('success');
+    expect(honest.integrity.status, honest.integrity.message).toBe('pass');
+    const [candidate] = honest.integrity.details.candidates;
+    expect(candidate.wrong).toBe(0);
+    expect(candidate.proven).toBe(4);
+    expect(candidate.not_provable).toBe(1);
+    expect(honest.integrity.details.anchor.source).toBe('reference');
+
+    // The same lie from both nodes (one proxy's rule in front of each): the first output of the
+    // transaction is worth one satoshi more, in the transaction and in the block that lists it.
+    const more = (tx: Json) => ({ ...tx, vout: tx.vout.map((o: Json, i: number) => (i === 0 ? { ...o, value: Math.round(o.value * 1e8 + 1) / 1e8 } : o)) });
+    const lie = (method: string, result: unknown) => {
+      if (method === 'getrawtransaction' && result && typeof result === 'object') return more(result as Json);
+      if (method === 'getblock' && result && typeof result === 'object' && Array.isArray((result as Json).tx) && typeof (result as Json).tx[0] === 'object') return { ...(result as Json), tx: [more((result as Json).tx[0]), ...(result as Json).tx.slice(1)] };
+      return result;
+    };
+    const [candidateProxy, referenceProxy] = await Promise.all([startBitcoinProxy(litecoin.b, lie), startBitcoinProxy(litecoin.a, lie)]);
+    proxies.push(candidateProxy, referenceProxy);
+    const lied = await runSuite(auth, { candidate: { url: candidateProxy.url }, reference: { url: referenceProxy.url } }, methods, 20, integrity);
+    expect(lied.correctness.status, lied.correctness.message).toBe('pass');
+    expect(lied.integrity.status, lied.integrity.message).toBe('fail');
+    const wrong = lied.integrity.details.candidates[0].wrong_answers;
+    expect(wrong.map((f: Json) => f.method).sort()).toEqual(['getblock', 'getrawtransaction']);
+    expect(wrong.every((f: Json) => /vout\[0\]\.value/.test(f.path)), JSON.stringify(wrong)).toBe(true);
+    expect(lied.verdict.verdict).toBe('fail');
+  });
 
   it('two peered litecoind nodes: every call ok, head read as a height, pinned reads match, the verdict passes', async () => {
     const { auth } = await stack.newTenant();

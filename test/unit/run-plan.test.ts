@@ -41,6 +41,7 @@ describe('run plan', () => {
       seed: 12345,
       pinnedBlock: 840_000,
       freshness: null,
+      integrity: null,
       vantagePoints: null,
       vantageStartTimeoutMs: 60_000,
     });

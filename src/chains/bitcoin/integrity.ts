@@ -1,4 +1,4 @@
-import type { IntegrityCall, IntegrityContext, IntegrityFinding, IntegrityVerifier } from '../types';
+import type { IntegrityCall, IntegrityContext, IntegrityFinding, IntegrityVerifier, PinCall } from '../types';
 import { isRecord } from '../../domain/json-shape';
 import {
   HEADER_BYTES,
@@ -108,7 +108,9 @@ async function requireWork(bytes: Buffer, header: BlockHeader, context: Integrit
   }
   const value = await powValue(bytes, pow);
   if (value > target) {
-    throw new ProvenWrong(path, `the header's ${pow} proof-of-work hash ${hex256(value)} is above the target ${hex256(target)} its bits ${bitsHex} set`);
+    // A Litecoin or Dogecoin chain added under another slug is proven under sha256d, and its honest headers miss their targets: say how to fix it.
+    const hint = pow === 'sha256d' ? ` (proof of work is sha256d for the chain "${context.chain.slug ?? '?'}"; a Litecoin or Dogecoin chain proves its work with scrypt: give its slug the prefix litecoin- or dogecoin-)` : '';
+    throw new ProvenWrong(path, `the header's ${pow} proof-of-work hash ${hex256(value)} is above the target ${hex256(target)} its bits ${bitsHex} set${hint}`);
   }
 }
 
@@ -428,8 +430,15 @@ function blockNamed(call: IntegrityCall, answer: unknown): string | null {
   return null;
 }
 
+/** The reference's hash of the block at height `number` (getblockhash), the run's anchor; null: it answers none. */
+async function anchorAt(call: PinCall, number: bigint): Promise<string | null> {
+  const hash = await call('getblockhash', [Number(number)]);
+  return typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash) ? hash : null;
+}
+
 export const bitcoinIntegrity: IntegrityVerifier = {
   notProvable: bitcoinNotProvable,
+  anchorAt,
   async verify(call, answer, context): Promise<IntegrityFinding> {
     try {
       return { kind: 'proven', block: await verifyAnswer(call, answer, context) };

@@ -2,6 +2,7 @@ import { EVM_CHAIN_PRESETS, EVM_WORKLOAD_PRESETS } from './presets';
 import type { ChainAdapter } from '../types';
 import { plainComparison, plainHeightBesideHead, plainPinContext, plainReadLevels, plainRpcErrorOutcome } from '../plain';
 import { normalizeEvmResult } from './answers';
+import { evmIntegrity } from './integrity';
 import { evmHead, evmHeadSubscription, renderEvmBlock } from './head';
 import { isHeadDependent, pinHeadDependentParams } from './head-dependence';
 import { evmProfile } from './profile';
@@ -27,6 +28,7 @@ export const evmAdapter: ChainAdapter = {
   methodName: { pattern: /^[A-Za-z0-9_]+$/, message: 'must be a JSON-RPC method name' },
   defaultMethods: [{ method: 'eth_blockNumber', params: [], weight: 1 }],
   readLevels: plainReadLevels,
+  integrity: evmIntegrity,
   profile: evmProfile,
   presets: {
     chains: EVM_CHAIN_PRESETS,

@@ -2,6 +2,7 @@ import { availability } from './availability';
 import { capacity } from './capacity';
 import { correctness } from './correctness';
 import { freshnessVsReference } from './freshness-vs-reference';
+import { integrity } from './integrity';
 import { latencyP95 } from './latency-p95';
 import { latencyVsBaseline } from './latency-vs-baseline';
 import { latencyVsReference } from './latency-vs-reference';
@@ -12,7 +13,7 @@ import { latencyVsReference } from './latency-vs-reference';
  * plus its input loader on the service side (src/services/check-inputs/); its name and details
  * join the Check union below on their own.
  */
-export const CHECKS = [latencyP95, latencyVsReference, correctness, latencyVsBaseline, availability, freshnessVsReference, capacity] as const;
+export const CHECKS = [latencyP95, latencyVsReference, correctness, latencyVsBaseline, availability, freshnessVsReference, capacity, integrity] as const;
 
 /** A judged check: a union keyed by `name`, so each check's `details` has its own type. */
 export type Check = NonNullable<ReturnType<(typeof CHECKS)[number]['judge']>>['check'];

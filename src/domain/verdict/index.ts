@@ -18,6 +18,7 @@ export { baselineModel } from './latency-vs-baseline';
 export { driftPct } from './format';
 export { judgeProber, PROBER_OVERLOAD, type ProberHealth, type ProberHealthSample, type ProberSection } from './prober';
 export { verdictRanks } from './ranks';
+export type { IntegrityInput } from './integrity';
 export type { RegionInput, RegionStatus, RegionVerdict } from './regions';
 export {
   DEFAULT_REGRESSION_MIN_MS,

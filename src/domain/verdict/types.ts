@@ -1,3 +1,4 @@
+import type { IntegrityInput } from './integrity-input';
 import type { ProberHealth } from './prober';
 import type { BatchLimit } from '../batch-limit';
 import type { CorrectnessTally } from '../correctness';
@@ -180,6 +181,8 @@ export interface VerdictInput {
   source?: { branch: string | null; commit: string | null; baselineBranch: string };
   /** The prober's own health while it probed (DESIGN §17); omitted: not recorded (runs before it). */
   prober?: ProberHealth;
+  /** What the integrity step proved of each candidate (config.integrity); omitted: the suite does not enable it. */
+  integrity?: IntegrityInput;
 }
 
 /** One endpoint's measured step, as finalize reads it from the samples (warm-up excluded). */

@@ -3,6 +3,7 @@ import type { CheckInputLoader } from './check-input';
 import { sweepInput } from './capacity';
 import { correctnessInput } from './correctness';
 import { freshnessInput } from './freshness-vs-reference';
+import { integrityInput } from './integrity';
 import { baselineInput } from './latency-vs-baseline';
 import { referenceInput } from './latency-vs-reference';
 
@@ -22,4 +23,5 @@ export const CHECK_INPUTS: { readonly [N in CheckName]: CheckInputLoader | null 
   correctness: correctnessInput,
   freshness_vs_reference: freshnessInput,
   capacity: sweepInput,
+  integrity: integrityInput,
 };

@@ -8,7 +8,7 @@ import { findRun, insertRun, markWorkflowStarted, type RunRow } from '../../db/r
 import { type RunTargetRow } from '../../db/run-targets';
 import { findSuite } from '../../db/suites';
 import { baselineBranchOf, branchName, commitId } from '../../domain/branch';
-import { boundedJsonDepth, noAddressMessage, thresholdOverridesSchema, WORKLOAD_LIMITS, type WorkloadTransport } from '../../domain/suite-config';
+import { boundedJsonDepth, integritySchema, noAddressMessage, thresholdOverridesSchema, WORKLOAD_LIMITS, type WorkloadTransport } from '../../domain/suite-config';
 import { sweepPlanOf } from '../../domain/sweep';
 import { AppError, validationError } from '../../errors';
 import { workflowIdForRun } from '../../temporal/constants';
@@ -38,6 +38,11 @@ export const triggerRunInput = z.strictObject({
     .describe('replaces the suite\'s candidate targets for this run only (the reference stays the suite\'s)'),
   branch: branchName.nullable().default(null).describe('the branch CI built; runs of branches other than the suite\'s baseline.branch never join its baseline'),
   commit: commitId.nullable().default(null).describe('the commit CI built (7–64 hex digits)'),
+  integrity: z
+    .strictObject({ trusted_block: integritySchema.shape.trusted_block.unwrap().unwrap() })
+    .nullable()
+    .default(null)
+    .describe('this run\'s trusted block for the integrity check (from your own node or an explorer): the proofs link to it; given, the run verifies integrity even when the suite does not enable it'),
 });
 
 /** The Idempotency-Key a trigger holds, and the run a dead previous holder of it committed. */
@@ -79,6 +84,8 @@ export async function createRunRow({ ctx, input }: { ctx: Ctx; input: TriggerInp
     ...suite.config,
     thresholds: { ...suite.config.thresholds, ...body.thresholds },
     ...(perRun ? { targets: perRun.targets } : {}),
+    // A run's trusted block replaces the suite's (and turns the integrity step on for this run).
+    ...(body.integrity ? { integrity: { ...(suite.config.integrity ?? integritySchema.parse({})), enabled: true, trusted_block: body.integrity.trusted_block } } : {}),
   };
   const endpointIds = [
     ...suiteConfig.targets.map((t) => t.endpoint_id),

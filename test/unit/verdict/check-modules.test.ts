@@ -5,7 +5,7 @@ describe('the check registry', () => {
   it('names each check once, in the order the verdict lists them', () => {
     const names = CHECKS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline', 'availability', 'freshness_vs_reference', 'capacity']);
+    expect(names).toEqual(['latency_p95', 'latency_vs_reference', 'correctness', 'latency_vs_baseline', 'availability', 'freshness_vs_reference', 'capacity', 'integrity']);
   });
 
   it('gives every section its own place in each rendering (two sections at one rank would print in registry order by accident)', () => {

@@ -345,6 +345,31 @@ export const Check = component(
       }),
       'the suite sweeps rates (workload.sweep); such a run judges latency and success per step here instead of in latency_p95 and availability',
     ),
+    checkOf(
+      'integrity',
+      z.object({
+        anchor: z
+          .object({ source: z.enum(['trusted_block', 'reference', 'self_consistency']), number: z.string().nullable(), hash: z.string().nullable() })
+          .describe('what the proofs were linked to: the suite\'s or run\'s trusted block, the reference\'s hash of the pinned block, or the candidates\' own headers (self_consistency; number and hash null)'),
+        not_applicable: z.string().nullable().describe('set (and the check inconclusive) when the chain family has no proofs over RPC (Solana, CometBFT): why'),
+        candidates: z.array(
+          z.object({
+            endpoint_id: uuid,
+            endpoint_name: z.string(),
+            status: checkStatus.describe('fail: an answer proven wrong; pass: at least one proven and none wrong; inconclusive: nothing provable'),
+            proven: count,
+            wrong: count,
+            not_provable: count,
+            extra_requests: count.describe('requests the integrity step sent this endpoint beyond the probes (never stored as samples)'),
+            wrong_answers: z
+              .array(z.object({ method: z.string(), params: z.string(), block: z.string().nullable(), path: z.string(), message: z.string().describe('what the proof showed') }))
+              .max(10),
+            not_provable_answers: z.array(z.object({ method: z.string(), params: z.string(), reason: z.string() })).max(10),
+          }),
+        ),
+      }),
+      'the suite enables it (config.integrity): each answer of a provable method proven against a header the run trusts (docs/integrity.md)',
+    ),
   ]),
 );
 

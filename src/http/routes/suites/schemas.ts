@@ -68,6 +68,21 @@ export const Freshness = component(
     .describe('A head watch: for every head the reference announces, when each candidate announced it (docs/freshness.md).'),
 );
 
+export const Integrity = component(
+  'Integrity',
+  z
+    .object({
+      enabled: z.boolean().describe('false: no integrity step (default true once `integrity` is given)'),
+      trusted_block: z
+        .object({ number: int, hash: z.string() })
+        .nullable()
+        .describe('the block the proofs link to (from your own node or an explorer); null: the reference\'s hash of the pinned block, else the candidate\'s own headers (self-consistency)'),
+      max_requests: int.describe('requests the step may send each candidate beyond the probes (1–5,000, default 200)'),
+      max_anchor_distance: int.describe('a header farther than this many blocks from the anchor is not linked: its answers are not provable (0–10,000, default 256)'),
+    })
+    .describe('The integrity check: each answer of a provable method proven against a header the run trusts (docs/integrity.md).'),
+);
+
 export const SuiteConfig = component(
   'SuiteConfig',
   z
@@ -93,6 +108,7 @@ export const SuiteConfig = component(
         max_interval_ms: int,
       }),
       freshness: Freshness.optional().describe('absent: no head watch'),
+      integrity: Integrity.optional().describe('absent: no integrity step'),
       commitment: z
         .enum(READ_LEVEL_NAMES)
         .optional()
