@@ -145,7 +145,7 @@ describe('the Bitcoin integrity verifier against real regtest nodes', () => {
       // Regtest's target is about half the hash space: each block misses it under the wrong function with probability about 1/2.
       expect(missed.length).toBeGreaterThan(0);
       for (const { finding } of missed) {
-        expect(finding).toMatchObject({ kind: 'wrong', path: '$.bits', message: expect.stringMatching(/^getblockheader: the header's sha256d proof-of-work hash [0-9a-f]{64} is above the target 7fffff0{58} its bits 207fffff set$/) });
+        expect(finding).toMatchObject({ kind: 'wrong', path: '$.bits', message: expect.stringMatching(/^getblockheader: the header's sha256d proof-of-work hash [0-9a-f]{64} is above the target 7fffff0{58} its bits 207fffff set \(proof of work is sha256d for the chain "bitcoin"; a Litecoin or Dogecoin chain proves its work with scrypt: give its slug the prefix litecoin- or dogecoin-\)$/) });
       }
     });
 

@@ -169,7 +169,7 @@ const cases: Case[] = [
     answer: verboseHeader(LITECOIN_GENESIS, LITECOIN_GENESIS_HASH, 0),
     slug: 'bitcoin',
     anchor: { number: 0n, hash: LITECOIN_GENESIS_HASH, source: 'reference' },
-    expected: { kind: 'wrong', path: '$.bits', message: `getblockheader: the header's sha256d proof-of-work hash ${LITECOIN_GENESIS_HASH} is above the target ${(0x0ffff0n << 216n).toString(16).padStart(64, '0')} its bits 1e0ffff0 set` },
+    expected: { kind: 'wrong', path: '$.bits', message: `getblockheader: the header's sha256d proof-of-work hash ${LITECOIN_GENESIS_HASH} is above the target ${(0x0ffff0n << 216n).toString(16).padStart(64, '0')} its bits 1e0ffff0 set (proof of work is sha256d for the chain "bitcoin"; a Litecoin or Dogecoin chain proves its work with scrypt: give its slug the prefix litecoin- or dogecoin-)` },
   },
   {
     name: 'a header with a field altered',
