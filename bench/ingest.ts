@@ -56,6 +56,8 @@ function makeRows(runId: string, targetId: string, from: number, count: number):
       rpc_error_code: outcome === 'rpc_error' ? -32000 : null,
       response_hash: failed ? null : (seq * 2654435761).toString(16).padStart(32, '0').slice(-32),
       matches_reference: null,
+      // INSERT sends every column it names: the column's default is not used for an undefined value.
+      region: 'local',
     };
   }
   return rows;

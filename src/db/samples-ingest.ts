@@ -4,6 +4,7 @@ import type { Sql } from './client';
 import type { TargetRole } from '../domain/run-model';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { DEFAULT_REGION } from '../domain/vantage';
+import { LEGACY_WEEK } from './sample-partitions';
 
 /*
  * Writing a run's samples: one row per probe call, written per batch with COPY while the probe
@@ -88,12 +89,18 @@ export async function writeSampleChunk(
   // A chunk is one region's: another region's rows of the same seqs are not this chunk's to replace.
   const region = chunk.region ?? DEFAULT_REGION;
   await sql.begin(async (tx) => {
-    await tx`
-      delete from run_samples
-      where run_id = ${chunk.runId} and target_id = ${chunk.targetId} and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq}
-        and region = ${region}`;
+    // The run's partition week (migration 041), read in the delete's own statement: one round trip
+    // as before, and the delete looks in that week's table only. A run unknown to runs (benches)
+    // or from before its week's table existed writes to the legacy table.
+    const [{ week }] = await tx<[{ week: string }]>`
+      with w as (select coalesce((select samples_week from runs where id = ${chunk.runId}), ${LEGACY_WEEK}::date) as week),
+        gone as (
+          delete from run_samples
+          where run_week = (select week from w) and run_id = ${chunk.runId} and target_id = ${chunk.targetId}
+            and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq} and region = ${region})
+      select to_char(week, 'YYYY-MM-DD') as week from w`;
     if (samples.length === 0) return;
-    const stream = await tx`copy run_samples (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}) from stdin`.writable();
+    const stream = await tx`copy run_samples (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}, run_week) from stdin`.writable();
     let buffer = '';
     for (const s of samples) {
       // One template literal per row (in SAMPLE_COLUMNS order) instead of map/join: no per-row arrays.
@@ -102,7 +109,7 @@ export async function writeSampleChunk(
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
         `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\t` +
-        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\t${copyField(s.scalar_answer)}\n`;
+        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\t${copyField(s.scalar_answer)}\t${week}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';
