@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate';
 import { maintainSamplePartitions, samplePartitionName, sampleWeekOf, SAMPLE_WEEKS_AHEAD } from '../../src/db/sample-partitions';
 import { expireRunSamples } from '../../src/db/sample-retention';
-import { writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
+import { SAMPLE_COLUMNS, writeSampleChunk, type SampleRow } from '../../src/db/samples-ingest';
+import { SAMPLE_EXPIRY_SCHEDULE_ID } from '../../src/temporal/constants';
+import { ensureSampleExpirySchedule } from '../../src/temporal/sample-expiry-schedule';
+import { createSuite, get, post, waitForRun } from '../helpers/api';
+import { answers, startFakeNode, type FakeNode } from '../helpers/json-rpc-node';
 import { suiteConfigSchema } from '../../src/domain/suite-config';
 import { applyMigrationsBefore, useEmptyDatabase } from '../helpers/migration-database';
+import { startStack, type Stack } from '../helpers/stack';
+import { until } from '../helpers/worker-process';
 
 const DAY_MS = 86_400_000;
 
@@ -108,5 +114,71 @@ describe('migration 041 (sample partitions)', () => {
     expect(expired.find((r) => r.id === early)!.at).toBeNull();
     expect(await expireRunSamples(sql, { now: later, defaultDays: 90, runLimit: 10, batchSize: 300 })).toEqual({ runs: 1, samples: 10 });
     expect((await sql<{ n: number }[]>`select count(*)::int as n from run_samples`)[0]!.n).toBe(0);
+  });
+});
+
+/**
+ * Through the service: a run of a week long past, all of whose runs are past retention, loses its
+ * samples as a dropped table in a fire of the rvs-sample-expiry schedule, and keeps its verdict,
+ * Markdown and trend point; its samples answer 410. The run is put in that week as if it had been
+ * requested 100 days ago: its week's table created as the maintenance did then, its rows moved
+ * there and its request and finish moved back (no sleeping).
+ */
+describe('sample partitions through the expiry schedule', () => {
+  let stack: Stack;
+  let node: FakeNode;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    node = await startFakeNode(answers.ok('0x1234'));
+  });
+  afterAll(async () => {
+    await node?.close();
+    await stack?.close();
+  });
+
+  it('drops the table of a week whose runs are all past retention; verdict, Markdown and trend stay; samples answer 410', async () => {
+    const { auth } = await stack.newTenant();
+    const config = { workload: { requests_per_target: 20, concurrency: 2, warmup_requests: 0 } };
+    const { suiteId } = await createSuite(stack.app, auth, { candidates: [node.url], config });
+    const created = await post<{ id: string }>(stack.app, `/v1/suites/${suiteId}/runs`, auth);
+    const run = created.body.id;
+    expect((await waitForRun(stack.app, auth, run)).status).toBe('success');
+    const thisWeek = sampleWeekOf(new Date());
+    expect(await stack.sql`select tableoid::regclass::text as part, count(*)::int as n from run_samples where run_id = ${run} group by 1`).toEqual([
+      { part: samplePartitionName(thisWeek), n: 20 },
+    ]);
+
+    const then = new Date(Date.now() - 100 * DAY_MS);
+    const oldWeek = sampleWeekOf(then);
+    expect((await maintainSamplePartitions(stack.sql, { now: then })).created).toContain(samplePartitionName(oldWeek));
+    const columns = stack.sql.unsafe(SAMPLE_COLUMNS.join(', '));
+    await stack.sql.begin(async (tx) => {
+      await tx`update runs set samples_week = ${oldWeek}::date, requested_at = requested_at - interval '100 days', finished_at = finished_at - interval '100 days' where id = ${run}`;
+      await tx`insert into run_samples (${columns}, run_week) select ${columns}, ${oldWeek}::date from run_samples where run_id = ${run} and run_week = ${thisWeek}::date`;
+      await tx`delete from run_samples where run_id = ${run} and run_week = ${thisWeek}::date`;
+    });
+    expect((await get<{ data: unknown[] }>(stack.app, `/v1/runs/${run}/samples`, auth)).body.data).toHaveLength(20);
+    const verdictBefore = (await get<Record<string, unknown>>(stack.app, `/v1/runs/${run}/verdict`, auth)).body;
+    const trendBefore = (await get<{ data: unknown[] }>(stack.app, `/v1/suites/${suiteId}/trend`, auth)).body.data;
+
+    await ensureSampleExpirySchedule(stack.client, stack.taskQueue);
+    await stack.client.schedule.getHandle(SAMPLE_EXPIRY_SCHEDULE_ID).trigger();
+    const expiredAt = async () => (await stack.sql<{ at: Date | null }[]>`select samples_expired_at as at from runs where id = ${run}`)[0]!.at;
+    await until(async () => (await expiredAt()) !== null, 60_000, 'the expiry fire');
+
+    expect((await stack.sql<{ t: string | null }[]>`select to_regclass(${samplePartitionName(oldWeek)})::text as t`)[0]!.t).toBeNull();
+    expect((await stack.sql<{ n: number }[]>`select count(*)::int as n from run_samples where run_id = ${run}`)[0]!.n).toBe(0);
+    const samples = await get<{ error: { code: string } }>(stack.app, `/v1/runs/${run}/samples`, auth);
+    expect(samples.status).toBe(410);
+    expect(samples.body.error.code).toBe('samples_expired');
+    const verdictAfter = await get<Record<string, unknown>>(stack.app, `/v1/runs/${run}/verdict`, auth);
+    expect(verdictAfter.status).toBe(200);
+    expect(verdictAfter.body.verdict).toBe(verdictBefore.verdict);
+    expect(verdictAfter.body.markdown_summary).toBe(verdictBefore.markdown_summary);
+    expect(verdictAfter.body.checks).toEqual(verdictBefore.checks);
+    expect((await get<{ data: unknown[] }>(stack.app, `/v1/suites/${suiteId}/trend`, auth)).body.data).toEqual(trendBefore);
+    // This week's table (runs within retention) stays.
+    expect((await stack.sql<{ t: string | null }[]>`select to_regclass(${samplePartitionName(thisWeek)})::text as t`)[0]!.t).not.toBeNull();
   });
 });
