@@ -23,10 +23,11 @@ const RETENTION_DAYS = 90;
 /** The simulated month starts on a Monday long past, so every week of it is a past week. */
 const MONTH_START = new Date('2026-01-05T00:00:00Z');
 
-async function samplesBytes(sql: Sql): Promise<{ bytes: number; tables: number }> {
+/** The scenario's own tables: the legacy table, or the weekly ones. */
+async function samplesBytes(sql: Sql, partitioned: boolean): Promise<{ bytes: number; tables: number }> {
   const [row] = await sql<{ bytes: string; tables: number }[]>`
     select coalesce(sum(pg_total_relation_size(relid)), 0)::text as bytes, count(*)::int as tables
-    from pg_partition_tree('run_samples') where isleaf`;
+    from pg_partition_tree('run_samples') where isleaf and (relid = 'run_samples_legacy'::regclass) = ${!partitioned}`;
   return { bytes: Number(row!.bytes), tables: row!.tables };
 }
 
@@ -40,7 +41,7 @@ async function seedMonth(sql: Sql, partitioned: boolean): Promise<void> {
     insert into runs (id, tenant_id, test_suite_id, triggered_by, status, requested_at, finished_at, config_snapshot, seed, workflow_id, samples_week)
     select gen_random_uuid(), ${tenant}, ${suite}, 'schedule', 'success', at, at + interval '1 minute', '{}'::jsonb, 1, 'bench-' || gen_random_uuid(),
       case when ${partitioned} then date_trunc('week', at)::date end
-    from (select ${MONTH_START}::timestamptz + (i * ${FIRE_EVERY_MS}) * interval '1 millisecond' as at from generate_series(0, ${RUNS - 1}) i) fires`;
+    from (select ${MONTH_START}::timestamptz + i * make_interval(secs => ${FIRE_EVERY_MS / 1000}) as at from generate_series(0, ${RUNS - 1}) i) fires`;
   // Samples shaped like a probe's: mostly ok with a 32-hex fingerprint, every 50th an rpc_error.
   await sql`
     insert into run_samples (run_id, target_id, seq, role, method, started_at, latency_us, ok, outcome, http_status, rpc_error_code, response_hash, run_week)
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
       await sql`vacuum analyze run_samples`;
       const [{ n }] = await sql<[{ n: number }]>`select count(*)::int as n from run_samples`;
       console.log(`${label}: ${fmt(RUNS)} runs, ${fmt(n)} samples seeded in ${fmt(seconds(seedStarted), 1)} s`);
-      const before = await samplesBytes(sql);
+      const before = await samplesBytes(sql, partitioned);
       const started = process.hrtime.bigint();
       let dropped = 0;
       if (partitioned) dropped = (await maintainSamplePartitions(sql, { now: expireAt, expiry: { defaultDays: RETENTION_DAYS } })).dropped.length;
@@ -79,11 +80,11 @@ async function main(): Promise<void> {
         if (pass.runs === 0) break;
       }
       const expirySeconds = seconds(started);
-      const after = await samplesBytes(sql);
+      const after = await samplesBytes(sql, partitioned);
       const vacuumStarted = process.hrtime.bigint();
       await sql`vacuum run_samples`;
       const vacuumSeconds = seconds(vacuumStarted);
-      const afterVacuum = await samplesBytes(sql);
+      const afterVacuum = await samplesBytes(sql, partitioned);
       const [{ left }] = await sql<[{ left: number }]>`select count(*)::int as left from run_samples`;
       const [{ marked }] = await sql<[{ marked: number }]>`select count(*)::int as marked from runs where samples_expired_at is not null`;
       if (left !== 0 || marked !== RUNS * (partitioned ? 2 : 1)) throw new Error(`${label}: ${left} samples left, ${marked} runs marked`);
