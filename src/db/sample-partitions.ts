@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 export function sampleWeekOf(at: Date): string {
   const day = Math.floor(at.getTime() / DAY_MS);
   // 1970-01-01 was a Thursday: day 0 is weekday 3 counted from Monday.
-  const monday = day - ((day + 3) % 7);
+  const monday = day - ((((day + 3) % 7) + 7) % 7);
   return new Date(monday * DAY_MS).toISOString().slice(0, 10);
 }
 
