@@ -4,7 +4,7 @@ import type { Sql } from './client';
 import type { TargetRole } from '../domain/run-model';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { DEFAULT_REGION } from '../domain/vantage';
-import { LEGACY_WEEK } from './sample-partitions';
+import { LEGACY_WEEK, samplePartitionName } from './sample-partitions';
 
 /*
  * Writing a run's samples: one row per probe call, written per batch with COPY while the probe
@@ -100,7 +100,9 @@ export async function writeSampleChunk(
             and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq} and region = ${region})
       select to_char(week, 'YYYY-MM-DD') as week from w`;
     if (samples.length === 0) return;
-    const stream = await tx`copy run_samples (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}, run_week) from stdin`.writable();
+    // Straight into the week's table: no per-row partition routing (the table's own bound is still checked).
+    const table = week === LEGACY_WEEK ? 'run_samples_legacy' : samplePartitionName(week);
+    const stream = await tx`copy ${tx(table)} (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}, run_week) from stdin`.writable();
     let buffer = '';
     for (const s of samples) {
       // One template literal per row (in SAMPLE_COLUMNS order) instead of map/join: no per-row arrays.
