@@ -89,19 +89,17 @@ export async function writeSampleChunk(
   // A chunk is one region's: another region's rows of the same seqs are not this chunk's to replace.
   const region = chunk.region ?? DEFAULT_REGION;
   await sql.begin(async (tx) => {
-    // The run's partition week (migration 041), read in the delete's own statement: one round trip
-    // as before, and the delete looks in that week's table only. A run unknown to runs (benches)
-    // or from before its week's table existed writes to the legacy table.
+    // The run's partition week (migration 041). The delete and the COPY then name that week's table
+    // (or the legacy table) itself: planning a statement on the parent would plan every partition,
+    // and a row written through the parent is routed one by one.
     const [{ week }] = await tx<[{ week: string }]>`
-      with w as (select coalesce((select samples_week from runs where id = ${chunk.runId}), ${LEGACY_WEEK}::date) as week),
-        gone as (
-          delete from run_samples
-          where run_week = (select week from w) and run_id = ${chunk.runId} and target_id = ${chunk.targetId}
-            and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq} and region = ${region})
-      select to_char(week, 'YYYY-MM-DD') as week from w`;
-    if (samples.length === 0) return;
-    // Straight into the week's table: no per-row partition routing (the table's own bound is still checked).
+      select to_char(coalesce((select samples_week from runs where id = ${chunk.runId}), ${LEGACY_WEEK}::date), 'YYYY-MM-DD') as week`;
     const table = week === LEGACY_WEEK ? 'run_samples_legacy' : samplePartitionName(week);
+    await tx`
+      delete from ${tx(table)}
+      where run_id = ${chunk.runId} and target_id = ${chunk.targetId} and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq}
+        and region = ${region}`;
+    if (samples.length === 0) return;
     const stream = await tx`copy ${tx(table)} (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}, run_week) from stdin`.writable();
     let buffer = '';
     for (const s of samples) {
