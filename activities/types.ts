@@ -186,5 +186,5 @@ export interface Activities {
   markWebhookDeliveryFailed(input: { deliveryId: string }): Promise<void>;
   triggerScheduledRun(input: { suiteId: string }): Promise<ScheduledTriggerResult>;
   /** Deletes the raw samples of finished runs past their retention (the sample-expiry schedule's fires). */
-  expireSamples(input: Record<string, never>): Promise<{ runs: number; samples: number }>;
+  expireSamples(input: Record<string, never>): Promise<{ runs: number; samples: number; droppedPartitions: number }>;
 }

@@ -105,10 +105,12 @@ interface RelationSizes {
 }
 
 async function sampleSizes(sql: Sql): Promise<RelationSizes> {
+  // run_samples is partitioned (migration 041): its files are its partitions'.
   const [row] = await sql<{ heap: string; toast: string; indexes: string }[]>`
-    select pg_relation_size('run_samples') as heap,
-           coalesce((select pg_total_relation_size(reltoastrelid) from pg_class where oid = 'run_samples'::regclass and reltoastrelid <> 0), 0) as toast,
-           pg_indexes_size('run_samples') as indexes`;
+    select coalesce(sum(pg_relation_size(p.relid)), 0) as heap,
+           coalesce(sum((select pg_total_relation_size(reltoastrelid) from pg_class where oid = p.relid and reltoastrelid <> 0)), 0) as toast,
+           coalesce(sum(pg_indexes_size(p.relid)), 0) as indexes
+    from pg_partition_tree('run_samples') p where p.isleaf`;
   return { heap: Number(row!.heap), toast: Number(row!.toast), indexes: Number(row!.indexes) };
 }
 
@@ -117,7 +119,7 @@ async function aggregateTables(sql: Sql): Promise<string[]> {
   const rows = await sql<{ table_name: string }[]>`
     select distinct c.table_name from information_schema.columns c
     join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
-    where c.table_schema = current_schema() and c.column_name = 'run_id' and c.table_name <> 'run_samples'
+    where c.table_schema = current_schema() and c.column_name = 'run_id' and c.table_name not like 'run\\_samples%'
     order by c.table_name`;
   return rows.map((r) => r.table_name);
 }

@@ -10,9 +10,10 @@ const expiring = proxyActivities<Activities>({
 
 /**
  * One fire of the service's own sample-expiry Temporal Schedule (`rvs-sample-expiry`, DESIGN
- * §18): deletes the raw samples of finished runs past their retention. What one fire leaves over
+ * §18): drops the weekly sample partitions whose runs are all past retention and deletes the
+ * raw samples of the other finished runs past it. What one fire leaves over
  * the next one takes.
  */
-export async function sampleExpiryWorkflow(): Promise<{ runs: number; samples: number }> {
+export async function sampleExpiryWorkflow(): Promise<{ runs: number; samples: number; droppedPartitions: number }> {
   return expiring.expireSamples({});
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { BUILTIN_CHAIN_PRESETS, BUILTIN_WORKLOAD_PRESETS } from '../chains/registry';
 import { syncBuiltinPresets } from './catalog';
 import { backfillRunSummaries } from './runs';
+import { maintainSamplePartitions } from './sample-partitions';
 import type { Sql } from './client';
 
 const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
@@ -22,6 +23,9 @@ export async function migrate(sql: Sql): Promise<string[]> {
   // Outside the migration transaction, in bounded batches: safe on a large runs table (see 032).
   // Every start, so a backfill cut short by a restart resumes.
   await backfillRunSummaries(sql);
+  // This week's and the coming weeks' sample tables, when the legacy table no longer needs its
+  // validation scan (that runs in the sample-expiry schedule, never at start-up; see 041).
+  await maintainSamplePartitions(sql, { now: new Date() });
   return pending;
 }
 

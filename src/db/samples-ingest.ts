@@ -4,6 +4,7 @@ import type { Sql } from './client';
 import type { TargetRole } from '../domain/run-model';
 import type { SampleOutcome } from '../domain/sample-outcome';
 import { DEFAULT_REGION } from '../domain/vantage';
+import { LEGACY_WEEK, samplePartitionName } from './sample-partitions';
 
 /*
  * Writing a run's samples: one row per probe call, written per batch with COPY while the probe
@@ -93,12 +94,18 @@ export async function writeSampleChunk(
   const stride = Math.max(1, chunk.stride ?? 1);
   await sql.begin(async (tx) => {
     const ownSeqs = stride > 1 ? tx`and mod(seq - ${chunk.fromSeq}, ${stride}) = 0` : tx``;
+    // The run's partition week (migration 041). The delete and the COPY then name that week's table
+    // (or the legacy table) itself: planning a statement on the parent would plan every partition,
+    // and a row written through the parent is routed one by one.
+    const [{ week }] = await tx<[{ week: string }]>`
+      select to_char(coalesce((select samples_week from runs where id = ${chunk.runId}), ${LEGACY_WEEK}::date), 'YYYY-MM-DD') as week`;
+    const table = week === LEGACY_WEEK ? 'run_samples_legacy' : samplePartitionName(week);
     await tx`
-      delete from run_samples
+      delete from ${tx(table)}
       where run_id = ${chunk.runId} and target_id = ${chunk.targetId} and seq >= ${chunk.fromSeq} and seq < ${chunk.toSeq}
         and region = ${region} ${ownSeqs}`;
     if (samples.length === 0) return;
-    const stream = await tx`copy run_samples (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}) from stdin`.writable();
+    const stream = await tx`copy ${tx(table)} (${tx.unsafe(SAMPLE_COLUMNS.join(', '))}, run_week) from stdin`.writable();
     let buffer = '';
     for (const s of samples) {
       // One template literal per row (in SAMPLE_COLUMNS order) instead of map/join: no per-row arrays.
@@ -107,7 +114,7 @@ export async function writeSampleChunk(
         `${copyField(s.method)}\t${copyField(s.started_at)}\t${copyField(s.latency_us)}\t${copyField(s.ok)}\t` +
         `${copyField(s.outcome)}\t${copyField(s.http_status)}\t${copyField(s.rpc_error_code)}\t` +
         `${copyField(s.response_hash)}\t${copyField(s.matches_reference)}\t${copyField(s.reason)}\t${copyField(s.send_lag_us)}\t${copyField(s.region ?? region)}\t` +
-        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\t${copyField(s.scalar_answer)}\n`;
+        `${copyField(s.context_slot)}\t${copyField(s.sweep_step)}\t${copyField(s.warmup)}\t${copyField(s.scalar_answer)}\t${week}\n`;
       if (buffer.length > 256 * 1024) {
         if (!stream.write(buffer)) await once(stream, 'drain');
         buffer = '';
