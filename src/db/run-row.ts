@@ -73,6 +73,8 @@ export const runRowSchema = z.object({
   candidate_endpoints: z.array(z.string()).nullable(),
   /** When the run's raw samples were deleted past their retention (null: kept). */
   samples_expired_at: timestamp.nullable(),
+  /** The Monday (UTC) of the week whose samples partition holds the run's samples (migration 041); null: the legacy table. */
+  samples_week: z.date().nullable(),
   ...RUN_RETURNED_COLUMNS,
 });
 
@@ -100,6 +102,7 @@ const SET_AFTER_INSERT = {
   trend_point: true,
   candidate_endpoints: true,
   samples_expired_at: true,
+  samples_week: true,
 } as const;
 
 export const runInsertSchema = runRowSchema.omit(SET_AFTER_INSERT);
@@ -111,7 +114,7 @@ export type RunInsert = z.output<typeof runInsertSchema>;
  * 64 KiB each, and a page holds 200: the list reads only its suite and chain) and bookkeeping no
  * list shows. Every other column is listed, so a new one reaches the list without a second edit.
  */
-const NOT_LISTED = ['config_snapshot', 'verdict', 'workflow_started_at', 'schedule_fire_id', 'verdict_value', 'trend_point', 'candidate_endpoints', 'samples_expired_at'] as const;
+const NOT_LISTED = ['config_snapshot', 'verdict', 'workflow_started_at', 'schedule_fire_id', 'verdict_value', 'trend_point', 'candidate_endpoints', 'samples_expired_at', 'samples_week'] as const;
 type NotListed = (typeof NOT_LISTED)[number];
 export const RUN_LIST_COLUMNS = Object.keys(runRowSchema.shape).filter((c) => !(NOT_LISTED as readonly string[]).includes(c)) as Exclude<keyof RunRow, NotListed>[];
 

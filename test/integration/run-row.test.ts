@@ -17,6 +17,7 @@ const ZOD_TYPE_OF: Record<string, readonly string[]> = {
   uuid: ['string'],
   text: ['string', 'enum'],
   'timestamp with time zone': ['date'],
+  date: ['date'],
   integer: ['number'],
   bigint: ['string'],
   jsonb: ['custom'],
